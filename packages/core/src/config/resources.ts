@@ -1,0 +1,101 @@
+import type { JsonObject, ObjectRef, ToolExportSpec, ValueSource } from '../types.ts';
+
+/** Resource shapes (spec §4, DESIGN.md §2). Every resource keeps where it was declared, for error messages. */
+
+export const API_VERSION = 'goondan.ai/v1';
+export const resourceKinds = ['Model', 'Agent', 'Swarm', 'Tool', 'Extension'] as const;
+export type ResourceKind = (typeof resourceKinds)[number];
+
+export interface SourceLocation {
+  /** Path relative to the bundle root, with forward slashes. */
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface ResourceMetadata {
+  name: string;
+  labels?: Record<string, string>;
+}
+
+interface ResourceBase<K extends ResourceKind, S> {
+  apiVersion: typeof API_VERSION;
+  kind: K;
+  metadata: ResourceMetadata;
+  spec: S;
+  /** Where the document starts, and the directory relative paths in it resolve against (absolute). */
+  location: SourceLocation & { baseDir: string };
+  /** From a library bundle such as @goondan/base rather than the user's own files. */
+  library?: string;
+}
+
+export interface ToolResourceSpec {
+  entry: string;
+  errorMessageLimit?: number;
+  /** Addition: per-call timeout in ms (default 30 000). */
+  timeoutMs?: number;
+  /** Addition: cap on a successful output's JSON size, in characters (default 100 000). */
+  outputLimit?: number;
+  exports: ToolExportSpec[];
+  /** Settings the handler reads as `ctx.config` (e.g. http-fetch's allowPrivateNetwork). */
+  config?: JsonObject;
+}
+
+export interface ModelResourceSpec {
+  provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'scripted';
+  model: string;
+  apiKey?: ValueSource;
+  baseURL?: string;
+  params?: JsonObject;
+  /** Scripted provider only: the steps to play back. */
+  script?: JsonObject[];
+}
+
+/** An Agent's tool entry; `config` is merged over the Tool's own spec.config for this agent. */
+export type ToolRefEntry = ObjectRef | { ref: ObjectRef; config?: JsonObject };
+
+export interface AgentResourceSpec {
+  modelConfig?: { modelRef: ObjectRef; params?: JsonObject };
+  prompt?: { system?: string };
+  tools?: ToolRefEntry[];
+  extensions?: (ObjectRef | { ref: ObjectRef; config?: JsonObject })[];
+  policy?: { maxStepsPerTurn?: number; allowRegistryDirectCalls?: boolean };
+}
+
+export interface SwarmResourceSpec {
+  entryAgent: ObjectRef;
+  agents: ObjectRef[];
+  instanceKey?: string;
+  policy?: { maxStepsPerTurn?: number };
+}
+
+export interface ExtensionResourceSpec {
+  entry: string;
+  config?: JsonObject;
+}
+
+export type ToolResource = ResourceBase<'Tool', ToolResourceSpec>;
+export type ModelResource = ResourceBase<'Model', ModelResourceSpec>;
+export type AgentResource = ResourceBase<'Agent', AgentResourceSpec>;
+export type SwarmResource = ResourceBase<'Swarm', SwarmResourceSpec>;
+export type ExtensionResource = ResourceBase<'Extension', ExtensionResourceSpec>;
+export type Resource = ToolResource | ModelResource | AgentResource | SwarmResource | ExtensionResource;
+
+/** One problem found while loading or validating a bundle (the JSON form of `gdn validate`). */
+export interface BundleProblem {
+  code: string;
+  message: string;
+  file: string;
+  line: number;
+  column: number;
+  /** Field path inside the document, e.g. `spec.exports[1].name`. */
+  path: string;
+  suggestion: string;
+  helpUrl: string;
+}
+
+/** A validated bundle: every resource by `Kind/name`, and the absolute root directory. */
+export interface Bundle {
+  rootDir: string;
+  resources: Map<string, Resource>;
+}

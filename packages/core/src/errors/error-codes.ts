@@ -1,0 +1,132 @@
+/**
+ * The one table of error codes. Every code has a name, a suggestion and a page at docs/errors/<CODE>.md
+ * (a test checks the pages exist). Tools and the loader throw GoondanError with a code; the edge turns it into data.
+ */
+export const errorCodes = {
+  // Tool execution (spec §9.2, §10)
+  E_TOOL: { name: 'ToolExecutionError', suggestion: 'Check the input parameters and try again.' },
+  E_TOOL_NOT_IN_CATALOG: {
+    name: 'ToolNotInCatalogError',
+    suggestion:
+      "Add the tool to the Agent's spec.tools or register it from step middleware; only tools in the current catalog can be called.",
+  },
+  E_TOOL_NOT_FOUND: {
+    name: 'ToolNotFoundError',
+    suggestion: 'Check the tool name (format resource__export); `gdn tools list` shows the names that exist.',
+  },
+  E_TOOL_INVALID_ARGS: {
+    name: 'ToolInvalidArgumentsError',
+    suggestion: "Send arguments as a JSON object that matches the tool's parameters schema; each problem lists its path.",
+  },
+  E_TOOL_TIMEOUT: {
+    name: 'ToolTimeoutError',
+    suggestion: "Ask for less work per call, or raise the tool's spec.timeoutMs if the work is legitimately slow.",
+  },
+  E_TOOL_ABORTED: { name: 'ToolAbortedError', suggestion: 'The call was cancelled; run it again if it is still needed.' },
+  E_TOOL_MIDDLEWARE: {
+    name: 'ToolMiddlewareError',
+    suggestion: 'A toolCall middleware failed; check the extension named in the message.',
+  },
+  E_TOOL_DUPLICATE: {
+    name: 'ToolDuplicateError',
+    suggestion: 'Give one of the tools another name; a registry never overwrites a tool silently.',
+  },
+  E_JOB_NOT_FOUND: {
+    name: 'JobNotFoundError',
+    suggestion: 'Use the handle returned by the pending result, in the same agent instance that started the job.',
+  },
+  // Bundle loading and validation (spec §4.3, §15)
+  E_BUNDLE_NOT_FOUND: {
+    name: 'BundleNotFoundError',
+    suggestion: 'Run the command in a directory with goondan.yaml (or a parent of it), or pass --bundle DIR.',
+  },
+  E_YAML_PARSE: { name: 'YamlParseError', suggestion: 'Fix the YAML syntax at the position shown.' },
+  E_YAML_LIMIT: {
+    name: 'YamlLimitError',
+    suggestion: 'Split the file, reduce nesting or aliases; limits protect the loader from hostile input.',
+  },
+  E_RESOURCE_INVALID: {
+    name: 'ResourceInvalidError',
+    suggestion: 'Match the resource shape described in docs/resources.md for this kind.',
+  },
+  E_RESOURCE_API_VERSION: { name: 'ResourceApiVersionError', suggestion: 'Use apiVersion: goondan.ai/v1.' },
+  E_RESOURCE_KIND_UNKNOWN: {
+    name: 'ResourceKindUnknownError',
+    suggestion: 'Use one of the kinds Model, Agent, Swarm, Tool, Extension.',
+  },
+  E_RESOURCE_DUPLICATE: { name: 'ResourceDuplicateError', suggestion: 'Rename or remove one of the two resources.' },
+  E_REF_INVALID: {
+    name: 'RefInvalidError',
+    suggestion: 'Write a reference as "Kind/name" or as { kind, name } (optionally under ref:).',
+  },
+  E_REF_UNRESOLVED: {
+    name: 'RefUnresolvedError',
+    suggestion: 'Declare the referenced resource in the bundle or fix the name; the message lists those that exist.',
+  },
+  E_NAME_INVALID: {
+    name: 'NameInvalidError',
+    suggestion: 'Use lowercase letters, digits, "_" and "-" only, without "__" (spec §6.2).',
+  },
+  E_NAME_TOO_LONG: {
+    name: 'NameTooLongError',
+    suggestion: 'Shorten the resource or export name: resource__export must be at most 64 characters.',
+  },
+  E_TOOL_ENTRY_MISSING: { name: 'ToolEntryMissingError', suggestion: 'Add spec.entry: the path of the handler module.' },
+  E_TOOL_ENTRY_NOT_FOUND: {
+    name: 'ToolEntryNotFoundError',
+    suggestion: 'Fix spec.entry; it is resolved relative to the directory of the YAML file that declares the tool.',
+  },
+  E_TOOL_ENTRY_LOAD: {
+    name: 'ToolEntryLoadError',
+    suggestion: 'The handler module failed to import; run it with `bun <entry>` to see the error.',
+  },
+  E_TOOL_HANDLERS_MISSING: {
+    name: 'ToolHandlersMissingError',
+    suggestion: 'Export an object named handlers: `export const handlers = { exportName: async (ctx, input) => ... }`.',
+  },
+  E_TOOL_HANDLER_MISSING: {
+    name: 'ToolHandlerMissingError',
+    suggestion: 'Add a function to handlers under the export name, or remove the export.',
+  },
+  E_TOOL_EXPORTS_EMPTY: { name: 'ToolExportsEmptyError', suggestion: 'Declare at least one entry in spec.exports.' },
+  E_TOOL_EXPORT_DUPLICATE: {
+    name: 'ToolExportDuplicateError',
+    suggestion: 'Export names must be unique within one Tool resource; rename one.',
+  },
+  E_SCHEMA_INVALID: {
+    name: 'SchemaInvalidError',
+    suggestion: 'Make parameters a valid JSON Schema with type: object at the top.',
+  },
+  E_VALUE_SOURCE_ENV: {
+    name: 'ValueSourceEnvError',
+    suggestion: 'Set the environment variable named in the message, or give the value inline.',
+  },
+  // Base tools
+  E_PATH_OUTSIDE_WORKDIR: {
+    name: 'PathOutsideWorkdirError',
+    suggestion: 'Use a path inside the workdir; absolute paths, ".." and symlinks leading out are refused.',
+  },
+  E_FILE_NOT_FOUND: { name: 'FileNotFoundError', suggestion: 'Check the path; file-system__list shows what exists.' },
+  E_FILE_TOO_LARGE: { name: 'FileTooLargeError', suggestion: 'Write less content per call.' },
+  E_HTTP_ADDRESS_BLOCKED: {
+    name: 'HttpAddressBlockedError',
+    suggestion: 'Private, loopback and link-local addresses are refused unless the Tool allows them (spec.allowPrivateNetwork).',
+  },
+  E_HTTP_INVALID_URL: { name: 'HttpInvalidUrlError', suggestion: 'Use an absolute http:// or https:// URL.' },
+  E_HTTP_REQUEST_FAILED: { name: 'HttpRequestFailedError', suggestion: 'Check the URL and that the server is reachable.' },
+  E_HTTP_RESPONSE_TOO_LARGE: {
+    name: 'HttpResponseTooLargeError',
+    suggestion: 'Ask for a smaller resource or raise maxBytes within the allowed range.',
+  },
+  E_BASH_SPAWN: { name: 'BashSpawnError', suggestion: 'Check that the command or script exists and is executable.' },
+} as const satisfies Record<string, { name: string; suggestion: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+const defaultHelpBase = 'docs/errors/';
+
+/** Help page of a code; GOONDAN_HELP_BASE_URL points links at a hosted copy of docs/errors. */
+export function helpUrlFor(code: string): string {
+  const base = process.env.GOONDAN_HELP_BASE_URL ?? defaultHelpBase;
+  return `${base.endsWith('/') ? base : `${base}/`}${code}.md`;
+}

@@ -1,0 +1,55 @@
+import type { ToolError } from '../types.ts';
+import type { ErrorCode } from './error-codes.ts';
+import { errorCodes, helpUrlFor } from './error-codes.ts';
+import { GoondanError } from './goondan-error.ts';
+
+/** Spec §2.4.3: default error message limit. */
+export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
+
+/** Spec §10.4, verbatim in behaviour: keep `limit` characters in all, the suffix included. */
+export function truncateErrorMessage(message: string, limit: number): string {
+  if (message.length <= limit) return message;
+  const truncationSuffix = '... (truncated)';
+  const maxContentLength = Math.max(0, limit - truncationSuffix.length);
+  return message.slice(0, maxContentLength) + truncationSuffix;
+}
+
+function describeThrown(thrown: unknown): { name: string; message: string } {
+  if (thrown instanceof Error) return { name: thrown.name || 'Error', message: thrown.message };
+  if (typeof thrown === 'string') return { name: 'Error', message: thrown };
+  if (thrown === undefined) return { name: 'Error', message: 'Handler threw undefined' };
+  if (thrown === null) return { name: 'Error', message: 'Handler threw null' };
+  try {
+    const json = JSON.stringify(thrown, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
+    return { name: 'Error', message: json ?? String(thrown) };
+  } catch {
+    return { name: 'Error', message: String(thrown) };
+  }
+}
+
+/** The single place where anything thrown becomes the spec's ToolError (STYLE habit 4). */
+export function toToolError(
+  thrown: unknown,
+  options: { limit?: number; fallbackCode?: ErrorCode } = {},
+): ToolError {
+  const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
+  if (thrown instanceof GoondanError) {
+    return {
+      code: thrown.code,
+      name: thrown.name,
+      message: truncateErrorMessage(thrown.message, limit),
+      suggestion: thrown.suggestion,
+      helpUrl: helpUrlFor(thrown.code),
+    };
+  }
+  const code = options.fallbackCode ?? 'E_TOOL';
+  const { name, message } = describeThrown(thrown);
+  const ownCode = thrown instanceof Error && typeof (thrown as { code?: unknown }).code === 'string';
+  return {
+    code,
+    name,
+    message: truncateErrorMessage(ownCode ? `${message} (${(thrown as { code: string }).code})` : message, limit),
+    suggestion: errorCodes[code].suggestion,
+    helpUrl: helpUrlFor(code),
+  };
+}

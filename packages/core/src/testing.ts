@@ -1,0 +1,32 @@
+/**
+ * Test helpers for tool authors: `import { createTestToolContext } from '@goondan/core/testing'`.
+ * The same helpers our own tests use.
+ */
+import type { JsonObject, Message, ToolContext } from './types.ts';
+import { JobTable } from './tools/tool-jobs.ts';
+
+const silentLogger = new Proxy(console, { get: (target, key) => (key in target ? () => {} : undefined) });
+
+/** A ToolContext for calling a handler directly in a test. */
+export function createTestToolContext(overrides: Partial<ToolContext> & { workdir: string }): ToolContext {
+  const message: Message = {
+    id: 'msg_test',
+    data: { role: 'assistant', content: [] },
+    metadata: {},
+    createdAt: new Date(0),
+    source: { type: 'assistant' },
+  };
+  const jobs = new JobTable();
+  return {
+    agentName: 'test-agent',
+    instanceKey: 'test',
+    turnId: 'turn_test',
+    toolCallId: 'call_test',
+    message,
+    logger: silentLogger,
+    signal: new AbortController().signal,
+    jobs: jobs.forTool('test__tool'),
+    config: {} as JsonObject,
+    ...overrides,
+  };
+}

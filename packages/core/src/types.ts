@@ -1,0 +1,151 @@
+/**
+ * Shared types of @goondan/core. Shapes follow tool-system-v2.0-b.md (appendix A, §6, §7.3, §8.3, §10.1, §13.1);
+ * additions beyond the spec are marked and documented in docs/decisions.md.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonObject | JsonArray;
+export type JsonObject = { [key: string]: JsonValue };
+export type JsonArray = JsonValue[];
+
+/** JSON Schema for tool parameters (spec §6.1). Any valid JSON Schema object is accepted; `type` must be object. */
+export interface JsonSchemaObject {
+  type: 'object';
+  properties?: Record<string, JsonObject>;
+  required?: string[];
+  additionalProperties?: boolean | JsonObject;
+  [keyword: string]: JsonValue | undefined;
+}
+
+/** Spec §6.1 */
+export interface ToolExportSpec {
+  name: string;
+  description?: string;
+  parameters?: JsonSchemaObject;
+}
+
+/** Spec §13.1 */
+export interface ToolSource {
+  type: 'config' | 'extension' | 'mcp';
+  name: string;
+  mcp?: { extensionName: string; serverName?: string };
+}
+
+/** Spec §13.1 */
+export interface ToolCatalogItem {
+  name: string;
+  description?: string;
+  parameters?: JsonSchemaObject;
+  source?: ToolSource;
+}
+
+/** Where a message came from (spec appendix A `MessageSource`). */
+export type MessageSource =
+  | { type: 'user' }
+  | { type: 'assistant'; stepId?: string }
+  | { type: 'tool'; toolCallId: string; toolName: string }
+  | { type: 'system' }
+  | { type: 'extension'; extensionName: string }
+  | { type: 'agent'; agentName: string };
+
+/** AI SDK model message as stored in `Message.data`. Kept structural so core does not depend on `ai`. */
+export interface ModelMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: unknown;
+  [key: string]: unknown;
+}
+
+/** Spec appendix A: a wrapper around one AI SDK message. */
+export interface Message {
+  readonly id: string;
+  readonly data: ModelMessage;
+  metadata: Record<string, JsonValue>;
+  readonly createdAt: Date;
+  readonly source: MessageSource;
+}
+
+/** Spec §10.1 */
+export interface ToolError {
+  message: string;
+  name?: string;
+  code?: string;
+  suggestion?: string;
+  helpUrl?: string;
+}
+
+/** Spec §10.1 */
+export interface ToolResult {
+  status: 'ok' | 'error' | 'pending';
+  output?: JsonValue;
+  handle?: string;
+  error?: ToolError;
+}
+
+/** Spec §8.3 — what a toolCall middleware returns. */
+export type ToolCallResult = ToolResult;
+
+/** Work a handler hands back to run after it returns (spec §10.2 async submission). */
+export type DeferredWork = (signal: AbortSignal) => Promise<JsonValue> | JsonValue;
+
+/**
+ * Access to asynchronous tool jobs. Addition to spec §7.3 (docs/decisions.md): a handler returns
+ * `ctx.jobs.submit(work)` to answer `pending` with a handle at once; `poll(handle)` reads a job's state.
+ */
+export interface ToolJobs {
+  submit(work: DeferredWork): PendingSubmission;
+  poll(handle: string): ToolResult;
+}
+
+/** Opaque marker a handler returns to make its result `pending`. */
+export interface PendingSubmission {
+  readonly kind: 'goondan.pending';
+  readonly handle: string;
+}
+
+/** Spec §7.3, plus `signal` and `jobs` (documented additions). */
+export interface ToolContext {
+  readonly agentName: string;
+  readonly instanceKey: string;
+  readonly turnId: string;
+  readonly toolCallId: string;
+  readonly message: Message;
+  readonly workdir: string;
+  readonly logger: Console;
+  /** Aborted when the call times out or the turn is cancelled; long work must stop when it fires. */
+  readonly signal: AbortSignal;
+  readonly jobs: ToolJobs;
+  /** The Tool's spec.config merged with the Agent's per-tool config (addition, docs/decisions.md). */
+  readonly config: Readonly<JsonObject>;
+}
+
+/** Spec §7.1 */
+export type ToolHandler = (
+  ctx: ToolContext,
+  // biome-ignore lint/suspicious/noExplicitAny: handler authors narrow the input to their own parameter type.
+  input: any,
+) => Promise<JsonValue | PendingSubmission | unknown> | JsonValue | PendingSubmission | unknown;
+
+/** Spec §8.2 */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Object from the model; a JSON string is parsed (and refused with E_TOOL_INVALID_ARGS when broken). */
+  args: JsonObject | string;
+}
+
+/** Spec §8.3 */
+export interface ToolCallMiddlewareContext {
+  readonly toolName: string;
+  readonly toolCallId: string;
+  args: JsonObject;
+  metadata: Record<string, JsonValue>;
+  next(): Promise<ToolCallResult>;
+}
+
+export type ToolCallMiddleware = (ctx: ToolCallMiddlewareContext) => Promise<ToolCallResult>;
+
+/** Object reference: `"Kind/name"` or `{ kind, name }`. */
+export type ObjectRef = string | { kind: string; name: string };
+
+/** A value given inline or read from the environment. */
+export type ValueSource = { value: string } | { valueFrom: { env: string } };
