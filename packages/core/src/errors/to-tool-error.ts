@@ -44,11 +44,12 @@ export function toToolError(
   }
   const code = options.fallbackCode ?? 'E_TOOL';
   const { name, message } = describeThrown(thrown);
-  const ownCode = thrown instanceof Error && typeof (thrown as { code?: unknown }).code === 'string';
+  // Node-style errors (ENOENT, ECONNREFUSED, ...) carry a code of their own; keep it visible in the message.
+  const ownCode = thrown instanceof Error ? (thrown as { code?: unknown }).code : undefined;
   return {
     code,
     name,
-    message: truncateErrorMessage(ownCode ? `${message} (${(thrown as { code: string }).code})` : message, limit),
+    message: truncateErrorMessage(typeof ownCode === 'string' ? `${message} (${ownCode})` : message, limit),
     suggestion: errorCodes[code].suggestion,
     helpUrl: helpUrlFor(code),
   };

@@ -1,0 +1,40 @@
+/**
+ * The onion (spec §8.1), shared by turn, step and toolCall middleware. The chain is checked once when it is
+ * built; per call, each layer gets a context whose `next()` runs the rest, and a second `next()` is refused.
+ */
+export type Middleware<Context, Result> = (ctx: Context) => Promise<Result>;
+
+export interface ComposeOptions<State, Context, Result> {
+  middlewares: readonly Middleware<Context, Result>[];
+  /** Makes the context a layer sees from the shared state and that layer's `next`. */
+  bind: (state: State, next: () => Promise<Result>) => Context;
+  core: (state: State) => Promise<Result>;
+}
+
+export function composeMiddleware<State, Context, Result>(
+  options: ComposeOptions<State, Context, Result>,
+): (state: State) => Promise<Result> {
+  const { bind, core } = options;
+  const layers = [...options.middlewares];
+  for (const [index, layer] of layers.entries()) {
+    if (typeof layer !== 'function') throw new TypeError(`Middleware at position ${index} is not a function`);
+  }
+  if (layers.length === 0) return core;
+  return (state) => {
+    const dispatch = (index: number): Promise<Result> => {
+      if (index === layers.length) return core(state);
+      let called = false;
+      const next = () => {
+        if (called) return Promise.reject(new Error('next() called more than once in one middleware'));
+        called = true;
+        return dispatch(index + 1);
+      };
+      try {
+        return layers[index]!(bind(state, next));
+      } catch (thrown) {
+        return Promise.reject(thrown);
+      }
+    };
+    return dispatch(0);
+  };
+}

@@ -1,0 +1,43 @@
+import type { ToolCatalogItem } from '../types.ts';
+
+/**
+ * The tools the model sees in one Step (spec §3), with O(1) membership for the execution-time guard (spec §9.1).
+ * Built from the (possibly middleware-edited) array; `items` is frozen so the guard and the request agree.
+ */
+export class ToolCatalog {
+  readonly items: readonly ToolCatalogItem[];
+  private readonly byName: Map<string, ToolCatalogItem>;
+
+  constructor(items: readonly ToolCatalogItem[], reuse?: ToolCatalog) {
+    this.items = Object.freeze([...items]);
+    // The common case is an unedited catalog: reuse the previous index when every entry is the same object.
+    if (reuse && sameItems(reuse.items, this.items)) {
+      this.byName = reuse.byName;
+      return;
+    }
+    this.byName = new Map();
+    for (const item of this.items) if (!this.byName.has(item.name)) this.byName.set(item.name, item);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  get(name: string): ToolCatalogItem | undefined {
+    return this.byName.get(name);
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  names(): string[] {
+    return this.items.map((item) => item.name);
+  }
+}
+
+function sameItems(left: readonly ToolCatalogItem[], right: readonly ToolCatalogItem[]): boolean {
+  if (left.length !== right.length) return false;
+  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
+  return true;
+}

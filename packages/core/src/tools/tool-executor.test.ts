@@ -1,0 +1,357 @@
+import { describe, expect, test } from 'bun:test';
+import type { ToolCallMiddleware, ToolCatalogItem, ToolContext } from '../types.ts';
+import { registryWith, testScope } from './test-support.ts';
+import { ToolCatalog } from './tool-catalog.ts';
+import { ToolExecutor } from './tool-executor.ts';
+
+const echo: ToolCatalogItem = {
+  name: 'echo__say',
+  description: 'echo',
+  parameters: {
+    type: 'object',
+    properties: { text: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+    required: ['text'],
+    additionalProperties: false,
+  },
+  source: { type: 'config', name: 'echo' },
+};
+const hidden: ToolCatalogItem = { name: 'secret__run', source: { type: 'config', name: 'secret' } };
+
+function setup(
+  options: { handler?: (ctx: ToolContext, input: Record<string, unknown>) => unknown; middlewares?: ToolCallMiddleware[] } & {
+    errorMessageLimit?: number;
+    timeoutMs?: number;
+    outputLimit?: number;
+    allowRegistryDirectCalls?: boolean;
+  } = {},
+) {
+  const registry = registryWith([
+    {
+      item: echo,
+      handler: options.handler ?? ((_ctx, input) => ({ said: input.text })),
+      options: { errorMessageLimit: options.errorMessageLimit, timeoutMs: options.timeoutMs, outputLimit: options.outputLimit },
+    },
+    { item: hidden, handler: () => 'ran hidden' },
+  ]);
+  const executor = new ToolExecutor({
+    registry,
+    middlewares: options.middlewares,
+    policy: { allowRegistryDirectCalls: options.allowRegistryDirectCalls },
+  });
+  const catalog = new ToolCatalog([echo]);
+  return { executor, catalog, registry };
+}
+
+describe('catalog guard (spec §2.3, §9)', () => {
+  test('spec §2.3.2: rejects a call to a registered tool that is not in the catalog', async () => {
+    const { executor, catalog } = setup();
+    const result = await executor.execute({ id: 'c1', name: 'secret__run', args: {} }, { catalog, scope: testScope() });
+    expect(result.status).toBe('error');
+    expect(result.error?.code).toBe('E_TOOL_NOT_IN_CATALOG');
+    expect(result.error?.name).toBe('ToolNotInCatalogError');
+    expect(result.error?.message).toContain("Tool 'secret__run' is not available in the current Tool Catalog.");
+    expect(result.error?.suggestion).toBeTruthy();
+    expect(result.error?.helpUrl).toContain('E_TOOL_NOT_IN_CATALOG');
+  });
+
+  test('spec §2.3.2: rejects an unknown tool name with E_TOOL_NOT_IN_CATALOG', async () => {
+    const { executor, catalog } = setup();
+    const result = await executor.execute({ id: 'c1', name: 'nope__x', args: {} }, { catalog, scope: testScope() });
+    expect(result.error?.code).toBe('E_TOOL_NOT_IN_CATALOG');
+  });
+
+  test('spec §2.3.3: registry direct calls run only when the security policy enables them, and are reported', async () => {
+    const calls: string[] = [];
+    const registry = registryWith([
+      { item: echo, handler: () => null },
+      { item: hidden, handler: () => 'ran hidden' },
+    ]);
+    const executor = new ToolExecutor({
+      registry,
+      policy: { allowRegistryDirectCalls: true },
+      onDirectCall: (call) => calls.push(call.toolName),
+    });
+    const result = await executor.execute(
+      { id: 'c1', name: 'secret__run', args: {} },
+      { catalog: new ToolCatalog([echo]), scope: testScope() },
+    );
+    expect(result).toEqual({ status: 'ok', output: 'ran hidden' });
+    expect(calls).toEqual(['secret__run']);
+    const unknown = await executor.execute(
+      { id: 'c2', name: 'ghost__run', args: {} },
+      { catalog: new ToolCatalog([echo]), scope: testScope() },
+    );
+    expect(unknown.error?.code).toBe('E_TOOL_NOT_IN_CATALOG');
+  });
+
+  test('a catalog entry with nothing registered behind it answers E_TOOL_NOT_FOUND', async () => {
+    const { executor } = setup();
+    const result = await executor.execute(
+      { id: 'c1', name: 'ghost__run', args: {} },
+      { catalog: new ToolCatalog([{ name: 'ghost__run' }]), scope: testScope() },
+    );
+    expect(result.error?.code).toBe('E_TOOL_NOT_FOUND');
+  });
+});
+
+describe('argument validation', () => {
+  test('lists every schema problem with its path (E_TOOL_INVALID_ARGS)', async () => {
+    const { executor, catalog } = setup();
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { count: 0, extra: true } },
+      { catalog, scope: testScope() },
+    );
+    expect(result.error?.code).toBe('E_TOOL_INVALID_ARGS');
+    expect(result.error?.message).toContain('text: is required');
+    expect(result.error?.message).toContain('count: must be >= 1');
+    expect(result.error?.message).toContain('extra: is not an allowed property');
+  });
+
+  test('broken JSON arguments from a model become E_TOOL_INVALID_ARGS', async () => {
+    const { executor, catalog } = setup();
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: '{"text": "a' }, { catalog, scope: testScope() });
+    expect(result.error?.code).toBe('E_TOOL_INVALID_ARGS');
+    expect(result.error?.message).toContain('not valid JSON');
+  });
+
+  test('arguments that are an array are refused', async () => {
+    const { executor, catalog } = setup();
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: '[1,2]' }, { catalog, scope: testScope() });
+    expect(result.error?.message).toContain('must be a JSON object, got array');
+  });
+
+  test('valid JSON-string arguments are parsed and reach the handler', async () => {
+    const { executor, catalog } = setup();
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: '{"text":"hi"}' }, { catalog, scope: testScope() });
+    expect(result).toEqual({ status: 'ok', output: { said: 'hi' } });
+  });
+});
+
+describe('errors become ToolResults (spec §2.4, §10)', () => {
+  test('spec §2.4.1: a thrown Error becomes status error with code E_TOOL', async () => {
+    const { executor, catalog } = setup({
+      handler: () => {
+        throw new TypeError('bad thing');
+      },
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result).toEqual({
+      status: 'error',
+      error: {
+        code: 'E_TOOL',
+        name: 'TypeError',
+        message: 'bad thing',
+        suggestion: 'Check the input parameters and try again.',
+        helpUrl: 'docs/errors/E_TOOL.md',
+      },
+    });
+  });
+
+  test.each([
+    ['a string', 'plain string', 'plain string'],
+    ['undefined', undefined, 'Handler threw undefined'],
+    ['null', null, 'Handler threw null'],
+    ['an object', { reason: 'x', n: 1n }, '{"reason":"x","n":"1"}'],
+    ['a number', 42, '42'],
+  ])('spec §2.4.1: a handler throwing %s is turned into a ToolResult', async (_label, thrown, expected) => {
+    const { executor, catalog } = setup({
+      handler: async () => {
+        throw thrown;
+      },
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toBe(expected);
+  });
+
+  test('spec §2.4.2: error.message is cut to the tool errorMessageLimit', async () => {
+    const { executor, catalog } = setup({
+      errorMessageLimit: 50,
+      handler: () => {
+        throw new Error('x'.repeat(500));
+      },
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result.error?.message).toHaveLength(50);
+    expect(result.error?.message.endsWith('... (truncated)')).toBe(true);
+  });
+
+  test('spec §2.4.3: without errorMessageLimit the message is cut at 1000 characters', async () => {
+    const { executor, catalog } = setup({
+      handler: () => {
+        throw new Error('y'.repeat(5000));
+      },
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result.error?.message).toHaveLength(1000);
+  });
+});
+
+describe('timeouts and cancellation', () => {
+  test('a hanging handler ends with E_TOOL_TIMEOUT and its signal is aborted', async () => {
+    let seen: AbortSignal | undefined;
+    const { executor, catalog } = setup({
+      timeoutMs: 30,
+      handler: (ctx) => {
+        seen = ctx.signal;
+        return new Promise(() => {});
+      },
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result.error?.code).toBe('E_TOOL_TIMEOUT');
+    expect(seen?.aborted).toBe(true);
+  });
+
+  test('cancelling the turn aborts the running handler with E_TOOL_ABORTED', async () => {
+    const turn = new AbortController();
+    let seen: AbortSignal | undefined;
+    const { executor, catalog } = setup({
+      handler: (ctx) => {
+        seen = ctx.signal;
+        setTimeout(() => turn.abort(), 5);
+        return new Promise(() => {});
+      },
+    });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope({ signal: turn.signal }) },
+    );
+    expect(result.error?.code).toBe('E_TOOL_ABORTED');
+    expect(seen?.aborted).toBe(true);
+  });
+});
+
+describe('outputs', () => {
+  test('a huge output is replaced by a preview that states the truncation', async () => {
+    const { executor, catalog } = setup({ outputLimit: 100, handler: () => ({ data: 'z'.repeat(10_000) }) });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const output = result.output as Record<string, unknown>;
+    expect(result.status).toBe('ok');
+    expect(output.truncated).toBe(true);
+    expect(output.originalChars).toBe(10_011);
+    expect(String(output.preview)).toHaveLength(100);
+  });
+
+  test('non-JSON outputs (function, BigInt, cycle, undefined) do not crash', async () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const { executor, catalog } = setup({
+      handler: () => ({ fn: () => 1, big: 10n, cyclic, nothing: undefined, list: [undefined, Number.NaN] }),
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result).toEqual({ status: 'ok', output: { big: '10', cyclic: { a: 1, self: '[Circular]' }, list: [null, null] } });
+  });
+
+  test('a handler returning undefined yields output null', async () => {
+    const { executor, catalog } = setup({ handler: () => undefined });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result).toEqual({ status: 'ok', output: null });
+  });
+});
+
+describe('pending results (spec §10.2)', () => {
+  test('a submitted job answers pending with a handle at once, and polling shows completion', async () => {
+    let release: (value: string) => void = () => {};
+    const { executor, catalog } = setup({
+      handler: (ctx) => ctx.jobs.submit(() => new Promise<string>((resolve) => (release = resolve))),
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result.status).toBe('pending');
+    const handle = result.handle!;
+    expect(executor.jobs.poll(handle)).toEqual({ status: 'pending', handle });
+    await Bun.sleep(1);
+    release('done');
+    await Bun.sleep(1);
+    expect(executor.jobs.poll(handle)).toEqual({ status: 'ok', handle, output: 'done' });
+  });
+
+  test('a failing job is polled as an error result and completion listeners are told', async () => {
+    const seen: string[] = [];
+    const { executor, catalog } = setup({
+      handler: (ctx) =>
+        ctx.jobs.submit(async () => {
+          throw new Error('job broke');
+        }),
+    });
+    executor.jobs.onComplete((event) => seen.push(event.result.status));
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    await Bun.sleep(5);
+    expect(executor.jobs.poll(result.handle!).error?.message).toBe('job broke');
+    expect(seen).toEqual(['error']);
+  });
+
+  test('polling an unknown handle throws E_JOB_NOT_FOUND', () => {
+    const { executor } = setup();
+    expect(() => executor.jobs.poll('job_missing')).toThrow(expect.objectContaining({ code: 'E_JOB_NOT_FOUND' }));
+  });
+});
+
+describe('toolCall middleware (spec §8)', () => {
+  test('spec §8.3: middleware sees toolName and toolCallId, may change args, and wraps the handler', async () => {
+    const order: string[] = [];
+    const outer: ToolCallMiddleware = async (ctx) => {
+      order.push(`outer before ${ctx.toolName} ${ctx.toolCallId}`);
+      ctx.args = { ...ctx.args, text: `${ctx.args.text}!` };
+      ctx.metadata.seen = true;
+      const result = await ctx.next();
+      order.push('outer after');
+      return result;
+    };
+    const inner: ToolCallMiddleware = async (ctx) => {
+      order.push(`inner before ${String(ctx.metadata.seen)}`);
+      const result = await ctx.next();
+      return { ...result, output: { wrapped: result.output ?? null } };
+    };
+    const { executor, catalog } = setup({ middlewares: [outer, inner] });
+    const result = await executor.execute({ id: 'c9', name: 'echo__say', args: { text: 'hi' } }, { catalog, scope: testScope() });
+    expect(result).toEqual({ status: 'ok', output: { wrapped: { said: 'hi!' } } });
+    expect(order).toEqual(['outer before echo__say c9', 'inner before true', 'outer after']);
+  });
+
+  test('a middleware that throws yields E_TOOL_MIDDLEWARE instead of crashing', async () => {
+    const broken: ToolCallMiddleware = async () => {
+      throw new Error('extension exploded');
+    };
+    const { executor, catalog } = setup({ middlewares: [broken] });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result.error?.code).toBe('E_TOOL_MIDDLEWARE');
+    expect(result.error?.message).toBe('extension exploded');
+  });
+
+  test('a middleware may short-circuit without calling the handler', async () => {
+    let ran = false;
+    const deny: ToolCallMiddleware = async () => ({ status: 'error', error: { code: 'E_TOOL', message: 'blocked' } });
+    const { executor, catalog } = setup({
+      middlewares: [deny],
+      handler: () => {
+        ran = true;
+      },
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    expect(result.error?.message).toBe('blocked');
+    expect(ran).toBe(false);
+  });
+});
+
+describe('ToolContext (spec §2.5, §7.3)', () => {
+  test('carries exactly the spec fields plus signal, jobs and config, and no v1 fields (spec §2.5.3)', async () => {
+    let context: ToolContext | undefined;
+    const scope = testScope({ workdir: '/work/instance', agentName: 'coder', instanceKey: 'k1', turnId: 't7' });
+    const { executor, catalog } = setup({
+      handler: (ctx) => {
+        context = ctx;
+        return null;
+      },
+    });
+    await executor.execute({ id: 'call_42', name: 'echo__say', args: { text: 'x' } }, { catalog, scope });
+    expect(Object.keys(context!).sort()).toEqual(
+      ['agentName', 'config', 'instanceKey', 'jobs', 'logger', 'message', 'signal', 'toolCallId', 'turnId', 'workdir'].sort(),
+    );
+    expect(context).not.toHaveProperty('swarmBundle');
+    expect(context).not.toHaveProperty('oauth');
+    expect(context!.workdir).toBe('/work/instance');
+    expect(context!.toolCallId).toBe('call_42');
+    expect(context!.message).toBe(scope.message);
+    expect(context!.turnId).toBe('t7');
+  });
+});

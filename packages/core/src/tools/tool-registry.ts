@@ -1,0 +1,94 @@
+import type { ValidateFunction } from 'ajv';
+import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import type { JsonObject, ToolCatalogItem, ToolHandler } from '../types.ts';
+import { compileParameters } from './schema-validator.ts';
+import { parseToolName, providerToolNamePattern } from './tool-name.ts';
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+export const DEFAULT_OUTPUT_LIMIT = 100_000;
+
+export interface ToolRegistrationOptions {
+  errorMessageLimit?: number;
+  timeoutMs?: number;
+  outputLimit?: number;
+  config?: JsonObject;
+}
+
+/** One executable tool: what the model may see, and what runs. */
+export interface RegisteredTool {
+  readonly item: ToolCatalogItem;
+  readonly handler: ToolHandler;
+  readonly errorMessageLimit: number;
+  readonly timeoutMs: number;
+  readonly outputLimit: number;
+  readonly config: JsonObject;
+  /** Compiled on first call, then reused (compiling 10 000 schemas up front would slow start-up). */
+  validator(): ValidateFunction | null;
+}
+
+/**
+ * Every executable tool of an agent instance (spec §3): config tools, extension registrations, MCP tools.
+ * A name is registered once; a second registration is an error, never an overwrite.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, RegisteredTool>();
+  /** Bumped on every change so catalog builders can cache. */
+  version = 0;
+
+  register(item: ToolCatalogItem, handler: ToolHandler, options: ToolRegistrationOptions = {}): RegisteredTool {
+    if (!providerToolNamePattern.test(item.name) || parseToolName(item.name) === null) {
+      throw new GoondanError(
+        'E_NAME_INVALID',
+        `Tool name '${item.name}' must be resource__export and match ^[a-zA-Z0-9_-]{1,64}$.`,
+      );
+    }
+    if (typeof handler !== 'function') {
+      throw new GoondanError('E_TOOL_HANDLER_MISSING', `Tool '${item.name}' was registered without a handler function.`);
+    }
+    const existing = this.tools.get(item.name);
+    if (existing) {
+      const from = existing.item.source ? `${existing.item.source.type} '${existing.item.source.name}'` : 'unknown source';
+      throw new GoondanError('E_TOOL_DUPLICATE', `Tool '${item.name}' is already registered (from ${from}).`);
+    }
+    let compiled: ValidateFunction | null | undefined;
+    const registered: RegisteredTool = {
+      item,
+      handler,
+      errorMessageLimit: options.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      outputLimit: options.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
+      config: options.config ?? {},
+      validator: () => {
+        if (compiled === undefined) compiled = item.parameters ? compileParameters(item.parameters) : null;
+        return compiled;
+      },
+    };
+    this.tools.set(item.name, registered);
+    this.version += 1;
+    return registered;
+  }
+
+  unregister(name: string): boolean {
+    const removed = this.tools.delete(name);
+    if (removed) this.version += 1;
+    return removed;
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  get size(): number {
+    return this.tools.size;
+  }
+
+  /** All tools in registration order. */
+  list(): RegisteredTool[] {
+    return [...this.tools.values()];
+  }
+}
