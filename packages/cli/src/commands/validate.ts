@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { formatProblems, type BundleProblem } from '@goondan/core';
+import { parseCommandArgs } from '../cli-args.ts';
+import { openBundle } from '../open-bundle.ts';
+import { paint, UsageError, useColor } from '../terminal.ts';
+
+export const validateHelp = `Usage: gdn validate [DIR] [--format text|json] [--bundle DIR]
+
+Checks a bundle before anything runs: YAML, resource shapes, names, references, Tool entries and handlers,
+parameter schemas. Every problem is reported at once, with file:line:column, field path and a suggestion.
+
+Options:
+  --format text|json  text (default) shows each offending line with a caret; json prints
+                      {"valid": bool, "errors": [{code, message, file, line, column, path, suggestion, helpUrl}]}
+  --bundle DIR        the bundle directory (same as DIR); default: the current directory or a parent with goondan.yaml
+
+Exit status: 0 when valid, 1 when not, 2 on a usage error.`;
+
+export async function validateCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    command: 'validate',
+    argv,
+    spec: { format: { type: 'string' } },
+  });
+  if (values.help) {
+    console.log(validateHelp);
+    return 0;
+  }
+  const format = values.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not '${format}'`, 'validate');
+  if (positionals.length > 1) throw new UsageError(`expected at most one directory, got ${positionals.length}`, 'validate');
+  const opened = await openBundle(positionals[0] ?? values.bundle);
+  const valid = opened.problems.length === 0;
+  if (format === 'json') {
+    console.log(JSON.stringify({ valid, errors: opened.problems }, null, 2));
+    return valid ? 0 : 1;
+  }
+  const color = useColor();
+  if (valid) {
+    const counts = countKinds(opened.bundle ? [...opened.bundle.resources.values()].filter((r) => !r.library) : []);
+    console.log(`${paint('✓', 'green', color)} ${opened.dir}: valid (${counts})`);
+    return 0;
+  }
+  printProblems(opened.dir, opened.problems, color);
+  return 1;
+}
+
+/** Prints problems with source lines and carets; shared by every command that needs a valid bundle. */
+export function printProblems(dir: string, problems: BundleProblem[], color: boolean): void {
+  console.error(formatProblems(problems, { color, readFile: (file: string) => readText(resolve(dir, file)) }));
+  console.error(paint(`✗ ${problemCount(problems)} in ${dir}`, 'red', color));
+}
+
+function problemCount(problems: BundleProblem[]): string {
+  return `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+}
+
+function countKinds(resources: { kind: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const resource of resources) counts.set(resource.kind, (counts.get(resource.kind) ?? 0) + 1);
+  return [...counts].map(([kind, count]) => `${count} ${kind}${count === 1 ? '' : 's'}`).join(', ') || 'no resources';
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,56 @@
+import { GoondanError, helpUrlFor } from '@goondan/core';
+import { toolsCommand, toolsHelp } from './commands/tools.ts';
+import { validateCommand, validateHelp } from './commands/validate.ts';
+import { paint, UsageError, useColor } from './terminal.ts';
+
+const mainHelp = `gdn — declare tools once in YAML, see exactly what an agent sees, call them through the real pipeline.
+
+Usage: gdn <command> [options]
+
+Commands:
+  validate [DIR]        check a bundle and report every problem at once
+  tools list            the catalog an agent would see
+  tools call NAME ARGS  call one tool through guard, validation, middleware and handler
+
+Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
+
+const commands: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
+  validate: { run: validateCommand, help: validateHelp },
+  tools: { run: toolsCommand, help: toolsHelp },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(mainHelp);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    console.log('gdn 0.1.0');
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`gdn: unknown command '${name}'. Commands: ${Object.keys(commands).join(', ')}.`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (thrown) {
+    const color = useColor(process.stderr);
+    if (thrown instanceof UsageError) {
+      console.error(`gdn ${thrown.command}: ${thrown.message}\nRun 'gdn ${thrown.command} --help' for usage.`);
+      return 2;
+    }
+    if (thrown instanceof GoondanError) {
+      console.error(`${paint(thrown.code, 'red', color)} ${thrown.message}`);
+      console.error(`  suggestion: ${thrown.suggestion}`);
+      console.error(`  help: ${helpUrlFor(thrown.code)}`);
+      return 1;
+    }
+    console.error(`gdn: unexpected failure: ${(thrown as Error)?.stack ?? String(thrown)}`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,21 @@
+import { resolve } from 'node:path';
+import { baseBundleDir } from '@goondan/base';
+import { type Bundle, type BundleProblem, findBundleDir, GoondanError, loadBundle, type ToolHandler } from '@goondan/core';
+
+
+export interface OpenedBundle {
+  dir: string;
+  bundle: Bundle | null;
+  problems: BundleProblem[];
+  handlers: Map<string, Record<string, ToolHandler>>;
+}
+
+/** Finds the bundle (--bundle DIR, else the current directory or a parent) and loads it with the base tools. */
+export async function openBundle(bundleFlag: string | undefined): Promise<OpenedBundle> {
+  const dir = bundleFlag ? resolve(bundleFlag) : findBundleDir(process.cwd());
+  if (bundleFlag && !(await Bun.file(resolve(dir, 'goondan.yaml')).exists())) {
+    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${bundleFlag}.`);
+  }
+  const loaded = await loadBundle({ dir, libraries: [baseBundleDir] });
+  return { dir, ...loaded };
+}

@@ -1,0 +1,92 @@
+import type { AgentResource, Bundle, ToolResource } from '../config/resources.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import type { JsonObject, ObjectRef, ToolCallMiddleware, ToolHandler } from '../types.ts';
+import { CatalogBuilder } from './catalog-builder.ts';
+import { ToolExecutor } from './tool-executor.ts';
+import { buildToolName } from './tool-name.ts';
+import { ToolRegistry } from './tool-registry.ts';
+
+export interface AgentToolset {
+  /** The agent, or null in tool-development mode (a bundle without agents). */
+  agent: AgentResource | null;
+  registry: ToolRegistry;
+  catalogBuilder: CatalogBuilder;
+  executor: ToolExecutor;
+}
+
+/** `"Tool/bash"`, `{kind, name}` or `{ref: ...}` → the referenced name (refs were checked when the bundle loaded). */
+export function refName(entry: ObjectRef | { ref: ObjectRef }): string {
+  const ref = typeof entry === 'object' && 'ref' in entry ? entry.ref : entry;
+  return typeof ref === 'string' ? ref.slice(ref.indexOf('/') + 1) : ref.name;
+}
+
+/** Picks the agent a command acts on: the named one, else the only one, else none when the bundle has none. */
+export function selectAgent(bundle: Bundle, name: string | undefined): AgentResource | null {
+  const agents = [...bundle.resources.values()].filter((resource): resource is AgentResource => resource.kind === 'Agent');
+  if (name !== undefined) {
+    const found = agents.find((agent) => agent.metadata.name === name);
+    if (!found) {
+      const known = agents.map((agent) => agent.metadata.name).join(', ') || '(none)';
+      throw new GoondanError('E_REF_UNRESOLVED', `No Agent named '${name}' in the bundle. Agents: ${known}.`);
+    }
+    return found;
+  }
+  if (agents.length <= 1) return agents[0] ?? null;
+  throw new GoondanError(
+    'E_REF_UNRESOLVED',
+    `The bundle has ${agents.length} agents (${agents.map((agent) => agent.metadata.name).join(', ')}); choose one with --agent.`,
+    { suggestion: 'Pass --agent NAME.' },
+  );
+}
+
+/**
+ * The registry, catalog and executor of one agent (spec §3): the registry holds every Tool of the bundle, the
+ * catalog starts from the Agent's spec.tools (spec §2.1.2). Without an agent, every Tool the user declared
+ * (not library tools) is in the catalog, so tool authors can try their tools before writing an Agent.
+ */
+export function createAgentToolset(options: {
+  bundle: Bundle;
+  handlers: Map<string, Record<string, ToolHandler>>;
+  agent: AgentResource | null;
+  middlewares?: readonly ToolCallMiddleware[];
+}): AgentToolset {
+  const { bundle, handlers, agent } = options;
+  const perToolConfig = new Map<string, JsonObject>();
+  for (const entry of agent?.spec.tools ?? []) {
+    if (typeof entry === 'object' && 'ref' in entry && entry.config) perToolConfig.set(refName(entry), entry.config);
+  }
+  const registry = new ToolRegistry();
+  const tools = [...bundle.resources.values()].filter((resource): resource is ToolResource => resource.kind === 'Tool');
+  for (const tool of tools) {
+    const resourceName = tool.metadata.name;
+    const toolHandlers = handlers.get(`Tool/${resourceName}`) ?? {};
+    const config = { ...(tool.spec.config ?? {}), ...(perToolConfig.get(resourceName) ?? {}) };
+    for (const exported of tool.spec.exports) {
+      const item = {
+        name: buildToolName(resourceName, exported.name),
+        ...(exported.description === undefined ? {} : { description: exported.description }),
+        ...(exported.parameters === undefined ? {} : { parameters: exported.parameters }),
+        source: { type: 'config' as const, name: resourceName },
+      };
+      registry.register(item, toolHandlers[exported.name] as ToolHandler, {
+        errorMessageLimit: tool.spec.errorMessageLimit,
+        timeoutMs: tool.spec.timeoutMs,
+        outputLimit: tool.spec.outputLimit,
+        config,
+      });
+    }
+  }
+  const declared = agent
+    ? (agent.spec.tools ?? []).map(refName)
+    : tools.filter((tool) => tool.library === undefined).map((tool) => tool.metadata.name);
+  return {
+    agent,
+    registry,
+    catalogBuilder: new CatalogBuilder(registry, declared),
+    executor: new ToolExecutor({
+      registry,
+      middlewares: options.middlewares,
+      policy: { allowRegistryDirectCalls: agent?.spec.policy?.allowRegistryDirectCalls === true },
+    }),
+  };
+}
