@@ -12,7 +12,12 @@ export const commonOptions = {
 /** node:util parseArgs, with unknown flags reported as a usage error of the command. */
 export function parseCommandArgs<const O extends OptionSpec>(options: { command: string; argv: string[]; spec: O }) {
   try {
-    return parseArgs({ args: options.argv, options: { ...commonOptions, ...options.spec }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: options.argv,
+      options: { ...commonOptions, ...options.spec },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (thrown) {
     throw new UsageError((thrown as Error).message, options.command);
   }

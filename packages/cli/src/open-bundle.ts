@@ -1,7 +1,13 @@
 import { resolve } from 'node:path';
 import { baseBundleDir } from '@goondan/base';
-import { type Bundle, type BundleProblem, findBundleDir, GoondanError, loadBundle, type ToolHandler } from '@goondan/core';
-
+import {
+  type Bundle,
+  type BundleProblem,
+  findBundleDir,
+  GoondanError,
+  loadBundle,
+  type ToolHandler,
+} from '@goondan/core';
 
 export interface OpenedBundle {
   dir: string;

@@ -73,7 +73,9 @@ async function toolsList(argv: string[]): Promise<number> {
     return 0;
   }
   const color = useColor();
-  const who = opened.toolset.agent ? `Agent/${opened.toolset.agent.metadata.name}` : 'no agent: every Tool the bundle declares';
+  const who = opened.toolset.agent
+    ? `Agent/${opened.toolset.agent.metadata.name}`
+    : 'no agent: every Tool the bundle declares';
   console.log(paint(`${catalog.size} tool${catalog.size === 1 ? '' : 's'} in the catalog (${who})`, 'bold', color));
   for (const item of catalog.items) printItem(item, color);
   return 0;
@@ -93,7 +95,12 @@ function describeParameters(schema: JsonSchemaObject | undefined): string[] {
   const required = new Set(schema?.required ?? []);
   return names.map((name) => {
     const property = properties[name] ?? {};
-    const type = typeof property.type === 'string' ? property.type : Array.isArray(property.type) ? property.type.join('|') : 'any';
+    const type =
+      typeof property.type === 'string'
+        ? property.type
+        : Array.isArray(property.type)
+          ? property.type.join('|')
+          : 'any';
     const description = typeof property.description === 'string' ? `  ${property.description}` : '';
     return `- ${name}${required.has(name) ? '' : '?'}: ${type}${description}`;
   });
@@ -136,7 +143,14 @@ async function toolsCall(argv: string[]): Promise<number> {
 
 function callOnce(
   toolset: AgentToolset,
-  options: { name: string; rawArgs: string; agentName: string; instanceKey: string; workdir: string; signal: AbortSignal },
+  options: {
+    name: string;
+    rawArgs: string;
+    agentName: string;
+    instanceKey: string;
+    workdir: string;
+    signal: AbortSignal;
+  },
 ): Promise<ToolResult> {
   const toolCallId = `call_cli_${Date.now().toString(36)}`;
   // The assistant message that "made" the call, as a model would have (spec §2.5.4).
@@ -176,4 +190,3 @@ function waitForJob(toolset: AgentToolset, handle: string): Promise<ToolResult> 
     });
   });
 }
-

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { formatProblems, type BundleProblem } from '@goondan/core';
+import { type BundleProblem, formatProblems } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { openBundle } from '../open-bundle.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -28,8 +28,10 @@ export async function validateCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const format = values.format ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not '${format}'`, 'validate');
-  if (positionals.length > 1) throw new UsageError(`expected at most one directory, got ${positionals.length}`, 'validate');
+  if (format !== 'text' && format !== 'json')
+    throw new UsageError(`--format must be text or json, not '${format}'`, 'validate');
+  if (positionals.length > 1)
+    throw new UsageError(`expected at most one directory, got ${positionals.length}`, 'validate');
   const opened = await openBundle(positionals[0] ?? values.bundle);
   const valid = opened.problems.length === 0;
   if (format === 'json') {

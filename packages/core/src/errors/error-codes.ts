@@ -16,13 +16,17 @@ export const errorCodes = {
   },
   E_TOOL_INVALID_ARGS: {
     name: 'ToolInvalidArgumentsError',
-    suggestion: "Send arguments as a JSON object that matches the tool's parameters schema; each problem lists its path.",
+    suggestion:
+      "Send arguments as a JSON object that matches the tool's parameters schema; each problem lists its path.",
   },
   E_TOOL_TIMEOUT: {
     name: 'ToolTimeoutError',
     suggestion: "Ask for less work per call, or raise the tool's spec.timeoutMs if the work is legitimately slow.",
   },
-  E_TOOL_ABORTED: { name: 'ToolAbortedError', suggestion: 'The call was cancelled; run it again if it is still needed.' },
+  E_TOOL_ABORTED: {
+    name: 'ToolAbortedError',
+    suggestion: 'The call was cancelled; run it again if it is still needed.',
+  },
   E_TOOL_MIDDLEWARE: {
     name: 'ToolMiddlewareError',
     suggestion: 'A toolCall middleware failed; check the extension named in the message.',
@@ -71,7 +75,10 @@ export const errorCodes = {
     name: 'NameTooLongError',
     suggestion: 'Shorten the resource or export name: resource__export must be at most 64 characters.',
   },
-  E_TOOL_ENTRY_MISSING: { name: 'ToolEntryMissingError', suggestion: 'Add spec.entry: the path of the handler module.' },
+  E_TOOL_ENTRY_MISSING: {
+    name: 'ToolEntryMissingError',
+    suggestion: 'Add spec.entry: the path of the handler module.',
+  },
   E_TOOL_ENTRY_NOT_FOUND: {
     name: 'ToolEntryNotFoundError',
     suggestion: 'Fix spec.entry; it is resolved relative to the directory of the YAML file that declares the tool.',
@@ -101,6 +108,16 @@ export const errorCodes = {
     name: 'ValueSourceEnvError',
     suggestion: 'Set the environment variable named in the message, or give the value inline.',
   },
+  // Models
+  E_MODEL_API_KEY_MISSING: {
+    name: 'ModelApiKeyMissingError',
+    suggestion:
+      'Set the environment variable named in the message (export NAME=...) before starting, or give the Model an apiKey: { valueFrom: { env: NAME } }.',
+  },
+  E_MODEL_CONFIG: {
+    name: 'ModelConfigError',
+    suggestion: 'Fix the Model resource (or the Agent modelConfig.params) field named in the message.',
+  },
   // Base tools
   E_PATH_OUTSIDE_WORKDIR: {
     name: 'PathOutsideWorkdirError',
@@ -110,15 +127,33 @@ export const errorCodes = {
   E_FILE_TOO_LARGE: { name: 'FileTooLargeError', suggestion: 'Write less content per call.' },
   E_HTTP_ADDRESS_BLOCKED: {
     name: 'HttpAddressBlockedError',
-    suggestion: 'Private, loopback and link-local addresses are refused unless the Tool allows them (spec.allowPrivateNetwork).',
+    suggestion:
+      'Private, loopback and link-local addresses are refused unless allowed: set config.allowPrivateNetwork: true on the Tool or in the Agent tool entry.',
   },
   E_HTTP_INVALID_URL: { name: 'HttpInvalidUrlError', suggestion: 'Use an absolute http:// or https:// URL.' },
-  E_HTTP_REQUEST_FAILED: { name: 'HttpRequestFailedError', suggestion: 'Check the URL and that the server is reachable.' },
+  E_HTTP_REQUEST_FAILED: {
+    name: 'HttpRequestFailedError',
+    suggestion: 'Check the URL and that the server is reachable.',
+  },
   E_HTTP_RESPONSE_TOO_LARGE: {
     name: 'HttpResponseTooLargeError',
     suggestion: 'Ask for a smaller resource or raise maxBytes within the allowed range.',
   },
   E_BASH_SPAWN: { name: 'BashSpawnError', suggestion: 'Check that the command or script exists and is executable.' },
+  // Instance storage (SQLite)
+  E_STORE_CORRUPT: {
+    name: 'StoreCorruptError',
+    suggestion:
+      'Move the file named in the message aside (with its -wal and -shm files) and start again; a new, empty database is created.',
+  },
+  E_STORE_OPEN: {
+    name: 'StoreOpenError',
+    suggestion: 'Check that the directory exists or can be created, is writable, and is on a local filesystem.',
+  },
+  E_STORE_SCHEMA_TOO_NEW: {
+    name: 'StoreSchemaTooNewError',
+    suggestion: 'The database was written by a newer goondan; upgrade goondan, or move the file aside to start afresh.',
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -28,10 +28,7 @@ function describeThrown(thrown: unknown): { name: string; message: string } {
 }
 
 /** The single place where anything thrown becomes the spec's ToolError (STYLE habit 4). */
-export function toToolError(
-  thrown: unknown,
-  options: { limit?: number; fallbackCode?: ErrorCode } = {},
-): ToolError {
+export function toToolError(thrown: unknown, options: { limit?: number; fallbackCode?: ErrorCode } = {}): ToolError {
   const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
   if (thrown instanceof GoondanError) {
     return {

@@ -1,6 +1,7 @@
+import { parseRefEntry } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, ToolResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
-import type { JsonObject, ObjectRef, ToolCallMiddleware, ToolHandler } from '../types.ts';
+import type { JsonObject, ToolCallMiddleware, ToolHandler } from '../types.ts';
 import { CatalogBuilder } from './catalog-builder.ts';
 import { ToolExecutor } from './tool-executor.ts';
 import { buildToolName } from './tool-name.ts';
@@ -14,15 +15,16 @@ export interface AgentToolset {
   executor: ToolExecutor;
 }
 
-/** `"Tool/bash"`, `{kind, name}` or `{ref: ...}` → the referenced name (refs were checked when the bundle loaded). */
-export function refName(entry: ObjectRef | { ref: ObjectRef }): string {
-  const ref = typeof entry === 'object' && 'ref' in entry ? entry.ref : entry;
-  return typeof ref === 'string' ? ref.slice(ref.indexOf('/') + 1) : ref.name;
+/** The name an Agent's tool entry points at (refs were checked when the bundle loaded). */
+function refName(entry: unknown): string {
+  return parseRefEntry(entry)?.ref.name ?? '';
 }
 
 /** Picks the agent a command acts on: the named one, else the only one, else none when the bundle has none. */
 export function selectAgent(bundle: Bundle, name: string | undefined): AgentResource | null {
-  const agents = [...bundle.resources.values()].filter((resource): resource is AgentResource => resource.kind === 'Agent');
+  const agents = [...bundle.resources.values()].filter(
+    (resource): resource is AgentResource => resource.kind === 'Agent',
+  );
   if (name !== undefined) {
     const found = agents.find((agent) => agent.metadata.name === name);
     if (!found) {
@@ -53,7 +55,8 @@ export function createAgentToolset(options: {
   const { bundle, handlers, agent } = options;
   const perToolConfig = new Map<string, JsonObject>();
   for (const entry of agent?.spec.tools ?? []) {
-    if (typeof entry === 'object' && 'ref' in entry && entry.config) perToolConfig.set(refName(entry), entry.config);
+    const parsed = parseRefEntry(entry);
+    if (parsed?.config) perToolConfig.set(parsed.ref.name, parsed.config);
   }
   const registry = new ToolRegistry();
   const tools = [...bundle.resources.values()].filter((resource): resource is ToolResource => resource.kind === 'Tool');

@@ -30,7 +30,8 @@ export function describeSchemaErrors(errors: readonly ErrorObject[] | null | und
       return `${base ? `${base}.` : ''}${extra}: is not an allowed property`;
     }
     const where = base === '' ? '(arguments)' : base;
-    const allowed = error.keyword === 'enum' ? ` ${JSON.stringify((error.params as { allowedValues: unknown }).allowedValues)}` : '';
+    const allowed =
+      error.keyword === 'enum' ? ` ${JSON.stringify((error.params as { allowedValues: unknown }).allowedValues)}` : '';
     return `${where}: ${error.message ?? error.keyword}${allowed}`;
   });
 }

@@ -1,6 +1,6 @@
 import type { Message, ToolCatalogItem, ToolHandler } from '../types.ts';
 import type { CallScope } from './tool-executor.ts';
-import { ToolRegistry, type ToolRegistrationOptions } from './tool-registry.ts';
+import { type ToolRegistrationOptions, ToolRegistry } from './tool-registry.ts';
 
 /** Shared by core's own tests: a scope for a call and a registry filled from a short list. */
 export function testScope(overrides: Partial<CallScope> = {}): CallScope {

@@ -18,7 +18,10 @@ const echo: ToolCatalogItem = {
 const hidden: ToolCatalogItem = { name: 'secret__run', source: { type: 'config', name: 'secret' } };
 
 function setup(
-  options: { handler?: (ctx: ToolContext, input: Record<string, unknown>) => unknown; middlewares?: ToolCallMiddleware[] } & {
+  options: {
+    handler?: (ctx: ToolContext, input: Record<string, unknown>) => unknown;
+    middlewares?: ToolCallMiddleware[];
+  } & {
     errorMessageLimit?: number;
     timeoutMs?: number;
     outputLimit?: number;
@@ -29,7 +32,11 @@ function setup(
     {
       item: echo,
       handler: options.handler ?? ((_ctx, input) => ({ said: input.text })),
-      options: { errorMessageLimit: options.errorMessageLimit, timeoutMs: options.timeoutMs, outputLimit: options.outputLimit },
+      options: {
+        errorMessageLimit: options.errorMessageLimit,
+        timeoutMs: options.timeoutMs,
+        outputLimit: options.outputLimit,
+      },
     },
     { item: hidden, handler: () => 'ran hidden' },
   ]);
@@ -109,20 +116,29 @@ describe('argument validation', () => {
 
   test('broken JSON arguments from a model become E_TOOL_INVALID_ARGS', async () => {
     const { executor, catalog } = setup();
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: '{"text": "a' }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: '{"text": "a' },
+      { catalog, scope: testScope() },
+    );
     expect(result.error?.code).toBe('E_TOOL_INVALID_ARGS');
     expect(result.error?.message).toContain('not valid JSON');
   });
 
   test('arguments that are an array are refused', async () => {
     const { executor, catalog } = setup();
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: '[1,2]' }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: '[1,2]' },
+      { catalog, scope: testScope() },
+    );
     expect(result.error?.message).toContain('must be a JSON object, got array');
   });
 
   test('valid JSON-string arguments are parsed and reach the handler', async () => {
     const { executor, catalog } = setup();
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: '{"text":"hi"}' }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: '{"text":"hi"}' },
+      { catalog, scope: testScope() },
+    );
     expect(result).toEqual({ status: 'ok', output: { said: 'hi' } });
   });
 });
@@ -134,7 +150,10 @@ describe('errors become ToolResults (spec §2.4, §10)', () => {
         throw new TypeError('bad thing');
       },
     });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result).toEqual({
       status: 'error',
       error: {
@@ -159,7 +178,10 @@ describe('errors become ToolResults (spec §2.4, §10)', () => {
         throw thrown;
       },
     });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result.status).toBe('error');
     expect(result.error?.message).toBe(expected);
   });
@@ -171,7 +193,10 @@ describe('errors become ToolResults (spec §2.4, §10)', () => {
         throw new Error('x'.repeat(500));
       },
     });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result.error?.message).toHaveLength(50);
     expect(result.error?.message.endsWith('... (truncated)')).toBe(true);
   });
@@ -182,7 +207,10 @@ describe('errors become ToolResults (spec §2.4, §10)', () => {
         throw new Error('y'.repeat(5000));
       },
     });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result.error?.message).toHaveLength(1000);
   });
 });
@@ -197,7 +225,10 @@ describe('timeouts and cancellation', () => {
         return new Promise(() => {});
       },
     });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result.error?.code).toBe('E_TOOL_TIMEOUT');
     expect(seen?.aborted).toBe(true);
   });
@@ -224,7 +255,10 @@ describe('timeouts and cancellation', () => {
 describe('outputs', () => {
   test('a huge output is replaced by a preview that states the truncation', async () => {
     const { executor, catalog } = setup({ outputLimit: 100, handler: () => ({ data: 'z'.repeat(10_000) }) });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     const output = result.output as Record<string, unknown>;
     expect(result.status).toBe('ok');
     expect(output.truncated).toBe(true);
@@ -238,13 +272,22 @@ describe('outputs', () => {
     const { executor, catalog } = setup({
       handler: () => ({ fn: () => 1, big: 10n, cyclic, nothing: undefined, list: [undefined, Number.NaN] }),
     });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
-    expect(result).toEqual({ status: 'ok', output: { big: '10', cyclic: { a: 1, self: '[Circular]' }, list: [null, null] } });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
+    expect(result).toEqual({
+      status: 'ok',
+      output: { big: '10', cyclic: { a: 1, self: '[Circular]' }, list: [null, null] },
+    });
   });
 
   test('a handler returning undefined yields output null', async () => {
     const { executor, catalog } = setup({ handler: () => undefined });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result).toEqual({ status: 'ok', output: null });
   });
 });
@@ -255,7 +298,10 @@ describe('pending results (spec §10.2)', () => {
     const { executor, catalog } = setup({
       handler: (ctx) => ctx.jobs.submit(() => new Promise<string>((resolve) => (release = resolve))),
     });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result.status).toBe('pending');
     const handle = result.handle!;
     expect(executor.jobs.poll(handle)).toEqual({ status: 'pending', handle });
@@ -274,7 +320,10 @@ describe('pending results (spec §10.2)', () => {
         }),
     });
     executor.jobs.onComplete((event) => seen.push(event.result.status));
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     await Bun.sleep(5);
     expect(executor.jobs.poll(result.handle!).error?.message).toBe('job broke');
     expect(seen).toEqual(['error']);
@@ -303,7 +352,10 @@ describe('toolCall middleware (spec §8)', () => {
       return { ...result, output: { wrapped: result.output ?? null } };
     };
     const { executor, catalog } = setup({ middlewares: [outer, inner] });
-    const result = await executor.execute({ id: 'c9', name: 'echo__say', args: { text: 'hi' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c9', name: 'echo__say', args: { text: 'hi' } },
+      { catalog, scope: testScope() },
+    );
     expect(result).toEqual({ status: 'ok', output: { wrapped: { said: 'hi!' } } });
     expect(order).toEqual(['outer before echo__say c9', 'inner before true', 'outer after']);
   });
@@ -313,7 +365,10 @@ describe('toolCall middleware (spec §8)', () => {
       throw new Error('extension exploded');
     };
     const { executor, catalog } = setup({ middlewares: [broken] });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result.error?.code).toBe('E_TOOL_MIDDLEWARE');
     expect(result.error?.message).toBe('extension exploded');
   });
@@ -327,7 +382,10 @@ describe('toolCall middleware (spec §8)', () => {
         ran = true;
       },
     });
-    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope: testScope() });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
     expect(result.error?.message).toBe('blocked');
     expect(ran).toBe(false);
   });
@@ -345,7 +403,18 @@ describe('ToolContext (spec §2.5, §7.3)', () => {
     });
     await executor.execute({ id: 'call_42', name: 'echo__say', args: { text: 'x' } }, { catalog, scope });
     expect(Object.keys(context!).sort()).toEqual(
-      ['agentName', 'config', 'instanceKey', 'jobs', 'logger', 'message', 'signal', 'toolCallId', 'turnId', 'workdir'].sort(),
+      [
+        'agentName',
+        'config',
+        'instanceKey',
+        'jobs',
+        'logger',
+        'message',
+        'signal',
+        'toolCallId',
+        'turnId',
+        'workdir',
+      ].sort(),
     );
     expect(context).not.toHaveProperty('swarmBundle');
     expect(context).not.toHaveProperty('oauth');

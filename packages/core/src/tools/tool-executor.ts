@@ -14,10 +14,10 @@ import type {
   ToolResult,
 } from '../types.ts';
 import { describeSchemaErrors } from './schema-validator.ts';
+import { toJsonSafe } from './to-json-safe.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import { isPendingSubmission, JobTable } from './tool-jobs.ts';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.ts';
-import { toJsonSafe } from './to-json-safe.ts';
 
 /** Security policy for calls outside the catalog (spec §2.3.3: only by explicit policy). */
 export interface ExecutionPolicy {
@@ -103,11 +103,15 @@ export class ToolExecutor {
     }
     const tool = this.registry.get(call.name);
     if (!tool) {
-      return errorResult('E_TOOL_NOT_FOUND', `Tool '${call.name}' is in the catalog but nothing is registered to run it.`);
+      return errorResult(
+        'E_TOOL_NOT_FOUND',
+        `Tool '${call.name}' is in the catalog but nothing is registered to run it.`,
+      );
     }
     const limit = tool.errorMessageLimit;
     const args = parseArguments(call.args);
-    if (typeof args === 'string') return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${args}`, limit);
+    if (typeof args === 'string')
+      return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${args}`, limit);
     const validate = tool.validator();
     if (validate && !validate(args)) {
       const problems = describeSchemaErrors(validate.errors);
@@ -124,7 +128,8 @@ export class ToolExecutor {
   private async invokeHandler(state: CallState): Promise<ToolResult> {
     const { tool, call, scope } = state;
     const limit = tool.errorMessageLimit;
-    if (scope.signal?.aborted) return errorResult('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled before it started.`);
+    if (scope.signal?.aborted)
+      return errorResult('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled before it started.`);
     const controller = new AbortController();
     const context: ToolContext = {
       agentName: scope.agentName,
@@ -201,7 +206,10 @@ function raceInterrupts(options: {
     };
     const onAbort = () => interrupt(new GoondanError('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled.`));
     const timer = setTimeout(
-      () => interrupt(new GoondanError('E_TOOL_TIMEOUT', `Tool '${call.name}' did not finish within ${tool.timeoutMs} ms.`)),
+      () =>
+        interrupt(
+          new GoondanError('E_TOOL_TIMEOUT', `Tool '${call.name}' did not finish within ${tool.timeoutMs} ms.`),
+        ),
       tool.timeoutMs,
     );
     parent?.addEventListener('abort', onAbort, { once: true });
@@ -229,7 +237,8 @@ function parseArguments(raw: JsonObject | string | unknown): JsonObject | string
     }
   }
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) return `arguments must be a JSON object, got ${Array.isArray(value) ? 'array' : typeof value}`;
+  if (typeof value !== 'object' || Array.isArray(value))
+    return `arguments must be a JSON object, got ${Array.isArray(value) ? 'array' : typeof value}`;
   return value as JsonObject;
 }
 
@@ -252,6 +261,7 @@ function capOutput(output: JsonValue, limit: number): JsonValue {
 function describeNearby(name: string, catalog: ToolCatalog): string {
   const prefix = name.split('__')[0] ?? '';
   const similar = catalog.items.filter((item) => prefix !== '' && item.name.startsWith(`${prefix}__`)).slice(0, 5);
-  if (similar.length > 0) return ` Tools of '${prefix}' in the catalog: ${similar.map((item) => item.name).join(', ')}.`;
+  if (similar.length > 0)
+    return ` Tools of '${prefix}' in the catalog: ${similar.map((item) => item.name).join(', ')}.`;
   return catalog.size <= 20 && catalog.size > 0 ? ` Available: ${catalog.names().join(', ')}.` : '';
 }

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
-import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
 import type { JsonObject, ToolCatalogItem, ToolHandler } from '../types.ts';
 import { compileParameters } from './schema-validator.ts';
 import { parseToolName, providerToolNamePattern } from './tool-name.ts';
@@ -44,11 +44,16 @@ export class ToolRegistry {
       );
     }
     if (typeof handler !== 'function') {
-      throw new GoondanError('E_TOOL_HANDLER_MISSING', `Tool '${item.name}' was registered without a handler function.`);
+      throw new GoondanError(
+        'E_TOOL_HANDLER_MISSING',
+        `Tool '${item.name}' was registered without a handler function.`,
+      );
     }
     const existing = this.tools.get(item.name);
     if (existing) {
-      const from = existing.item.source ? `${existing.item.source.type} '${existing.item.source.name}'` : 'unknown source';
+      const from = existing.item.source
+        ? `${existing.item.source.type} '${existing.item.source.name}'`
+        : 'unknown source';
       throw new GoondanError('E_TOOL_DUPLICATE', `Tool '${item.name}' is already registered (from ${from}).`);
     }
     let compiled: ValidateFunction | null | undefined;

@@ -1,0 +1,78 @@
+import { describe, expect, test } from 'bun:test';
+import type { ToolCatalogItem } from '../types.ts';
+import { CatalogBuilder } from './catalog-builder.ts';
+import { ToolRegistry } from './tool-registry.ts';
+
+const item = (name: string, type: 'config' | 'extension' | 'mcp' = 'config'): ToolCatalogItem => ({
+  name,
+  source: { type, name: name.split('__')[0]! },
+});
+
+describe('catalog (spec §2.1, §3, §12.3)', () => {
+  test('spec §2.1.2: starts from the Agent spec.tools, in declaration order, with every export of each', () => {
+    const registry = new ToolRegistry();
+    for (const name of ['a__one', 'a__two', 'b__run', 'c__hidden']) registry.register(item(name), () => null);
+    const builder = new CatalogBuilder(registry, ['b', 'a']);
+    expect(builder.build().names()).toEqual(['b__run', 'a__one', 'a__two']);
+  });
+
+  test('spec §2.1.4 / §12.3: tools registered later appear in the catalog built for the next step', () => {
+    const registry = new ToolRegistry();
+    registry.register(item('a__one'), () => null);
+    const builder = new CatalogBuilder(registry, ['a']);
+    expect(builder.build().has('weather__get')).toBe(false);
+    registry.register(item('weather__get', 'extension'), () => null);
+    expect(builder.build().names()).toEqual(['a__one', 'weather__get']);
+  });
+
+  test('spec §2.1.3: step middleware may edit the array; the guard follows the edited catalog', () => {
+    const registry = new ToolRegistry();
+    for (const name of ['a__one', 'a__two']) registry.register(item(name), () => null);
+    const builder = new CatalogBuilder(registry, ['a']);
+    const items = builder.initialItems();
+    items.splice(0, 1);
+    const catalog = builder.finalize(items);
+    expect(catalog.has('a__one')).toBe(false);
+    expect(catalog.has('a__two')).toBe(true);
+    expect(builder.build().has('a__one')).toBe(true);
+  });
+
+  test('the catalog is frozen so what the model saw is what the guard checks', () => {
+    const registry = new ToolRegistry();
+    registry.register(item('a__one'), () => null);
+    const catalog = new CatalogBuilder(registry, ['a']).build();
+    expect(Object.isFrozen(catalog.items)).toBe(true);
+  });
+});
+
+describe('registry', () => {
+  test('a second registration of a name is an error, never an overwrite (E_TOOL_DUPLICATE)', () => {
+    const registry = new ToolRegistry();
+    const first = () => 'first';
+    registry.register(item('a__one'), first);
+    expect(() => registry.register(item('a__one', 'extension'), () => 'second')).toThrow(
+      expect.objectContaining({ code: 'E_TOOL_DUPLICATE' }),
+    );
+    expect(registry.get('a__one')?.handler).toBe(first);
+  });
+
+  test('refuses names that break the resource__export or provider rule (E_NAME_INVALID)', () => {
+    const registry = new ToolRegistry();
+    expect(() => registry.register(item('noseparator'), () => null)).toThrow(
+      expect.objectContaining({ code: 'E_NAME_INVALID' }),
+    );
+    expect(() => registry.register(item(`a__${'x'.repeat(70)}`), () => null)).toThrow(
+      expect.objectContaining({ code: 'E_NAME_INVALID' }),
+    );
+    expect(() => registry.register(item('a.b__c'), () => null)).toThrow(
+      expect.objectContaining({ code: 'E_NAME_INVALID' }),
+    );
+  });
+
+  test('applies defaults: errorMessageLimit 1000 (spec §2.4.3), timeout 30 s', () => {
+    const registry = new ToolRegistry();
+    const tool = registry.register(item('a__one'), () => null);
+    expect(tool.errorMessageLimit).toBe(1000);
+    expect(tool.timeoutMs).toBe(30_000);
+  });
+});
