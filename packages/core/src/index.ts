@@ -25,3 +25,28 @@ export {
   ToolRegistry,
   type ToolRegistrationOptions,
 } from './tools/tool-registry.ts';
+export { type AgentEvent, newId, userEvent } from './agent/agent-event.ts';
+export { AgentInstance, type AgentInstanceOptions, DEFAULT_MAX_STEPS_PER_TURN } from './agent/agent-instance.ts';
+export { createMessage } from './agent/create-message.ts';
+export { instancePaths } from './agent/instance-paths.ts';
+export { agentModel, type OpenAgentInstanceOptions, openAgentInstance } from './agent/open-agent-instance.ts';
+export type {
+  StepMiddleware,
+  StepMiddlewareContext,
+  StepOutcome,
+  TurnMiddleware,
+  TurnMiddlewareContext,
+  TurnObserver,
+  TurnResult,
+} from './agent/turn-types.ts';
+export { checkModelCredentials } from './models/check-model-credentials.ts';
+export { createLanguageModel } from './models/create-language-model.ts';
+export { modelCallSettings } from './models/model-call-settings.ts';
+export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
+export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
+export { ConversationStore } from './store/conversation-store.ts';
+export { InstanceStateStore } from './store/instance-state-store.ts';
+export { openInstanceDatabase } from './store/open-instance-database.ts';
+export { toOtlpJson } from './store/to-otlp-json.ts';
+export { newSpanId, newTraceId } from './store/trace-ids.ts';
+export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';

@@ -30,3 +30,11 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { workdi
     ...overrides,
   };
 }
+
+export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
+export {
+  type OpenAICompatibleTestServer,
+  type RecordedRequest,
+  type ServerResponseScript,
+  startOpenAICompatibleServer,
+} from './models/openai-compatible-test-server.ts';

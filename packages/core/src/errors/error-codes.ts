@@ -118,6 +118,23 @@ export const errorCodes = {
     name: 'ModelConfigError',
     suggestion: 'Fix the Model resource (or the Agent modelConfig.params) field named in the message.',
   },
+  // Agent runtime
+  E_TURN_FAILED: {
+    name: 'TurnFailedError',
+    suggestion: 'A turn middleware failed; the message names the cause. Check the extension that registered it.',
+  },
+  E_MODEL_CALL_FAILED: {
+    name: 'ModelCallFailedError',
+    suggestion: 'The model provider returned an error or could not be reached; check the Model resource, key and baseURL.',
+  },
+  E_INSTANCE_KEY_INVALID: {
+    name: 'InstanceKeyInvalidError',
+    suggestion: "Use 1-128 letters, digits, '_', '.' or '-' for --instance.",
+  },
+  E_AGENT_NO_MODEL: {
+    name: 'AgentNoModelError',
+    suggestion: 'Give the Agent spec.modelConfig.modelRef pointing at a Model resource.',
+  },
   // Base tools
   E_PATH_OUTSIDE_WORKDIR: {
     name: 'PathOutsideWorkdirError',

@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadBundle } from '../config/load-bundle.ts';
+import type { AgentResource } from '../config/resources.ts';
+import { createScriptedModel, type ScriptedStep } from '../models/scripted-model.ts';
+import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { TraceStore } from '../store/trace-store.ts';
+import type { ToolCatalogItem } from '../types.ts';
+import { userEvent } from './agent-event.ts';
+import { instancePaths } from './instance-paths.ts';
+import { type OpenAgentInstanceOptions, openAgentInstance } from './open-agent-instance.ts';
+
+const fixture = join(import.meta.dir, '__fixtures__', 'basic');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(steps: ScriptedStep[], extra: Partial<OpenAgentInstanceOptions> = {}) {
+  const loaded = await loadBundle({ dir: fixture });
+  expect(loaded.problems).toEqual([]);
+  const bundle = loaded.bundle!;
+  const stateDir = mkdtempSync(join(tmpdir(), 'gdn-agent-'));
+  dirs.push(stateDir);
+  const model = createScriptedModel(steps);
+  const agent = bundle.resources.get('Agent/helper') as AgentResource;
+  const instance = openAgentInstance({ bundle, handlers: loaded.handlers, agent, instanceKey: 'k1', model, stateDir, ...extra });
+  return { instance, model, bundle, loaded, agent, stateDir };
+}
+
+describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
+  test('runs steps until the model stops calling tools, and appends call results in order', async () => {
+    const { instance, model } = await open([
+      { toolCalls: [{ name: 'calc__add', args: { a: 2, b: 3 } }, { name: 'calc__add', args: { a: 10, b: 1 } }] },
+      { text: 'The sums are 5 and 11.' },
+    ]);
+    const result = await instance.enqueue(userEvent('add things'));
+    expect(result.status).toBe('completed');
+    expect(result.text).toBe('The sums are 5 and 11.');
+    expect(result.steps).toBe(2);
+    const roles = instance.conversation().map((message) => message.data.role);
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+    const secondPrompt = JSON.stringify(model.calls[1]!.prompt);
+    expect(secondPrompt).toContain('"sum":5');
+    expect(secondPrompt.indexOf('"sum":5')).toBeLessThan(secondPrompt.indexOf('"sum":11'));
+  });
+
+  test('spec §2.1.1–2: the model is offered exactly the catalog from Agent spec.tools, with the system prompt', async () => {
+    const { instance, model } = await open([{ text: 'hi' }]);
+    await instance.enqueue(userEvent('hello'));
+    expect(model.calls[0]!.toolNames.sort()).toEqual(['calc__add', 'calc__later', 'calc__slow', 'calc__whoami']);
+    expect(model.calls[0]!.prompt[0]).toEqual({ role: 'system', content: 'You are the fixture agent.' });
+    const add = model.calls[0]!.tools.find((tool) => tool.name === 'calc__add')!;
+    expect(add.inputSchema).toEqual({
+      type: 'object',
+      properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    });
+  });
+
+  test('spec §2.1.3: step middleware edits ctx.toolCatalog and the model sees the edited list', async () => {
+    const { instance, model } = await open([{ toolCalls: [{ name: 'calc__add', args: { a: 1, b: 1 } }] }, { text: 'done' }], {
+      stepMiddlewares: [
+        async (ctx) => {
+          ctx.toolCatalog = ctx.toolCatalog.filter((item: ToolCatalogItem) => item.name !== 'calc__add');
+          return ctx.next();
+        },
+      ],
+    });
+    await instance.enqueue(userEvent('go'));
+    expect(model.calls[0]!.toolNames).not.toContain('calc__add');
+    // The guard follows the edited catalog at execution time (spec §9.1).
+    expect(JSON.stringify(instance.conversation()[2]!.data)).toContain('E_TOOL_NOT_IN_CATALOG');
+  });
+
+  test('unknown tool, broken JSON and schema-violating arguments come back as error results and the turn goes on', async () => {
+    const { instance, model } = await open([
+      {
+        toolCalls: [
+          { name: 'secret__add', args: {} },
+          { name: 'calc__add', args: '{"a": 1,' },
+          { name: 'calc__add', args: { a: 'one' } },
+        ],
+      },
+      { text: 'recovered' },
+    ]);
+    const result = await instance.enqueue(userEvent('break things'));
+    expect(result.status).toBe('completed');
+    const toolMessages = instance.conversation().filter((message) => message.data.role === 'tool');
+    const codes = toolMessages.map((message) => JSON.stringify(message.data).match(/"code":"(E_[A-Z_]+)"/)?.[1]);
+    expect(codes).toEqual(['E_TOOL_NOT_IN_CATALOG', 'E_TOOL_INVALID_ARGS', 'E_TOOL_INVALID_ARGS']);
+    expect(JSON.stringify(model.calls[1]!.prompt)).toContain('E_TOOL_NOT_IN_CATALOG');
+  });
+
+  test('spec §2.5: ToolContext.message is the assistant message holding the call; workdir is the instance workspace', async () => {
+    const { instance, stateDir } = await open([{ toolCalls: [{ name: 'calc__whoami', id: 'call_who' }] }, { text: 'ok' }]);
+    await instance.enqueue(userEvent('who'));
+    const messages = instance.conversation();
+    const output = JSON.parse(JSON.stringify((messages[2]!.data.content as { output: { value: { output: unknown } } }[])[0]!.output.value.output));
+    expect(output).toMatchObject({ agentName: 'helper', instanceKey: 'k1', toolCallId: 'call_who', messageRole: 'assistant' });
+    expect(output.messageId).toBe(messages[1]!.id);
+    expect(output.workdir).toBe(instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir }).workdir);
+  });
+
+  test('the step cap ends the turn with a stated reason', async () => {
+    const loop = Array.from({ length: 6 }, () => ({ toolCalls: [{ name: 'calc__add', args: { a: 1, b: 1 } }] }));
+    const { instance } = await open(loop);
+    const result = await instance.enqueue(userEvent('loop'));
+    expect(result.status).toBe('max_steps');
+    expect(result.steps).toBe(4);
+    expect(result.reason).toContain('maxStepsPerTurn');
+  });
+
+  test('a provider failure ends the turn with E_MODEL_CALL_FAILED, nothing crashes', async () => {
+    const { instance } = await open([{ error: 'upstream exploded' }]);
+    const result = await instance.enqueue(userEvent('hi'));
+    expect(result.status).toBe('error');
+    expect(result.error?.code).toBe('E_MODEL_CALL_FAILED');
+    expect(result.error?.message).toContain('upstream exploded');
+  });
+
+  test('cancelling a turn aborts running tools and leaves every call answered', async () => {
+    const { instance } = await open([{ toolCalls: [{ name: 'calc__slow', args: { ms: 5000 } }] }, { text: 'never' }]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const result = await instance.enqueue(userEvent('slow'), { signal: controller.signal });
+    expect(result.status).toBe('cancelled');
+    const messages = instance.conversation();
+    expect(messages.map((message) => message.data.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(JSON.stringify(messages[2]!.data)).toContain('E_TOOL_ABORTED');
+  });
+
+  test('events queue FIFO and run one turn at a time', async () => {
+    const { instance } = await open([{ text: 'first' }, { text: 'second' }, { text: 'third' }]);
+    const results = await Promise.all([
+      instance.enqueue(userEvent('1')),
+      instance.enqueue(userEvent('2')),
+      instance.enqueue(userEvent('3')),
+    ]);
+    expect(results.map((result) => result.text)).toEqual(['first', 'second', 'third']);
+    const users = instance.conversation().filter((message) => message.data.role === 'user');
+    expect(users.map((message) => message.data.content)).toEqual(['1', '2', '3']);
+  });
+
+  test('spec §10.2: a pending job answers with a handle, and its completion arrives as an event that starts a turn', async () => {
+    const ended: string[] = [];
+    const { instance } = await open(
+      [{ toolCalls: [{ name: 'calc__later' }] }, { text: 'submitted' }, { text: 'job is done' }],
+      { observer: { onTurnEnd: (result) => ended.push(result.text) } },
+    );
+    await instance.enqueue(userEvent('start job'));
+    const deadline = Date.now() + 2000;
+    while (ended.length < 2 && Date.now() < deadline) await Bun.sleep(10);
+    expect(ended).toEqual(['submitted', 'job is done']);
+    const texts = instance.conversation().map((message) => JSON.stringify(message.data));
+    expect(texts.some((text) => text.includes('"status":"pending"'))).toBe(true);
+    expect(texts.some((text) => text.includes('finished') && text.includes('"role":"user"'))).toBe(true);
+  });
+
+  test('the conversation survives reopening the instance, and traces are stored as a tree', async () => {
+    const first = await open([{ toolCalls: [{ name: 'calc__add', args: { a: 1, b: 2 } }] }, { text: 'three' }]);
+    const result = await first.instance.enqueue(userEvent('sum'));
+    first.instance.close();
+    const reopened = openAgentInstance({
+      bundle: first.bundle,
+      handlers: first.loaded.handlers,
+      agent: first.agent,
+      instanceKey: 'k1',
+      model: createScriptedModel([{ text: 'again' }]),
+      stateDir: first.stateDir,
+    });
+    expect(reopened.conversation().map((message) => message.data.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    const traces = new TraceStore(
+      openInstanceDatabase(instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir: first.stateDir }).databaseFile),
+    );
+    const spans = traces.spansOfTrace(result.traceId);
+    expect(spans.map((span) => span.kind).sort()).toEqual(['model', 'model', 'step', 'step', 'tool', 'turn']);
+    const turn = spans.find((span) => span.kind === 'turn')!;
+    expect(spans.filter((span) => span.kind === 'step').every((span) => span.parentSpanId === turn.spanId)).toBe(true);
+  });
+});

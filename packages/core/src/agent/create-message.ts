@@ -1,0 +1,23 @@
+import type { Message, MessageSource, ModelMessage } from '../types.ts';
+import { newId } from './agent-event.ts';
+
+/** Wraps an AI SDK message (spec appendix A). */
+export function createMessage(data: ModelMessage, source: MessageSource): Message {
+  return { id: newId('msg'), data, metadata: {}, createdAt: new Date(), source };
+}
+
+/** Tool-call parts of an assistant message: `{ toolCallId, toolName }` in order. */
+export function toolCallsOf(message: Message): { toolCallId: string; toolName: string }[] {
+  if (message.data.role !== 'assistant' || !Array.isArray(message.data.content)) return [];
+  return (message.data.content as { type?: string; toolCallId?: string; toolName?: string }[])
+    .filter((part) => part.type === 'tool-call' && typeof part.toolCallId === 'string')
+    .map((part) => ({ toolCallId: part.toolCallId!, toolName: String(part.toolName) }));
+}
+
+/** toolCallIds answered by a tool message. */
+export function toolResultIdsOf(message: Message): string[] {
+  if (message.data.role !== 'tool' || !Array.isArray(message.data.content)) return [];
+  return (message.data.content as { type?: string; toolCallId?: string }[])
+    .filter((part) => part.type === 'tool-result' && typeof part.toolCallId === 'string')
+    .map((part) => part.toolCallId!);
+}

@@ -1,0 +1,93 @@
+import { mkdirSync } from 'node:fs';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { parseObjectRef } from '../config/object-ref.ts';
+import type { AgentResource, Bundle, ModelResource, SwarmResource } from '../config/resources.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import { checkModelCredentials } from '../models/check-model-credentials.ts';
+import { createLanguageModel } from '../models/create-language-model.ts';
+import { modelCallSettings } from '../models/model-call-settings.ts';
+import { ConversationStore } from '../store/conversation-store.ts';
+import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { TraceStore } from '../store/trace-store.ts';
+import { createAgentToolset } from '../tools/agent-toolset.ts';
+import type { ToolCallMiddleware, ToolHandler } from '../types.ts';
+import { AgentInstance } from './agent-instance.ts';
+import { instancePaths } from './instance-paths.ts';
+import type { StepMiddleware, TurnMiddleware, TurnObserver } from './turn-types.ts';
+
+export interface OpenAgentInstanceOptions {
+  bundle: Bundle;
+  handlers: Map<string, Record<string, ToolHandler>>;
+  agent: AgentResource;
+  instanceKey: string;
+  /** Where keys are read from (process.env by default). */
+  env?: Record<string, string | undefined>;
+  /** Use this model instead of the Agent's Model resource (tests). */
+  model?: LanguageModelV4;
+  stateDir?: string;
+  observer?: TurnObserver;
+  logger?: Console;
+  turnMiddlewares?: readonly TurnMiddleware[];
+  stepMiddlewares?: readonly StepMiddleware[];
+  toolCallMiddlewares?: readonly ToolCallMiddleware[];
+}
+
+/** The Model an Agent points at (spec.modelConfig.modelRef). */
+export function agentModel(bundle: Bundle, agent: AgentResource): ModelResource {
+  const ref = parseObjectRef(agent.spec.modelConfig?.modelRef);
+  const model = ref ? bundle.resources.get(`Model/${ref.name}`) : undefined;
+  if (!model || model.kind !== 'Model') {
+    throw new GoondanError('E_AGENT_NO_MODEL', `Agent '${agent.metadata.name}' has no spec.modelConfig.modelRef to a Model.`);
+  }
+  return model;
+}
+
+/** The step cap: the Agent's policy, else the Swarm's that lists the agent, else the default. */
+function maxStepsFor(bundle: Bundle, agent: AgentResource): number | undefined {
+  if (agent.spec.policy?.maxStepsPerTurn !== undefined) return agent.spec.policy.maxStepsPerTurn;
+  for (const resource of bundle.resources.values()) {
+    if (resource.kind !== 'Swarm') continue;
+    const swarm = resource as SwarmResource;
+    if (swarm.spec.agents.some((ref) => parseObjectRef(ref)?.name === agent.metadata.name)) return swarm.spec.policy?.maxStepsPerTurn;
+  }
+  return undefined;
+}
+
+/**
+ * Opens an agent instance from a loaded bundle: checks the model's credentials before any turn (a missing key
+ * names the variable to set), opens the instance database and workspace, and resumes the stored conversation.
+ */
+export function openAgentInstance(options: OpenAgentInstanceOptions): AgentInstance {
+  const { bundle, agent, instanceKey } = options;
+  const modelResource = agentModel(bundle, agent);
+  const env = options.env ?? process.env;
+  let model = options.model;
+  if (!model) {
+    checkModelCredentials(modelResource, env);
+    model = createLanguageModel(modelResource, { env });
+  }
+  const paths = instancePaths({ rootDir: bundle.rootDir, agentName: agent.metadata.name, instanceKey, stateDir: options.stateDir });
+  mkdirSync(paths.workdir, { recursive: true });
+  const db = openInstanceDatabase(paths.databaseFile);
+  const toolset = createAgentToolset({
+    bundle,
+    handlers: options.handlers,
+    agent,
+    middlewares: options.toolCallMiddlewares,
+  });
+  return new AgentInstance({
+    agent,
+    instanceKey,
+    toolset,
+    model,
+    callSettings: modelCallSettings(modelResource, agent.spec.modelConfig?.params),
+    conversation: new ConversationStore(db),
+    traces: new TraceStore(db),
+    workdir: paths.workdir,
+    observer: options.observer,
+    logger: options.logger,
+    turnMiddlewares: options.turnMiddlewares,
+    stepMiddlewares: options.stepMiddlewares,
+    maxStepsPerTurn: maxStepsFor(bundle, agent),
+  });
+}

@@ -1,0 +1,1 @@
+export const handlers = { run: () => 'ok', walk: 'not a function' };

@@ -1,0 +1,3 @@
+export {};
+
+throw new Error('boom while importing');

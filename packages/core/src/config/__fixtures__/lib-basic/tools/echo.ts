@@ -1,0 +1,1 @@
+export const handlers = { say: () => 'library echo' };

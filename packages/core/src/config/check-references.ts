@@ -1,0 +1,120 @@
+import { closestName } from './closest-name.ts';
+import { problemAt } from './create-problem.ts';
+import type { FieldPath, YamlDocument } from './locate-field.ts';
+import { formatFieldPath } from './locate-field.ts';
+import { parseObjectRef, refKey } from './object-ref.ts';
+import type { BundleProblem, Resource, ResourceKind } from './resources.ts';
+
+/** A resource together with the document it came from, so problems can point into it. */
+export interface DeclaredResource {
+  resource: Resource;
+  document: YamlDocument;
+}
+
+interface RefSite {
+  path: FieldPath;
+  value: unknown;
+  expectedKind: ResourceKind;
+  /** Agent tools/extensions entries may also be `{ ref, config? }`. */
+  entry: boolean;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function listSites(resource: Resource): RefSite[] {
+  const sites: RefSite[] = [];
+  const addList = (field: string, list: unknown, expectedKind: ResourceKind, entry: boolean) => {
+    if (!Array.isArray(list)) return;
+    list.forEach((value, index) => {
+      sites.push({ path: ['spec', field, index], value, expectedKind, entry });
+    });
+  };
+  const spec = resource.spec as Record<string, unknown>;
+  if (resource.kind === 'Agent') {
+    const modelConfig = spec.modelConfig;
+    if (isPlainObject(modelConfig) && modelConfig.modelRef !== undefined) {
+      const path = ['spec', 'modelConfig', 'modelRef'];
+      sites.push({ path, value: modelConfig.modelRef, expectedKind: 'Model', entry: false });
+    }
+    addList('tools', spec.tools, 'Tool', true);
+    addList('extensions', spec.extensions, 'Extension', true);
+  } else if (resource.kind === 'Swarm') {
+    if (spec.entryAgent !== undefined) {
+      sites.push({ path: ['spec', 'entryAgent'], value: spec.entryAgent, expectedKind: 'Agent', entry: false });
+    }
+    addList('agents', spec.agents, 'Agent', false);
+  }
+  return sites;
+}
+
+function namesOfKind(resources: Map<string, Resource>, kind: ResourceKind): string[] {
+  return [...resources.values()].filter((resource) => resource.kind === kind).map((resource) => resource.metadata.name);
+}
+
+function describeNames(kind: ResourceKind, names: string[]): string {
+  if (names.length === 0) return `no ${kind} is declared`;
+  const shown = names.slice(0, 20).join(', ');
+  return `${kind}s that exist: ${shown}${names.length > 20 ? `, and ${names.length - 20} more` : ''}`;
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function checkSite(site: RefSite, document: YamlDocument, resources: Map<string, Resource>): BundleProblem | null {
+  const { expectedKind } = site;
+  const usesRefKey = site.entry && isPlainObject(site.value) && 'ref' in site.value;
+  const refValue = usesRefKey ? (site.value as Record<string, unknown>).ref : site.value;
+  const refPath = usesRefKey ? [...site.path, 'ref'] : site.path;
+  const extraKeys = usesRefKey
+    ? Object.keys(site.value as object).filter((key) => key !== 'ref' && key !== 'config')
+    : [];
+  const ref = parseObjectRef(refValue);
+  if (!ref || extraKeys.length > 0) {
+    const bareName = typeof refValue === 'string' && !refValue.includes('/') ? refValue : undefined;
+    const known = bareName !== undefined && resources.has(refKey(expectedKind, bareName));
+    const detail =
+      extraKeys.length > 0
+        ? `unknown field(s) ${extraKeys.join(', ')} beside ref`
+        : `${preview(refValue)} is not a reference`;
+    return problemAt(document, {
+      code: 'E_REF_INVALID',
+      path: extraKeys.length > 0 ? site.path : refPath,
+      message: `${formatFieldPath(extraKeys.length > 0 ? site.path : refPath)}: ${detail}; write "${expectedKind}/name" or { kind: ${expectedKind}, name }`,
+      suggestion: known ? `Write "${expectedKind}/${bareName}".` : undefined,
+    });
+  }
+  const target = resources.get(refKey(ref.kind, ref.name));
+  if (target && ref.kind === expectedKind) return null;
+  const names = namesOfKind(resources, expectedKind);
+  const guess = closestName(ref.name, names);
+  const where = formatFieldPath(refPath);
+  const message =
+    ref.kind === expectedKind
+      ? `${where} refers to ${refKey(ref.kind, ref.name)}, which is not declared; ${describeNames(expectedKind, names)}`
+      : `${where} refers to ${refKey(ref.kind, ref.name)}, but it must refer to ${/^[AEIOU]/.test(expectedKind) ? 'an' : 'a'} ${expectedKind}; ${describeNames(expectedKind, names)}`;
+  const suggestion = guess ? `Did you mean "${refKey(expectedKind, guess)}"?` : undefined;
+  return problemAt(document, { code: 'E_REF_UNRESOLVED', path: refPath, message, suggestion });
+}
+
+/**
+ * Checks every reference between resources: Agent modelConfig.modelRef → Model, tools → Tool, extensions →
+ * Extension; Swarm entryAgent and agents → Agent. A malformed reference is E_REF_INVALID; one that names nothing of
+ * the right kind is E_REF_UNRESOLVED and lists the names that exist.
+ */
+export function checkReferences(
+  declared: readonly DeclaredResource[],
+  resources: Map<string, Resource>,
+): BundleProblem[] {
+  const problems: BundleProblem[] = [];
+  for (const { resource, document } of declared) {
+    for (const site of listSites(resource)) {
+      const problem = checkSite(site, document, resources);
+      if (problem) problems.push(problem);
+    }
+  }
+  return problems;
+}

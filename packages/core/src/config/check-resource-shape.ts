@@ -1,0 +1,73 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
+import { closestName } from './closest-name.ts';
+import { problemAt } from './create-problem.ts';
+import type { FieldPath, YamlDocument } from './locate-field.ts';
+import { formatFieldPath, pointerToPath } from './locate-field.ts';
+import { resourceSchema } from './resource-schemas.ts';
+import type { BundleProblem, ResourceKind } from './resources.ts';
+
+const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true });
+const validators = new Map<ResourceKind, ValidateFunction>();
+
+function validatorFor(kind: ResourceKind): ValidateFunction {
+  let validate = validators.get(kind);
+  if (!validate) {
+    validate = ajv.compile(resourceSchema(kind));
+    validators.set(kind, validate);
+  }
+  return validate;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  const text = JSON.stringify(value) ?? String(value);
+  return `${typeof value} ${text.length > 40 ? `${text.slice(0, 37)}...` : text}`;
+}
+
+function subject(path: FieldPath): string {
+  return path.length === 0 ? 'The document' : formatFieldPath(path);
+}
+
+/** One ajv error as a problem at the YAML node it concerns. */
+function schemaErrorToProblem(document: YamlDocument, error: ErrorObject): BundleProblem {
+  const path = pointerToPath(error.instancePath, document.value);
+  const at = (fieldPath: FieldPath, message: string, extra: { suggestion?: string; at?: 'key' } = {}) =>
+    problemAt(document, { code: 'E_RESOURCE_INVALID', path: fieldPath, message, ...extra });
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const field = String(error.params.additionalProperty);
+      const known = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
+      const guess = closestName(field, known);
+      const suggestion = `${guess ? `Did you mean "${guess}"? ` : ''}Known fields: ${known.join(', ')}.`;
+      return at([...path, field], `${subject(path)} has unknown field "${field}"`, { suggestion, at: 'key' });
+    }
+    case 'required':
+      return at(
+        [...path, String(error.params.missingProperty)],
+        `${subject(path)} is missing required field "${error.params.missingProperty}"`,
+      );
+    case 'enum': {
+      const allowed = (error.params.allowedValues as unknown[]).map(String).join(', ');
+      return at(path, `${subject(path)} must be one of: ${allowed} (got ${describeValue(error.data)})`);
+    }
+    case 'minProperties':
+    case 'maxProperties': {
+      const description = error.parentSchema?.description;
+      return at(path, `${subject(path)} ${description ? `must have ${description}` : error.message}`);
+    }
+    case 'type':
+      return at(path, `${subject(path)} ${error.message} (got ${describeValue(error.data)})`);
+    default:
+      return at(path, `${subject(path)} ${error.message}`);
+  }
+}
+
+/** Shape problems of a document whose kind is known (E_RESOURCE_INVALID, one per ajv error). */
+export function checkResourceShape(document: YamlDocument, kind: ResourceKind): BundleProblem[] {
+  const validate = validatorFor(kind);
+  if (validate(document.value)) return [];
+  return (validate.errors ?? []).map((error) => schemaErrorToProblem(document, error));
+}

@@ -1,0 +1,21 @@
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+
+/**
+ * The Ajv that compiles tool `parameters` (spec §6.1), at load time and when calls are validated, so both agree.
+ * Strict, so typos such as `requried` are errors instead of silently ignored keywords; two strict checks are relaxed
+ * because they reject valid schemas: `strictRequired` (a `required` inside anyOf names properties of the parent) and
+ * union types (`type: [string, "null"]` is how providers spell nullable). Schemas with `$id` are not kept, so two
+ * tools may reuse one.
+ */
+export function createParametersAjv(): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    addUsedSchema: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}

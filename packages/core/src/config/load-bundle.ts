@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { ToolHandler } from '../types.ts';
+import type { DeclaredResource } from './check-references.ts';
+import { checkReferences } from './check-references.ts';
+import { checkResourceDocument } from './check-resource-document.ts';
+import { createParametersAjv } from './create-parameters-ajv.ts';
+import { problemAt } from './create-problem.ts';
+import { loadToolHandlers } from './load-tool-handlers.ts';
+import { refKey } from './object-ref.ts';
+import { readBundleFile } from './read-bundle-file.ts';
+import type { Bundle, BundleProblem, Resource } from './resources.ts';
+
+export interface LoadBundleResult {
+  /** Null whenever there is any problem: nothing is half-loaded. */
+  bundle: Bundle | null;
+  /** Every problem found, sorted by file and position. */
+  problems: BundleProblem[];
+  /** Each Tool's handlers by `Tool/name`, only the declared exports; empty when `bundle` is null. */
+  handlers: Map<string, Record<string, ToolHandler>>;
+}
+
+interface Source {
+  dir: string;
+  library?: string;
+}
+
+/** A library's name: its package.json name (`@goondan/base`), else its directory name. */
+function libraryName(dir: string): string {
+  try {
+    const name = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
+    if (typeof name === 'string' && name) return name;
+  } catch {
+    // No package.json: the directory name will do.
+  }
+  return basename(dir);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function location(declared: DeclaredResource): string {
+  const { file, line, column } = declared.resource.location;
+  return `${file}:${line}:${column}`;
+}
+
+/**
+ * Loads and validates the bundle in `dir` (which holds goondan.yaml), with the resources of `libraries` (other
+ * bundle directories, e.g. @goondan/base) available too; a user resource with a library resource's Kind/name
+ * replaces it. Every problem is reported at once (spec §4.3, §15), and Tool entry modules are imported.
+ * @example
+ * const { bundle, problems } = await loadBundle({ dir: findBundleDir(process.cwd()) });
+ * if (!bundle) console.error(formatProblems(problems, { color: false, readFile }));
+ */
+export async function loadBundle(options: { dir: string; libraries?: string[] }): Promise<LoadBundleResult> {
+  const rootDir = resolve(options.dir);
+  const sources: Source[] = [
+    ...(options.libraries ?? []).map((dir) => ({ dir: resolve(dir), library: libraryName(resolve(dir)) })),
+    { dir: rootDir },
+  ];
+  const parametersAjv = createParametersAjv();
+  const problems: BundleProblem[] = [];
+  const declaredByKey = new Map<string, DeclaredResource>();
+
+  const files = await Promise.all(sources.map((source) => readBundleFile({ bundleDir: source.dir, rootDir })));
+  sources.forEach((source, index) => {
+    const { documents, problems: fileProblems } = files[index] ?? { documents: [], problems: [] };
+    problems.push(...fileProblems);
+    for (const document of documents) {
+      const checked = checkResourceDocument({ document, parametersAjv, library: source.library });
+      problems.push(...checked.problems);
+      if (!checked.resource) continue;
+      const declared = { resource: checked.resource, document };
+      const key = refKey(checked.resource.kind, checked.resource.metadata.name);
+      const first = declaredByKey.get(key);
+      // The user's own resources override a library's; any other repeat is a mistake.
+      if (first && !(source.library === undefined && first.resource.library !== undefined)) {
+        problems.push(
+          problemAt(document, {
+            code: 'E_RESOURCE_DUPLICATE',
+            path: ['metadata', 'name'],
+            message: `${key} is declared twice; the first is at ${location(first)}`,
+          }),
+        );
+        continue;
+      }
+      declaredByKey.set(key, declared);
+    }
+  });
+
+  const declared = [...declaredByKey.values()];
+  const resources = new Map<string, Resource>([...declaredByKey].map(([key, entry]) => [key, entry.resource]));
+  problems.push(...checkReferences(declared, resources));
+  const loaded = await loadToolHandlers(declared.filter((entry) => entry.resource.kind === 'Tool'));
+  problems.push(...loaded.problems);
+
+  problems.sort((a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column);
+  if (problems.length > 0) return { bundle: null, problems, handlers: new Map() };
+  return { bundle: { rootDir, resources }, problems, handlers: loaded.handlers };
+}

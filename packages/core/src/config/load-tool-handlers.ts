@@ -1,0 +1,103 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { ToolHandler } from '../types.ts';
+import type { DeclaredResource } from './check-references.ts';
+import { problemAt } from './create-problem.ts';
+import { refKey } from './object-ref.ts';
+import type { BundleProblem, ToolResource } from './resources.ts';
+
+/** A module whose top level never settles must not hang `gdn validate`. */
+export const entryImportTimeoutMs = 10_000;
+
+function describe(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}
+
+async function importWithTimeout(absolutePath: string): Promise<Record<string, unknown>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`it did not finish loading within ${entryImportTimeoutMs / 1000} s`)),
+      entryImportTimeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([import(absolutePath) as Promise<Record<string, unknown>>, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function loadOne(
+  declared: DeclaredResource,
+  problems: BundleProblem[],
+): Promise<Record<string, ToolHandler> | null> {
+  const resource = declared.resource as ToolResource;
+  const { document } = declared;
+  const entry = resource.spec.entry;
+  if (typeof entry !== 'string' || entry.trim() === '') return null;
+  const absolutePath = resolve(resource.location.baseDir, entry);
+  const entryPath = ['spec', 'entry'];
+  const stats = await stat(absolutePath).catch(() => null);
+  if (!stats?.isFile()) {
+    const what = stats ? 'is not a file' : 'does not exist';
+    const message = `spec.entry "${entry}" ${what} (looked for ${absolutePath})`;
+    problems.push(problemAt(document, { code: 'E_TOOL_ENTRY_NOT_FOUND', path: entryPath, message }));
+    return null;
+  }
+  let module: Record<string, unknown>;
+  try {
+    module = await importWithTimeout(absolutePath);
+  } catch (thrown) {
+    const message = `Importing spec.entry "${entry}" failed: ${describe(thrown)}`;
+    problems.push(problemAt(document, { code: 'E_TOOL_ENTRY_LOAD', path: entryPath, message }));
+    return null;
+  }
+  const exported = module.handlers;
+  if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) {
+    const found = Object.keys(module).join(', ') || 'none';
+    const message = `"${entry}" does not export a handlers object (spec §7.2); its exports: ${found}`;
+    problems.push(problemAt(document, { code: 'E_TOOL_HANDLERS_MISSING', path: entryPath, message }));
+    return null;
+  }
+  const handlers = exported as Record<string, unknown>;
+  // Only declared exports are reachable, and only own properties count (`constructor` is not a handler).
+  const loaded: Record<string, ToolHandler> = Object.create(null);
+  const exports = Array.isArray(resource.spec.exports) ? resource.spec.exports : [];
+  exports.forEach((item, index) => {
+    const name = (item as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string') return;
+    const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
+    if (typeof handler === 'function') {
+      loaded[name] = handler as ToolHandler;
+      return;
+    }
+    const available = Object.keys(handlers).join(', ') || 'none';
+    problems.push(
+      problemAt(document, {
+        code: 'E_TOOL_HANDLER_MISSING',
+        path: ['spec', 'exports', index, 'name'],
+        message: `"${entry}" has no handler function for export "${name}" (spec §15); handlers has: ${available}`,
+      }),
+    );
+  });
+  return loaded;
+}
+
+/**
+ * Imports each Tool's entry module with Bun (spec §2.7, §7.2) and checks it: the file exists, it imports, it exports
+ * `handlers`, and there is a function for every export. Returns the handlers by `Tool/name`.
+ */
+export async function loadToolHandlers(tools: readonly DeclaredResource[]): Promise<{
+  handlers: Map<string, Record<string, ToolHandler>>;
+  problems: BundleProblem[];
+}> {
+  const problems: BundleProblem[] = [];
+  const handlers = new Map<string, Record<string, ToolHandler>>();
+  const loaded = await Promise.all(tools.map((tool) => loadOne(tool, problems)));
+  tools.forEach((tool, index) => {
+    const result = loaded[index];
+    if (result) handlers.set(refKey('Tool', tool.resource.metadata.name), result);
+  });
+  return { handlers, problems };
+}

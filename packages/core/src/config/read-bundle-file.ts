@@ -1,0 +1,34 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { createProblem } from './create-problem.ts';
+import { BUNDLE_FILE_NAME } from './find-bundle-dir.ts';
+import type { YamlDocument } from './locate-field.ts';
+import { parseYamlDocuments, yamlLimits } from './parse-yaml-documents.ts';
+import type { BundleProblem } from './resources.ts';
+
+/** How files are named in problems: relative to the bundle root, with forward slashes (`../base/goondan.yaml`). */
+export function bundleRelativePath(rootDir: string, absolutePath: string): string {
+  return relative(rootDir, absolutePath).split(sep).join('/');
+}
+
+/** Reads and splits the goondan.yaml of `bundleDir`; a missing or oversized file is a problem, not a throw. */
+export async function readBundleFile(options: { bundleDir: string; rootDir: string }): Promise<{
+  documents: YamlDocument[];
+  problems: BundleProblem[];
+}> {
+  const absoluteFile = join(options.bundleDir, BUNDLE_FILE_NAME);
+  const file = bundleRelativePath(options.rootDir, absoluteFile);
+  const atStart = { file, line: 1, column: 1 };
+  const stats = await stat(absoluteFile).catch(() => null);
+  if (!stats?.isFile()) {
+    const message = `No ${BUNDLE_FILE_NAME} in ${options.bundleDir}`;
+    return { documents: [], problems: [createProblem({ code: 'E_BUNDLE_NOT_FOUND', message, location: atStart })] };
+  }
+  // Refuse before reading, so a huge file is never loaded into memory.
+  if (stats.size > yamlLimits.maxBytes) {
+    const message = `${file} is ${stats.size} bytes; bundle files may be at most ${yamlLimits.maxBytes} bytes`;
+    return { documents: [], problems: [createProblem({ code: 'E_YAML_LIMIT', message, location: atStart })] };
+  }
+  const text = await readFile(absoluteFile, 'utf8');
+  return parseYamlDocuments({ text, file, absoluteFile });
+}

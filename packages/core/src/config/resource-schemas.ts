@@ -1,0 +1,123 @@
+import type { ResourceKind } from './resources.ts';
+
+/**
+ * JSON Schemas of each kind's document (shapes in resources.ts, DESIGN.md §2). They check shape only: apiVersion,
+ * kind, names, references and the Tool rules of spec §4.3 have their own codes and are checked elsewhere, so
+ * `entry` and `exports` are not `required` here. Tool specs refuse unknown fields (typos matter); other kinds
+ * accept them so bundles written for other Goondan runtimes still load.
+ */
+type Schema = Record<string, unknown>;
+
+const object: Schema = { type: 'object' };
+/** "Kind/name" or { kind, name }; the exact form is checked with the references (E_REF_INVALID). */
+const objectRef: Schema = { type: ['string', 'object'] };
+const refEntry: Schema = { type: ['string', 'object'], properties: { config: object } };
+const positiveInteger: Schema = { type: 'integer', minimum: 1 };
+
+const valueSource: Schema = {
+  type: 'object',
+  description: 'exactly one of value or valueFrom',
+  properties: {
+    value: { type: 'string' },
+    valueFrom: {
+      type: 'object',
+      properties: { env: { type: 'string', minLength: 1 } },
+      required: ['env'],
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+  minProperties: 1,
+  maxProperties: 1,
+};
+
+const toolSpec: Schema = {
+  type: 'object',
+  properties: {
+    entry: { type: 'string' },
+    errorMessageLimit: { type: 'integer', minimum: 20 },
+    timeoutMs: positiveInteger,
+    outputLimit: positiveInteger,
+    exports: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, description: { type: 'string' }, parameters: object },
+        required: ['name'],
+        additionalProperties: false,
+      },
+    },
+    config: object,
+  },
+  additionalProperties: false,
+};
+
+const modelSpec: Schema = {
+  type: 'object',
+  properties: {
+    provider: { enum: ['openai', 'anthropic', 'google', 'openai-compatible', 'scripted'] },
+    model: { type: 'string' },
+    apiKey: valueSource,
+    baseURL: { type: 'string' },
+    params: object,
+    script: { type: 'array', items: object },
+  },
+  required: ['provider', 'model'],
+};
+
+const agentSpec: Schema = {
+  type: 'object',
+  properties: {
+    modelConfig: { type: 'object', properties: { modelRef: objectRef, params: object }, required: ['modelRef'] },
+    prompt: { type: 'object', properties: { system: { type: 'string' } } },
+    tools: { type: 'array', items: refEntry },
+    extensions: { type: 'array', items: refEntry },
+    policy: {
+      type: 'object',
+      properties: { maxStepsPerTurn: positiveInteger, allowRegistryDirectCalls: { type: 'boolean' } },
+    },
+  },
+};
+
+const swarmSpec: Schema = {
+  type: 'object',
+  properties: {
+    entryAgent: objectRef,
+    agents: { type: 'array', items: objectRef },
+    instanceKey: { type: 'string' },
+    policy: { type: 'object', properties: { maxStepsPerTurn: positiveInteger } },
+  },
+  required: ['entryAgent', 'agents'],
+};
+
+const extensionSpec: Schema = {
+  type: 'object',
+  properties: { entry: { type: 'string', minLength: 1 }, config: object },
+  required: ['entry'],
+};
+
+const specSchemas: Record<ResourceKind, Schema> = {
+  Tool: toolSpec,
+  Model: modelSpec,
+  Agent: agentSpec,
+  Swarm: swarmSpec,
+  Extension: extensionSpec,
+};
+
+/** The schema of a whole document of `kind`. */
+export function resourceSchema(kind: ResourceKind): Schema {
+  return {
+    type: 'object',
+    properties: {
+      apiVersion: true,
+      kind: true,
+      metadata: {
+        type: 'object',
+        properties: { name: true, labels: { type: 'object', additionalProperties: { type: 'string' } } },
+      },
+      spec: specSchemas[kind],
+    },
+    required: ['spec'],
+    additionalProperties: false,
+  };
+}

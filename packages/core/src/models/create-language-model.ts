@@ -1,0 +1,105 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogle } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { ModelResource } from '../config/resources.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import { type ModelEnv, resolveModelApiKey } from './check-model-credentials.ts';
+import { parseScriptedSteps } from './parse-scripted-steps.ts';
+import { createScriptedModel } from './scripted-model.ts';
+
+export interface CreateLanguageModelOptions {
+  /** Where API keys are read from; process.env by default. */
+  env?: ModelEnv;
+  /** Replaces the global fetch for HTTP providers (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The AI SDK language model a Model resource describes, ready for `streamText`/`generateText`.
+ *
+ * - openai: `createOpenAI(...).chat(model)`, the Chat Completions API (not the SDK's default Responses API), so
+ *   the same wire format as openai-compatible servers and the test server.
+ * - anthropic, google: the provider's default language model.
+ * - openai-compatible: `createOpenAICompatible({ name: 'openai-compatible', baseURL, includeUsage: true })`;
+ *   spec.baseURL is required, the API key optional.
+ * - scripted: `createScriptedModel(spec.script)`, a playback for tests and demos, not a language model. Each call
+ *   of createLanguageModel starts the script again, so create one model per agent instance.
+ *
+ * The key comes from spec.apiKey, else the provider's conventional variable, read from `options.env`; a missing
+ * key throws E_MODEL_API_KEY_MISSING naming the variable. Bad configuration throws E_MODEL_CONFIG.
+ *
+ * @example
+ * const model = createLanguageModel(bundle.resources.get('Model/main') as ModelResource);
+ * const result = streamText({ model, messages, tools, ...modelCallSettings(resource, agentParams) });
+ */
+export function createLanguageModel(
+  resource: ModelResource,
+  options: CreateLanguageModelOptions = {},
+): LanguageModelV4 {
+  const { spec, metadata } = resource;
+  const env = options.env ?? process.env;
+  const fetch = options.fetch;
+  if (typeof spec.model !== 'string' || spec.model === '') {
+    throw new GoondanError('E_MODEL_CONFIG', `Model '${metadata.name}': spec.model must name the model to use.`);
+  }
+  const baseURL = spec.baseURL === undefined ? undefined : checkBaseURL(resource, spec.baseURL);
+  switch (spec.provider) {
+    case 'openai': {
+      const apiKey = resolveModelApiKey(resource, env);
+      return createOpenAI({ apiKey, baseURL, fetch }).chat(spec.model);
+    }
+    case 'anthropic': {
+      const apiKey = resolveModelApiKey(resource, env);
+      return createAnthropic({ apiKey, baseURL, fetch }).languageModel(spec.model);
+    }
+    case 'google': {
+      const apiKey = resolveModelApiKey(resource, env);
+      return createGoogle({ apiKey, baseURL, fetch }).languageModel(spec.model);
+    }
+    case 'openai-compatible': {
+      if (baseURL === undefined) {
+        throw new GoondanError(
+          'E_MODEL_CONFIG',
+          `Model '${metadata.name}' uses provider openai-compatible but has no spec.baseURL; set it to the server's API root, e.g. http://localhost:11434/v1 (Ollama) or http://localhost:8000/v1 (vLLM).`,
+        );
+      }
+      const apiKey = resolveModelApiKey(resource, env);
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL,
+        apiKey,
+        fetch,
+        includeUsage: true,
+      }).chatModel(spec.model);
+    }
+    case 'scripted':
+      return createScriptedModel(parseScriptedSteps(spec.script, `Model '${metadata.name}' spec.script`), {
+        modelId: spec.model,
+      });
+    default: {
+      const provider: never = spec.provider;
+      throw new GoondanError(
+        'E_MODEL_CONFIG',
+        `Model '${metadata.name}' has unknown provider '${String(provider)}'; use openai, anthropic, google, openai-compatible or scripted.`,
+      );
+    }
+  }
+}
+
+function checkBaseURL(resource: ModelResource, baseURL: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new GoondanError(
+      'E_MODEL_CONFIG',
+      `Model '${resource.metadata.name}': spec.baseURL '${baseURL}' is not an absolute http:// or https:// URL.`,
+    );
+  }
+  return baseURL.replace(/\/+$/, '');
+}

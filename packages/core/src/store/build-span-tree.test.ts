@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'bun:test';
+import { buildSpanTree, type SpanNode } from './build-span-tree.ts';
+import type { SpanRecord } from './trace-store.ts';
+
+function span(spanId: string, parentSpanId: string | null, startedAt: number): SpanRecord {
+  return {
+    traceId: 't'.repeat(32),
+    spanId,
+    parentSpanId,
+    kind: 'step',
+    name: spanId,
+    startedAt,
+    endedAt: null,
+    status: 'ok',
+    attributes: {},
+  };
+}
+
+function shape(nodes: SpanNode[]): unknown[] {
+  return nodes.map((node) =>
+    node.children.length === 0 ? node.span.spanId : { [node.span.spanId]: shape(node.children) },
+  );
+}
+
+describe('buildSpanTree', () => {
+  test('nests children under parents, siblings by start time', () => {
+    const spans = [
+      span('tool-b', 'step-1', 30),
+      span('turn', null, 0),
+      span('step-2', 'turn', 50),
+      span('step-1', 'turn', 10),
+      span('tool-a', 'step-1', 20),
+      span('model', 'step-2', 55),
+    ];
+    expect(shape(buildSpanTree(spans))).toEqual([
+      { turn: [{ 'step-1': ['tool-a', 'tool-b'] }, { 'step-2': ['model'] }] },
+    ]);
+  });
+
+  test('a span whose parent is elsewhere (another agent) becomes a root', () => {
+    expect(shape(buildSpanTree([span('remote-child', 'in-other-agent', 5), span('local', null, 1)]))).toEqual([
+      'local',
+      'remote-child',
+    ]);
+  });
+
+  test('breaks parent cycles instead of looping', () => {
+    const roots = buildSpanTree([span('a', 'b', 1), span('b', 'a', 2), span('self', 'self', 3)]);
+    expect(shape(roots)).toEqual([{ a: ['b'] }, 'self']);
+  });
+
+  test('an empty list gives no roots', () => {
+    expect(buildSpanTree([])).toEqual([]);
+  });
+});

@@ -1,0 +1,229 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import type { Message } from '../types.ts';
+import { ConversationStore } from './conversation-store.ts';
+import { openInstanceDatabase } from './open-instance-database.ts';
+import { createTempDirs, textMessage } from './test-support.ts';
+
+const temp = createTempDirs();
+afterEach(() => temp.cleanup());
+
+function freshStore(options: ConstructorParameters<typeof ConversationStore>[1] = { compactAfterEvents: 0 }) {
+  const path = join(temp.make(), 'instance.db');
+  const db = openInstanceDatabase(path);
+  return { path, db, store: new ConversationStore(db, options) };
+}
+
+function ids(messages: Message[]): string[] {
+  return messages.map((message) => message.id);
+}
+
+/** An assistant message with AI SDK content parts of every awkward kind. */
+function richMessage(): Message {
+  return {
+    id: 'asst-1',
+    data: {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Here is the chart.', providerOptions: { openai: { itemId: 'it_1' } } },
+        { type: 'reasoning', text: 'thinking…' },
+        { type: 'image', image: new Uint8Array([0, 1, 2, 250, 255]), mediaType: 'image/png' },
+        { type: 'file', data: new URL('https://example.com/a.pdf'), mediaType: 'application/pdf' },
+        {
+          type: 'tool-call',
+          toolCallId: 'call_1',
+          toolName: 'file-system__read',
+          input: { path: 'a.txt', nested: { list: [1, 2.5, null, true, '한국어'] } },
+        },
+      ],
+    },
+    metadata: { usage: { inputTokens: 10, outputTokens: 3 }, tags: ['a', 'b'], flag: false, nothing: null },
+    createdAt: new Date('2026-02-12T01:02:03.456Z'),
+    source: { type: 'assistant', stepId: 'step-1' },
+  };
+}
+
+function toolMessage(): Message {
+  return {
+    id: 'tool-1',
+    data: {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'call_1',
+          toolName: 'file-system__read',
+          output: { type: 'json', value: { $date: 'not a tag, just a key', when: '2026' } },
+        },
+      ],
+    },
+    metadata: {},
+    createdAt: new Date(1_700_000_000_123),
+    source: { type: 'tool', toolCallId: 'call_1', toolName: 'file-system__read' },
+  };
+}
+
+describe('ConversationStore events', () => {
+  test('append round-trips messages exactly: Date, metadata, source, nested content parts and bytes', () => {
+    const { store } = freshStore();
+    const rich = richMessage();
+    const tool = toolMessage();
+    store.append(rich);
+    store.append(tool);
+    const loaded = store.load();
+    expect(loaded).toEqual([rich, tool]);
+    expect(loaded[0]!.createdAt).toBeInstanceOf(Date);
+    expect(loaded[0]!.createdAt.getTime()).toBe(rich.createdAt.getTime());
+    const parts = loaded[0]!.data.content as { image?: unknown; data?: unknown }[];
+    expect(parts[2]!.image).toBeInstanceOf(Uint8Array);
+    expect(parts[3]!.data).toBeInstanceOf(URL);
+    expect(String(parts[3]!.data)).toBe('https://example.com/a.pdf');
+    expect([...(parts[2]!.image as Uint8Array)]).toEqual([0, 1, 2, 250, 255]);
+  });
+
+  test('replace swaps a message in place, keeping its position', () => {
+    const { store } = freshStore();
+    store.appendMany([textMessage('a', 'one'), textMessage('b', 'two'), textMessage('c', 'three')]);
+    store.replace('b', textMessage('b', 'TWO'));
+    expect(store.load().map((message) => message.data.content)).toEqual(['one', 'TWO', 'three']);
+  });
+
+  test('replace may give the message a new id', () => {
+    const { store } = freshStore();
+    store.appendMany([textMessage('a', 'one'), textMessage('b', 'two'), textMessage('c', 'three')]);
+    store.replace('b', textMessage('summary', 'two, summarised'));
+    expect(ids(store.load())).toEqual(['a', 'summary', 'c']);
+  });
+
+  test('remove drops one message', () => {
+    const { store } = freshStore();
+    store.appendMany([textMessage('a', 'one'), textMessage('b', 'two')]);
+    store.remove('a');
+    expect(ids(store.load())).toEqual(['b']);
+  });
+
+  test('truncate clears everything before it, and appends after it count', () => {
+    const { store } = freshStore();
+    store.appendMany([textMessage('a', 'one'), textMessage('b', 'two')]);
+    store.truncate();
+    expect(store.load()).toEqual([]);
+    store.append(textMessage('c', 'three'));
+    expect(ids(store.load())).toEqual(['c']);
+  });
+
+  test('replace or remove of an unknown id is ignored', () => {
+    const { store } = freshStore();
+    store.append(textMessage('a', 'one'));
+    store.replace('ghost', textMessage('ghost', 'boo'));
+    store.remove('nobody');
+    expect(ids(store.load())).toEqual(['a']);
+  });
+
+  test('appending an id already present is ignored, so replaying an append after a crash is harmless', () => {
+    const { store } = freshStore();
+    store.append(textMessage('a', 'first'));
+    store.append(textMessage('a', 'again'));
+    expect(store.load().map((message) => message.data.content)).toEqual(['first']);
+  });
+
+  test('every write is one event row, appendMany included', () => {
+    const { store } = freshStore();
+    store.append(textMessage('a', 'one'));
+    store.appendMany([textMessage('b', 'two'), textMessage('c', 'three')]);
+    store.remove('a');
+    expect(store.eventCountSinceBase()).toBe(4);
+  });
+
+  test('appendMany is all or nothing', () => {
+    const { store } = freshStore();
+    const cyclic = textMessage('bad', 'x');
+    (cyclic.metadata as Record<string, unknown>).self = cyclic.metadata;
+    expect(() => store.appendMany([textMessage('ok', 'fine'), cyclic])).toThrow(/cyclic/);
+    expect(store.load()).toEqual([]);
+    expect(store.eventCountSinceBase()).toBe(0);
+  });
+
+  test('messagesOfTurn finds what a turn appended, in its current form', () => {
+    const { store } = freshStore();
+    store.append(textMessage('u1', 'hi'), { turnId: 't1' });
+    store.appendMany([textMessage('a1', 'hello'), textMessage('a2', 'there')], { turnId: 't1' });
+    store.append(textMessage('u2', 'again'), { turnId: 't2' });
+    store.replace('a2', textMessage('a2', 'THERE'), { turnId: 't2' });
+    expect(store.messagesOfTurn('t1').map((message) => message.data.content)).toEqual(['hi', 'hello', 'THERE']);
+    expect(ids(store.messagesOfTurn('t2'))).toEqual(['u2']);
+  });
+});
+
+describe('ConversationStore persistence and compaction', () => {
+  test('load after reopening the file returns the same conversation', () => {
+    const { path, db, store } = freshStore();
+    store.append(richMessage(), { turnId: 't1' });
+    store.append(toolMessage(), { turnId: 't1' });
+    store.replace('asst-1', { ...richMessage(), metadata: { edited: true } });
+    const before = store.load();
+    db.close();
+    const reopened = openInstanceDatabase(path);
+    const again = new ConversationStore(reopened);
+    expect(again.load()).toEqual(before);
+    expect(ids(again.messagesOfTurn('t1'))).toEqual(['asst-1', 'tool-1']);
+    reopened.close();
+  });
+
+  test('compaction keeps load() the same and deletes the folded events', () => {
+    const { db, store } = freshStore();
+    for (let index = 0; index < 20; index++) store.append(textMessage(`m${index}`, `text ${index}`), { turnId: 't' });
+    store.remove('m3');
+    store.replace('m5', richMessage());
+    const before = store.load();
+    expect(store.compact()).toEqual({ foldedEvents: 22, messages: 19 });
+    expect(store.eventCountSinceBase()).toBe(0);
+    expect(db.query('SELECT COUNT(*) AS n FROM conversation_events').get()).toEqual({ n: 0 });
+    expect(store.load()).toEqual(before);
+    store.append(textMessage('after', 'later'));
+    store.compact();
+    expect(db.query('SELECT COUNT(*) AS n FROM conversation_bases').get()).toEqual({ n: 1 });
+    expect(ids(store.load())).toEqual([...ids(before), 'after']);
+    expect(store.messagesOfTurn('t')).toHaveLength(19);
+  });
+
+  test('compacting with nothing new is a no-op', () => {
+    const { store } = freshStore();
+    expect(store.compact()).toEqual({ foldedEvents: 0, messages: 0 });
+  });
+
+  test('compacts by itself once the threshold of events is reached', () => {
+    const { store } = freshStore({ compactAfterEvents: 5 });
+    for (let index = 0; index < 12; index++) store.append(textMessage(`m${index}`, 'x'));
+    expect(store.eventCountSinceBase()).toBe(2);
+    expect(store.load()).toHaveLength(12);
+  });
+
+  test('sequence numbers are never reused after compaction, so later events still apply', () => {
+    const { path, db, store } = freshStore();
+    store.appendMany([textMessage('a', 'one'), textMessage('b', 'two')]);
+    store.compact();
+    db.close();
+    const reopened = openInstanceDatabase(path);
+    const again = new ConversationStore(reopened, { compactAfterEvents: 0 });
+    again.remove('a');
+    expect(ids(again.load())).toEqual(['b']);
+    reopened.close();
+  });
+});
+
+describe('ConversationStore with two connections', () => {
+  test('a reader inside a transaction keeps its snapshot and does not block the writer', () => {
+    const { path, store } = freshStore();
+    store.append(textMessage('a', 'one'));
+    const readerDb = openInstanceDatabase(path);
+    const reader = new ConversationStore(readerDb, { compactAfterEvents: 0 });
+    readerDb.run('BEGIN');
+    expect(ids(reader.load())).toEqual(['a']);
+    store.append(textMessage('b', 'two'));
+    store.compact();
+    expect(ids(reader.load())).toEqual(['a']);
+    readerDb.run('COMMIT');
+    expect(ids(reader.load())).toEqual(['a', 'b']);
+    readerDb.close();
+  });
+});

@@ -1,0 +1,236 @@
+import type { Database } from 'bun:sqlite';
+import type { Message } from '../types.ts';
+import {
+  type ConversationEntry,
+  type ConversationEvent,
+  foldConversation,
+  type TurnTaggedEvent,
+} from './apply-conversation-events.ts';
+import { decodeStoredJson, encodeStoredJson } from './stored-json.ts';
+import { fromStoredMessage, type StoredMessage, toStoredMessage } from './stored-message.ts';
+import { toStoreError } from './to-store-error.ts';
+
+export interface ConversationStoreOptions {
+  /** Fold events into a new base once this many have gathered since the last one; 0 turns it off. Default 200. */
+  compactAfterEvents?: number;
+  /** Told when an automatic compaction fails; the write that triggered it has committed, and a later write retries. */
+  onCompactionError?: (error: unknown) => void;
+}
+
+export interface ConversationWriteOptions {
+  /** The turn the change belongs to, so `messagesOfTurn` can find what a turn appended. */
+  turnId?: string;
+}
+
+export const DEFAULT_COMPACT_AFTER_EVENTS = 200;
+
+/** What `compact()` did: events folded into the new base, and messages in it. */
+export interface CompactionResult {
+  foldedEvents: number;
+  messages: number;
+}
+
+/** A function bun:sqlite wraps in BEGIN … COMMIT, callable with each kind of BEGIN. */
+type Transaction<A extends unknown[], T> = ((...args: A) => T) & Record<'deferred' | 'immediate', (...args: A) => T>;
+
+interface ReadState {
+  entries: ConversationEntry[];
+  lastSeq: number;
+  folded: number;
+}
+
+interface EventRow {
+  seq: number;
+  type: string;
+  message_id: string | null;
+  turn_id: string | null;
+  payload: string | null;
+}
+
+interface BaseRow {
+  through_seq: number;
+  entries: string;
+}
+
+function eventOf(row: EventRow): ConversationEvent | undefined {
+  const message = row.payload === null ? undefined : fromStoredMessage(decodeStoredJson(row.payload) as StoredMessage);
+  if (row.type === 'append' && message !== undefined) return { type: 'append', message };
+  if (row.type === 'replace' && message !== undefined && row.message_id !== null) {
+    return { type: 'replace', targetId: row.message_id, message };
+  }
+  if (row.type === 'remove' && row.message_id !== null) return { type: 'remove', targetId: row.message_id };
+  if (row.type === 'truncate') return { type: 'truncate' };
+  return undefined;
+}
+
+/**
+ * The event-sourced conversation of one agent instance: a base snapshot plus the events written since, each
+ * committed before the call returns, so a process killed at any point keeps everything already written.
+ *
+ * @example
+ * const conversation = new ConversationStore(openInstanceDatabase(file));
+ * conversation.append(message, { turnId });
+ * const messages = conversation.load(); // after a restart: the same messages
+ */
+export class ConversationStore {
+  private readonly compactAfterEvents: number;
+  private readonly onCompactionError: ((error: unknown) => void) | undefined;
+  private pendingEvents: number;
+  private readonly writeMany: Transaction<[readonly ConversationEvent[], string | null], void>;
+  private readonly readState: Transaction<[], ReadState>;
+  private readonly compactNow: Transaction<[], CompactionResult>;
+
+  constructor(
+    private readonly db: Database,
+    options: ConversationStoreOptions = {},
+  ) {
+    this.compactAfterEvents = Math.max(0, options.compactAfterEvents ?? DEFAULT_COMPACT_AFTER_EVENTS);
+    this.onCompactionError = options.onCompactionError;
+    this.writeMany = db.transaction((events: readonly ConversationEvent[], turnId: string | null) => {
+      for (const event of events) this.insert(event, turnId);
+    });
+    // One read transaction: a compaction by another connection cannot slip between the base and the events.
+    this.readState = db.transaction(() => this.readUnlocked());
+    this.compactNow = db.transaction(() => this.compactUnlocked());
+    this.pendingEvents = this.eventCountSinceBase();
+  }
+
+  append(message: Message, options: ConversationWriteOptions = {}): void {
+    this.record([{ type: 'append', message }], options);
+  }
+
+  /** Appends all messages in one transaction: after a crash either all of them are there or none. */
+  appendMany(messages: readonly Message[], options: ConversationWriteOptions = {}): void {
+    this.record(
+      messages.map((message) => ({ type: 'append', message })),
+      options,
+    );
+  }
+
+  replace(targetId: string, message: Message, options: ConversationWriteOptions = {}): void {
+    this.record([{ type: 'replace', targetId, message }], options);
+  }
+
+  remove(targetId: string, options: ConversationWriteOptions = {}): void {
+    this.record([{ type: 'remove', targetId }], options);
+  }
+
+  /** Clears the conversation (an event like any other; compaction later drops what it cleared). */
+  truncate(options: ConversationWriteOptions = {}): void {
+    this.record([{ type: 'truncate' }], options);
+  }
+
+  /** Writes events in one transaction, in order. */
+  record(events: readonly ConversationEvent[], options: ConversationWriteOptions = {}): void {
+    if (events.length === 0) return;
+    const turnId = options.turnId ?? null;
+    if (events.length === 1) this.insert(events[0]!, turnId);
+    else this.writeMany.immediate(events, turnId);
+    this.pendingEvents += events.length;
+    if (this.compactAfterEvents > 0 && this.pendingEvents >= this.compactAfterEvents) this.compactQuietly();
+  }
+
+  /** The conversation now: the latest base with every later event applied in order. */
+  load(): Message[] {
+    return this.loadEntries().map((entry) => entry.message);
+  }
+
+  /** Messages of the current conversation that were appended in `turnId`, in conversation order. */
+  messagesOfTurn(turnId: string): Message[] {
+    return this.loadEntries()
+      .filter((entry) => entry.turnId === turnId)
+      .map((entry) => entry.message);
+  }
+
+  /** Events written since the latest base (what `load` replays). */
+  eventCountSinceBase(): number {
+    const base = this.db
+      .query<{ seq: number }, []>('SELECT through_seq AS seq FROM conversation_bases ORDER BY id DESC LIMIT 1')
+      .get();
+    const row = this.db
+      .query<{ count: number }, [number]>('SELECT COUNT(*) AS count FROM conversation_events WHERE seq > ?')
+      .get(base?.seq ?? 0);
+    return row?.count ?? 0;
+  }
+
+  /**
+   * Folds every event into a new base and deletes the folded events and older bases, in one transaction:
+   * a crash during compaction leaves the previous base and events in place. `load()` returns the same before
+   * and after.
+   */
+  compact(): CompactionResult {
+    const result = this.compactNow.immediate();
+    this.pendingEvents = 0;
+    return result;
+  }
+
+  private insert(event: ConversationEvent, turnId: string | null): void {
+    const messageId = event.type === 'append' ? event.message.id : event.type === 'truncate' ? null : event.targetId;
+    const payload =
+      event.type === 'append' || event.type === 'replace' ? encodeStoredJson(toStoredMessage(event.message)) : null;
+    this.db
+      .query<unknown, [string, string | null, string | null, string | null, number]>(
+        'INSERT INTO conversation_events (type, message_id, turn_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(event.type, messageId, turnId, payload, Date.now());
+  }
+
+  private loadEntries(): ConversationEntry[] {
+    try {
+      return this.readState.deferred().entries;
+    } catch (error) {
+      throw toStoreError(error, this.db.filename);
+    }
+  }
+
+  private readUnlocked(): ReadState {
+    const base = this.db
+      .query<BaseRow, []>('SELECT through_seq, entries FROM conversation_bases ORDER BY id DESC LIMIT 1')
+      .get();
+    const baseEntries =
+      base === null ? [] : (decodeStoredJson(base.entries) as { turnId: string | null; message: StoredMessage }[]);
+    const rows = this.db
+      .query<EventRow, [number]>(
+        'SELECT seq, type, message_id, turn_id, payload FROM conversation_events WHERE seq > ? ORDER BY seq',
+      )
+      .all(base?.through_seq ?? 0);
+    const events: TurnTaggedEvent[] = [];
+    for (const row of rows) {
+      const event = eventOf(row);
+      if (event !== undefined) events.push({ event, turnId: row.turn_id });
+    }
+    const entries = foldConversation(
+      baseEntries.map((entry) => ({ message: fromStoredMessage(entry.message), turnId: entry.turnId })),
+      events,
+    );
+    return { entries, lastSeq: rows.at(-1)?.seq ?? base?.through_seq ?? 0, folded: rows.length };
+  }
+
+  private compactUnlocked(): CompactionResult {
+    const { entries, lastSeq, folded } = this.readUnlocked();
+    if (folded === 0) return { foldedEvents: 0, messages: entries.length };
+    const stored = entries.map((entry) => ({ turnId: entry.turnId, message: toStoredMessage(entry.message) }));
+    this.db
+      .query<unknown, [number, string, number]>(
+        'INSERT INTO conversation_bases (through_seq, entries, created_at) VALUES (?, ?, ?)',
+      )
+      .run(lastSeq, encodeStoredJson(stored), Date.now());
+    this.db.query<unknown, [number]>('DELETE FROM conversation_events WHERE seq <= ?').run(lastSeq);
+    this.db
+      .query<unknown, []>('DELETE FROM conversation_bases WHERE id < (SELECT MAX(id) FROM conversation_bases)')
+      .run();
+    return { foldedEvents: folded, messages: entries.length };
+  }
+
+  private compactQuietly(): void {
+    try {
+      this.compact();
+    } catch (error) {
+      try {
+        this.onCompactionError?.(error);
+      } catch {
+        // An observer must not turn a committed write into a failure.
+      }
+    }
+  }
+}

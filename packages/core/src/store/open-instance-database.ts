@@ -1,0 +1,103 @@
+import { Database } from 'bun:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { GoondanError } from '../errors/goondan-error.ts';
+import { type StoreMigration, storeMigrations } from './store-migrations.ts';
+import { toStoreError } from './to-store-error.ts';
+
+export interface OpenInstanceDatabaseOptions {
+  /**
+   * `NORMAL` (default) keeps every committed transaction across a process crash (kill -9); `FULL` also keeps
+   * the last ones across an OS crash or power loss, at the price of an fsync per commit.
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** How long a statement waits for another connection's lock before failing with SQLITE_BUSY. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Schema steps to apply; tests may pass their own. Default: every step in storeMigrations. */
+  migrations?: readonly StoreMigration[];
+}
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens (creating it and its parent directories if needed) the SQLite database of one agent instance, in WAL
+ * mode, with the schema brought up to date.
+ *
+ * Durability: in WAL mode a commit appends the transaction to the -wal file with write() before returning, so it
+ * sits in the OS page cache and survives the death of this process however abrupt. `synchronous=NORMAL` only
+ * defers the fsync to checkpoints, so an OS crash or power cut may roll back the last few commits, never corrupt
+ * the file. That matches the promise "a crash mid-turn loses nothing already appended"; pass
+ * `synchronous: 'FULL'` where power loss must not lose them either.
+ *
+ * @example
+ * const db = openInstanceDatabase('.goondan/instances/assistant/default/instance.db');
+ * const conversation = new ConversationStore(db);
+ */
+export function openInstanceDatabase(path: string, options: OpenInstanceDatabaseOptions = {}): Database {
+  const inMemory = path === ':memory:' || path === '';
+  if (!inMemory) {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw new GoondanError('E_STORE_OPEN', `Cannot create the directory of instance database ${path}.`, {
+        cause: error,
+      });
+    }
+  }
+  let db: Database;
+  try {
+    db = new Database(path, { create: true, readwrite: true, strict: true });
+  } catch (error) {
+    throw toStoreError(error, path);
+  }
+  try {
+    configure(db, path, inMemory, options);
+    migrate(db, path, options.migrations ?? storeMigrations);
+    return db;
+  } catch (error) {
+    db.close();
+    throw toStoreError(error, path);
+  }
+}
+
+function configure(db: Database, path: string, inMemory: boolean, options: OpenInstanceDatabaseOptions): void {
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+  // First, so the one-time switch to WAL below waits for other connections instead of failing at once.
+  db.run(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  const row = db.query<{ journal_mode: string }, []>('PRAGMA journal_mode = WAL').get();
+  if (!inMemory && row?.journal_mode.toLowerCase() !== 'wal') {
+    throw new GoondanError(
+      'E_STORE_OPEN',
+      `Instance database ${path} could not switch to WAL mode (journal_mode is ${row?.journal_mode ?? 'unknown'}).`,
+      { suggestion: 'Keep the instance directory on a local filesystem; WAL needs shared memory beside the file.' },
+    );
+  }
+  db.run(`PRAGMA synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
+  db.run('PRAGMA foreign_keys = ON');
+}
+
+function userVersion(db: Database): number {
+  return db.query<{ user_version: number }, []>('PRAGMA user_version').get()?.user_version ?? 0;
+}
+
+function migrate(db: Database, path: string, migrations: readonly StoreMigration[]): void {
+  const latest = migrations.reduce((max, migration) => Math.max(max, migration.version), 0);
+  const found = userVersion(db);
+  if (found > latest) {
+    throw new GoondanError(
+      'E_STORE_SCHEMA_TOO_NEW',
+      `Instance database ${path} has schema version ${found}; this goondan knows versions up to ${latest}.`,
+    );
+  }
+  if (found === latest) return;
+  // IMMEDIATE takes the write lock before reading the version, so two processes opening a new file at once
+  // cannot both run the same step; the loser waits (busy_timeout), then sees the new version and skips.
+  db.transaction(() => {
+    const current = userVersion(db);
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= current) continue;
+      migration.up(db);
+      db.run(`PRAGMA user_version = ${Math.floor(migration.version)}`);
+    }
+  }).immediate();
+}

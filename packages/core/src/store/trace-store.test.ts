@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { openInstanceDatabase } from './open-instance-database.ts';
+import { createTempDirs } from './test-support.ts';
+import { newSpanId, newTraceId } from './trace-ids.ts';
+import { type SpanRecord, TraceStore } from './trace-store.ts';
+
+const temp = createTempDirs();
+afterEach(() => temp.cleanup());
+
+function freshTraces(): TraceStore {
+  return new TraceStore(openInstanceDatabase(join(temp.make(), 'instance.db')));
+}
+
+function span(overrides: Partial<SpanRecord> & Pick<SpanRecord, 'traceId' | 'startedAt'>): SpanRecord {
+  return {
+    spanId: newSpanId(),
+    parentSpanId: null,
+    kind: 'turn',
+    name: 'turn',
+    endedAt: null,
+    status: 'running',
+    attributes: {},
+    ...overrides,
+  };
+}
+
+describe('trace ids', () => {
+  test('trace ids are 32 and span ids 16 lowercase hex characters, and differ', () => {
+    const traceIds = new Set(Array.from({ length: 100 }, newTraceId));
+    const spanIds = new Set(Array.from({ length: 100 }, newSpanId));
+    expect(traceIds.size).toBe(100);
+    expect(spanIds.size).toBe(100);
+    for (const id of traceIds) expect(id).toMatch(/^[0-9a-f]{32}$/);
+    for (const id of spanIds) expect(id).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('TraceStore', () => {
+  test('a span written as running is replaced by its final write', () => {
+    const traces = freshTraces();
+    const traceId = newTraceId();
+    const running = span({ traceId, startedAt: 1000, attributes: { agent: 'assistant' } });
+    traces.recordSpan(running);
+    expect(traces.spansOfTrace(traceId)).toEqual([running]);
+    const done: SpanRecord = {
+      ...running,
+      endedAt: 1250.5,
+      status: 'ok',
+      attributes: { agent: 'assistant', usage: { inputTokens: 12, outputTokens: 4 } },
+    };
+    traces.recordSpan(done);
+    expect(traces.spansOfTrace(traceId)).toEqual([done]);
+  });
+
+  test('spansOfTrace orders by start time', () => {
+    const traces = freshTraces();
+    const traceId = newTraceId();
+    const root = span({ traceId, startedAt: 100 });
+    const late = span({ traceId, startedAt: 300, parentSpanId: root.spanId, kind: 'tool', name: 'bash__run' });
+    const early = span({ traceId, startedAt: 200, parentSpanId: root.spanId, kind: 'step', name: 'step 1' });
+    for (const s of [late, root, early]) traces.recordSpan(s);
+    traces.recordSpan(span({ traceId: newTraceId(), startedAt: 150 }));
+    expect(traces.spansOfTrace(traceId).map((s) => s.spanId)).toEqual([root.spanId, early.spanId, late.spanId]);
+  });
+
+  test('recentTraces returns the last N traces by root start, newest first, with their spans', () => {
+    const traces = freshTraces();
+    const ids: string[] = [newTraceId(), newTraceId(), newTraceId()];
+    const starts = [5000, 1000, 3000];
+    ids.forEach((traceId, index) => {
+      const root = span({ traceId, startedAt: starts[index]! });
+      traces.recordSpan(root);
+      traces.recordSpan(span({ traceId, startedAt: starts[index]! + 10, parentSpanId: root.spanId, kind: 'step' }));
+    });
+    const recent = traces.recentTraces(2);
+    expect(recent.map((trace) => trace.traceId)).toEqual([ids[0]!, ids[2]!]);
+    expect(recent.map((trace) => trace.startedAt)).toEqual([5000, 3000]);
+    expect(recent[0]!.spans).toHaveLength(2);
+    expect(recent[0]!.spans[0]!.parentSpanId).toBeNull();
+    expect(traces.recentTraces(0)).toEqual([]);
+  });
+
+  test('pruneTraces keeps only the newest traces', () => {
+    const traces = freshTraces();
+    const ids: string[] = [newTraceId(), newTraceId(), newTraceId()];
+    ids.forEach((traceId, index) => {
+      traces.recordSpan(span({ traceId, startedAt: index * 100 }));
+      traces.recordSpan(span({ traceId, startedAt: index * 100 + 1, kind: 'step' }));
+    });
+    expect(traces.pruneTraces(1)).toBe(4);
+    expect(traces.recentTraces(10).map((trace) => trace.traceId)).toEqual([ids[2]!]);
+  });
+});

@@ -1,0 +1,127 @@
+import type { Database } from 'bun:sqlite';
+import type { JsonValue } from '../types.ts';
+
+export type SpanKind = 'turn' | 'step' | 'model' | 'tool';
+export type SpanStatus = 'ok' | 'error' | 'running' | 'cancelled';
+
+/** One span of a trace. Ids come from newTraceId / newSpanId; times are epoch milliseconds. */
+export interface SpanRecord {
+  traceId: string;
+  spanId: string;
+  /** Null for a root span; may name a span stored by another agent instance when a trace crosses agents. */
+  parentSpanId: string | null;
+  kind: SpanKind;
+  name: string;
+  startedAt: number;
+  endedAt: number | null;
+  status: SpanStatus;
+  /** For example token usage, tool name, `error.code`, `error.message`, agent, instance. Never secrets. */
+  attributes: Record<string, JsonValue>;
+}
+
+/** A trace as stored by one instance: its spans ordered by start time. */
+export interface TraceRecord {
+  traceId: string;
+  /** Start of the earliest stored span, which is the root span whenever the root was recorded here. */
+  startedAt: number;
+  spans: SpanRecord[];
+}
+
+interface SpanRow {
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  kind: SpanKind;
+  name: string;
+  started_at: number;
+  ended_at: number | null;
+  status: SpanStatus;
+  attributes: string;
+}
+
+type SpanParams = [string, string, string | null, string, string, number, number | null, string, string];
+
+function spanOf(row: SpanRow): SpanRecord {
+  return {
+    traceId: row.trace_id,
+    spanId: row.span_id,
+    parentSpanId: row.parent_span_id,
+    kind: row.kind,
+    name: row.name,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    status: row.status,
+    attributes: JSON.parse(row.attributes) as Record<string, JsonValue>,
+  };
+}
+
+const recentTraceIdsSql =
+  'SELECT trace_id, MIN(started_at) AS started_at FROM trace_spans GROUP BY trace_id ORDER BY started_at DESC, trace_id LIMIT ?';
+
+/**
+ * The spans of one agent instance. A span is written when it starts (status `running`) and written again,
+ * whole, when it ends; the later write replaces the earlier one.
+ *
+ * @example
+ * const traces = new TraceStore(db);
+ * const span = { traceId: newTraceId(), spanId: newSpanId(), parentSpanId: null, kind: 'turn', name: 'turn',
+ *   startedAt: Date.now(), endedAt: null, status: 'running', attributes: { agent: 'assistant' } } as const;
+ * traces.recordSpan(span);
+ * traces.recordSpan({ ...span, endedAt: Date.now(), status: 'ok' });
+ */
+export class TraceStore {
+  constructor(private readonly db: Database) {}
+
+  /** Inserts the span, or replaces the stored span with the same spanId. */
+  recordSpan(span: SpanRecord): void {
+    this.db
+      .query<unknown, SpanParams>(
+        `INSERT INTO trace_spans
+           (trace_id, span_id, parent_span_id, kind, name, started_at, ended_at, status, attributes)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (span_id) DO UPDATE SET
+           trace_id = excluded.trace_id, parent_span_id = excluded.parent_span_id, kind = excluded.kind,
+           name = excluded.name, started_at = excluded.started_at, ended_at = excluded.ended_at,
+           status = excluded.status, attributes = excluded.attributes`,
+      )
+      .run(
+        span.traceId,
+        span.spanId,
+        span.parentSpanId,
+        span.kind,
+        span.name,
+        span.startedAt,
+        span.endedAt,
+        span.status,
+        JSON.stringify(span.attributes ?? {}),
+      );
+  }
+
+  /** Spans of one trace, by start time (ties in the order they were first recorded). */
+  spansOfTrace(traceId: string): SpanRecord[] {
+    return this.db
+      .query<SpanRow, [string]>('SELECT * FROM trace_spans WHERE trace_id = ? ORDER BY started_at, rowid')
+      .all(traceId)
+      .map(spanOf);
+  }
+
+  /** The `limit` traces that started last, newest first, each with its spans. */
+  recentTraces(limit: number): TraceRecord[] {
+    const read = this.db.transaction(() =>
+      this.db
+        .query<{ trace_id: string; started_at: number }, [number]>(recentTraceIdsSql)
+        .all(Math.max(0, Math.floor(limit)))
+        .map((row) => ({ traceId: row.trace_id, startedAt: row.started_at, spans: this.spansOfTrace(row.trace_id) })),
+    );
+    return read.deferred();
+  }
+
+  /** Deletes every trace but the `keep` that started last; returns how many spans went. Bounds the table. */
+  pruneTraces(keep: number): number {
+    return this.db
+      .query<unknown, [number]>(
+        `DELETE FROM trace_spans WHERE trace_id NOT IN (SELECT trace_id FROM (${recentTraceIdsSql}))`,
+      )
+      .run(Math.max(0, Math.floor(keep))).changes;
+  }
+}
