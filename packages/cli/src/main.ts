@@ -1,5 +1,8 @@
 import { GoondanError, helpUrlFor } from '@goondan/core';
+import { chatCommand, chatHelp } from './commands/chat.ts';
+import { runCommand, runHelp } from './commands/run.ts';
 import { toolsCommand, toolsHelp } from './commands/tools.ts';
+import { traceCommand, traceHelp } from './commands/trace.ts';
 import { validateCommand, validateHelp } from './commands/validate.ts';
 import { paint, UsageError, useColor } from './terminal.ts';
 
@@ -11,16 +14,26 @@ Commands:
   validate [DIR]        check a bundle and report every problem at once
   tools list            the catalog an agent would see
   tools call NAME ARGS  call one tool through guard, validation, middleware and handler
+  run --input TEXT      run one turn of an agent and print the reply
+  chat                  chat with an agent in the terminal
+  trace                 show the last turns as a tree of steps, model calls and tool calls
 
 Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
 
 const commands: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
   validate: { run: validateCommand, help: validateHelp },
   tools: { run: toolsCommand, help: toolsHelp },
+  run: { run: runCommand, help: runHelp },
+  chat: { run: chatCommand, help: chatHelp },
+  trace: { run: traceCommand, help: traceHelp },
 };
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === 'help' && rest[0] && commands[rest[0]]) {
+    console.log(commands[rest[0]]!.help);
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(mainHelp);
     return name === undefined ? 2 : 0;

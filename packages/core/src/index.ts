@@ -1,30 +1,5 @@
 // The public API of @goondan/core. Every export here is an API decision (STYLE habit 6).
-export type * from './types.ts';
-export type * from './config/resources.ts';
-export { API_VERSION, resourceKinds } from './config/resources.ts';
-export { findBundleDir } from './config/find-bundle-dir.ts';
-export { formatProblems } from './config/format-problems.ts';
-export { loadBundle, type LoadBundleResult } from './config/load-bundle.ts';
-export { parseObjectRef, parseRefEntry, refKey } from './config/object-ref.ts';
-export { resolveValueSource } from './config/resolve-value-source.ts';
-export { errorCodes, helpUrlFor, type ErrorCode } from './errors/error-codes.ts';
-export { GoondanError } from './errors/goondan-error.ts';
-export { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError, truncateErrorMessage } from './errors/to-tool-error.ts';
-export { composeMiddleware, type Middleware } from './pipeline/compose-middleware.ts';
-export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agent-toolset.ts';
-export { CatalogBuilder } from './tools/catalog-builder.ts';
-export { toJsonSafe } from './tools/to-json-safe.ts';
-export { ToolCatalog } from './tools/tool-catalog.ts';
-export { type CallScope, type ExecutionPolicy, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
-export { isPendingSubmission, JobTable } from './tools/tool-jobs.ts';
-export { buildToolName, checkNamePart, parseToolName, providerToolNamePattern } from './tools/tool-name.ts';
-export {
-  DEFAULT_OUTPUT_LIMIT,
-  DEFAULT_TOOL_TIMEOUT_MS,
-  type RegisteredTool,
-  ToolRegistry,
-  type ToolRegistrationOptions,
-} from './tools/tool-registry.ts';
+
 export { type AgentEvent, newId, userEvent } from './agent/agent-event.ts';
 export { AgentInstance, type AgentInstanceOptions, DEFAULT_MAX_STEPS_PER_TURN } from './agent/agent-instance.ts';
 export { createMessage } from './agent/create-message.ts';
@@ -39,10 +14,21 @@ export type {
   TurnObserver,
   TurnResult,
 } from './agent/turn-types.ts';
+export { findBundleDir } from './config/find-bundle-dir.ts';
+export { formatProblems } from './config/format-problems.ts';
+export { type LoadBundleResult, loadBundle } from './config/load-bundle.ts';
+export { parseObjectRef, parseRefEntry, refKey } from './config/object-ref.ts';
+export { resolveValueSource } from './config/resolve-value-source.ts';
+export type * from './config/resources.ts';
+export { API_VERSION, resourceKinds } from './config/resources.ts';
+export { type ErrorCode, errorCodes, helpUrlFor } from './errors/error-codes.ts';
+export { GoondanError } from './errors/goondan-error.ts';
+export { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError, truncateErrorMessage } from './errors/to-tool-error.ts';
 export { checkModelCredentials } from './models/check-model-credentials.ts';
 export { createLanguageModel } from './models/create-language-model.ts';
 export { modelCallSettings } from './models/model-call-settings.ts';
 export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
+export { composeMiddleware, type Middleware } from './pipeline/compose-middleware.ts';
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
 export { ConversationStore } from './store/conversation-store.ts';
 export { InstanceStateStore } from './store/instance-state-store.ts';
@@ -50,3 +36,18 @@ export { openInstanceDatabase } from './store/open-instance-database.ts';
 export { toOtlpJson } from './store/to-otlp-json.ts';
 export { newSpanId, newTraceId } from './store/trace-ids.ts';
 export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
+export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agent-toolset.ts';
+export { CatalogBuilder } from './tools/catalog-builder.ts';
+export { toJsonSafe } from './tools/to-json-safe.ts';
+export { ToolCatalog } from './tools/tool-catalog.ts';
+export { type CallScope, type ExecutionPolicy, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
+export { isPendingSubmission, JobTable } from './tools/tool-jobs.ts';
+export { buildToolName, checkNamePart, parseToolName, providerToolNamePattern } from './tools/tool-name.ts';
+export {
+  DEFAULT_OUTPUT_LIMIT,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type RegisteredTool,
+  type ToolRegistrationOptions,
+  ToolRegistry,
+} from './tools/tool-registry.ts';
+export type * from './types.ts';

@@ -2,8 +2,9 @@
  * Test helpers for tool authors: `import { createTestToolContext } from '@goondan/core/testing'`.
  * The same helpers our own tests use.
  */
-import type { JsonObject, Message, ToolContext } from './types.ts';
+
 import { JobTable } from './tools/tool-jobs.ts';
+import type { JsonObject, Message, ToolContext } from './types.ts';
 
 const silentLogger = new Proxy(console, { get: (target, key) => (key in target ? () => {} : undefined) });
 
@@ -31,10 +32,10 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { workdi
   };
 }
 
-export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
 export {
   type OpenAICompatibleTestServer,
   type RecordedRequest,
   type ServerResponseScript,
   startOpenAICompatibleServer,
 } from './models/openai-compatible-test-server.ts';
+export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';

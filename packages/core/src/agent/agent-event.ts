@@ -27,5 +27,11 @@ export function newId(prefix: string): string {
 }
 
 export function userEvent(input: string, source = 'cli'): AgentEvent {
-  return { id: newId('evt'), type: 'user.message', input, source: { kind: 'user', name: source }, createdAt: new Date().toISOString() };
+  return {
+    id: newId('evt'),
+    type: 'user.message',
+    input,
+    source: { kind: 'user', name: source },
+    createdAt: new Date().toISOString(),
+  };
 }

@@ -26,14 +26,27 @@ async function open(steps: ScriptedStep[], extra: Partial<OpenAgentInstanceOptio
   dirs.push(stateDir);
   const model = createScriptedModel(steps);
   const agent = bundle.resources.get('Agent/helper') as AgentResource;
-  const instance = openAgentInstance({ bundle, handlers: loaded.handlers, agent, instanceKey: 'k1', model, stateDir, ...extra });
+  const instance = openAgentInstance({
+    bundle,
+    handlers: loaded.handlers,
+    agent,
+    instanceKey: 'k1',
+    model,
+    stateDir,
+    ...extra,
+  });
   return { instance, model, bundle, loaded, agent, stateDir };
 }
 
 describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
   test('runs steps until the model stops calling tools, and appends call results in order', async () => {
     const { instance, model } = await open([
-      { toolCalls: [{ name: 'calc__add', args: { a: 2, b: 3 } }, { name: 'calc__add', args: { a: 10, b: 1 } }] },
+      {
+        toolCalls: [
+          { name: 'calc__add', args: { a: 2, b: 3 } },
+          { name: 'calc__add', args: { a: 10, b: 1 } },
+        ],
+      },
       { text: 'The sums are 5 and 11.' },
     ]);
     const result = await instance.enqueue(userEvent('add things'));
@@ -62,14 +75,17 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
   });
 
   test('spec §2.1.3: step middleware edits ctx.toolCatalog and the model sees the edited list', async () => {
-    const { instance, model } = await open([{ toolCalls: [{ name: 'calc__add', args: { a: 1, b: 1 } }] }, { text: 'done' }], {
-      stepMiddlewares: [
-        async (ctx) => {
-          ctx.toolCatalog = ctx.toolCatalog.filter((item: ToolCatalogItem) => item.name !== 'calc__add');
-          return ctx.next();
-        },
-      ],
-    });
+    const { instance, model } = await open(
+      [{ toolCalls: [{ name: 'calc__add', args: { a: 1, b: 1 } }] }, { text: 'done' }],
+      {
+        stepMiddlewares: [
+          async (ctx) => {
+            ctx.toolCatalog = ctx.toolCatalog.filter((item: ToolCatalogItem) => item.name !== 'calc__add');
+            return ctx.next();
+          },
+        ],
+      },
+    );
     await instance.enqueue(userEvent('go'));
     expect(model.calls[0]!.toolNames).not.toContain('calc__add');
     // The guard follows the edited catalog at execution time (spec §9.1).
@@ -96,13 +112,27 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
   });
 
   test('spec §2.5: ToolContext.message is the assistant message holding the call; workdir is the instance workspace', async () => {
-    const { instance, stateDir } = await open([{ toolCalls: [{ name: 'calc__whoami', id: 'call_who' }] }, { text: 'ok' }]);
+    const { instance, stateDir } = await open([
+      { toolCalls: [{ name: 'calc__whoami', id: 'call_who' }] },
+      { text: 'ok' },
+    ]);
     await instance.enqueue(userEvent('who'));
     const messages = instance.conversation();
-    const output = JSON.parse(JSON.stringify((messages[2]!.data.content as { output: { value: { output: unknown } } }[])[0]!.output.value.output));
-    expect(output).toMatchObject({ agentName: 'helper', instanceKey: 'k1', toolCallId: 'call_who', messageRole: 'assistant' });
+    const output = JSON.parse(
+      JSON.stringify(
+        (messages[2]!.data.content as { output: { value: { output: unknown } } }[])[0]!.output.value.output,
+      ),
+    );
+    expect(output).toMatchObject({
+      agentName: 'helper',
+      instanceKey: 'k1',
+      toolCallId: 'call_who',
+      messageRole: 'assistant',
+    });
     expect(output.messageId).toBe(messages[1]!.id);
-    expect(output.workdir).toBe(instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir }).workdir);
+    expect(output.workdir).toBe(
+      instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir }).workdir,
+    );
   });
 
   test('the step cap ends the turn with a stated reason', async () => {
@@ -172,9 +202,17 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
       model: createScriptedModel([{ text: 'again' }]),
       stateDir: first.stateDir,
     });
-    expect(reopened.conversation().map((message) => message.data.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(reopened.conversation().map((message) => message.data.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     const traces = new TraceStore(
-      openInstanceDatabase(instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir: first.stateDir }).databaseFile),
+      openInstanceDatabase(
+        instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir: first.stateDir })
+          .databaseFile,
+      ),
     );
     const spans = traces.spansOfTrace(result.traceId);
     expect(spans.map((span) => span.kind).sort()).toEqual(['model', 'model', 'step', 'step', 'tool', 'turn']);

@@ -160,6 +160,12 @@ export class AgentInstance {
     return run;
   }
 
+  /** Starts the conversation afresh (an event like any other: `truncate`). */
+  reset(): void {
+    this.options.conversation.truncate();
+    this.messages.length = 0;
+  }
+
   close(): void {
     this.closed = true;
     this.options.toolset.executor.jobs.abortAll();
@@ -188,7 +194,16 @@ export class AgentInstance {
       result = await this.runTurnPipeline({ event, turnId, traceId, turnSpanId, signal, metadata: {} });
     } catch (thrown) {
       const error = toToolError(thrown, { fallbackCode: 'E_TURN_FAILED' });
-      result = { turnId, traceId, eventId: event.id, status: 'error', text: '', steps: 0, usage: zeroUsage(), error: { code: error.code!, message: error.message } };
+      result = {
+        turnId,
+        traceId,
+        eventId: event.id,
+        status: 'error',
+        text: '',
+        steps: 0,
+        usage: zeroUsage(),
+        error: { code: error.code!, message: error.message },
+      };
     }
     this.record(
       span(result.status === 'cancelled' ? 'cancelled' : result.status === 'error' ? 'error' : 'ok', {
@@ -206,16 +221,27 @@ export class AgentInstance {
   private async runSteps(state: TurnState): Promise<TurnResult> {
     const { event, turnId, traceId, signal } = state;
     const source: MessageSource =
-      event.source.kind === 'agent' ? { type: 'agent', agentName: event.source.name } : event.source.kind === 'user' ? { type: 'user' } : { type: 'system' };
+      event.source.kind === 'agent'
+        ? { type: 'agent', agentName: event.source.name }
+        : event.source.kind === 'user'
+          ? { type: 'user' }
+          : { type: 'system' };
     this.appendMessages([createMessage({ role: 'user', content: event.input }, source)], turnId);
     const usage = zeroUsage();
     const maxSteps = this.options.maxStepsPerTurn ?? DEFAULT_MAX_STEPS_PER_TURN;
     const base = { turnId, traceId, eventId: event.id, usage };
     let text = '';
     for (let stepIndex = 0; ; stepIndex += 1) {
-      if (signal.aborted) return { ...base, status: 'cancelled', text, steps: stepIndex, reason: 'The turn was cancelled.' };
+      if (signal.aborted)
+        return { ...base, status: 'cancelled', text, steps: stepIndex, reason: 'The turn was cancelled.' };
       if (stepIndex >= maxSteps) {
-        return { ...base, status: 'max_steps', text, steps: stepIndex, reason: `Stopped after ${maxSteps} steps (policy maxStepsPerTurn); the model was still calling tools.` };
+        return {
+          ...base,
+          status: 'max_steps',
+          text,
+          steps: stepIndex,
+          reason: `Stopped after ${maxSteps} steps (policy maxStepsPerTurn); the model was still calling tools.`,
+        };
       }
       const outcome = await this.runStepPipeline({
         ...state,
@@ -227,9 +253,11 @@ export class AgentInstance {
       usage.outputTokens += outcome.usage.outputTokens;
       text = outcome.text;
       this.notify('onStepEnd', { turnId, stepIndex, outcome });
-      if (signal.aborted) return { ...base, status: 'cancelled', text, steps: stepIndex + 1, reason: 'The turn was cancelled.' };
+      if (signal.aborted)
+        return { ...base, status: 'cancelled', text, steps: stepIndex + 1, reason: 'The turn was cancelled.' };
       if (outcome.error) return { ...base, status: 'error', text, steps: stepIndex + 1, error: outcome.error };
-      if (outcome.toolCalls === 0) return { ...base, status: 'completed', text, steps: stepIndex + 1, reason: outcome.finishReason };
+      if (outcome.toolCalls === 0)
+        return { ...base, status: 'completed', text, steps: stepIndex + 1, reason: outcome.finishReason };
     }
   }
 
@@ -328,7 +356,8 @@ export class AgentInstance {
   }): Promise<void> {
     const { state, calls, assistant, catalog, stepSpanId } = options;
     const holder = (id: string) =>
-      assistant.find((message) => JSON.stringify(message.data.content).includes(`"toolCallId":"${id}"`)) ?? assistant[0]!;
+      assistant.find((message) => JSON.stringify(message.data.content).includes(`"toolCallId":"${id}"`)) ??
+      assistant[0]!;
     const limit = Math.max(1, this.options.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY);
     const results: ToolResult[] = new Array(calls.length);
     let nextIndex = 0;
@@ -376,7 +405,10 @@ export class AgentInstance {
     // Results keep call order, whatever order they finished in.
     const toolMessages = calls.map((call, index) =>
       createMessage(
-        { role: 'tool', content: [toToolResultPart({ toolCallId: call.id, toolName: call.name, result: results[index]! })] },
+        {
+          role: 'tool',
+          content: [toToolResultPart({ toolCallId: call.id, toolName: call.name, result: results[index]! })],
+        },
         { type: 'tool', toolCallId: call.id, toolName: call.name },
       ),
     );

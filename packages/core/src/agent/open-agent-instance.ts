@@ -37,7 +37,10 @@ export function agentModel(bundle: Bundle, agent: AgentResource): ModelResource 
   const ref = parseObjectRef(agent.spec.modelConfig?.modelRef);
   const model = ref ? bundle.resources.get(`Model/${ref.name}`) : undefined;
   if (!model || model.kind !== 'Model') {
-    throw new GoondanError('E_AGENT_NO_MODEL', `Agent '${agent.metadata.name}' has no spec.modelConfig.modelRef to a Model.`);
+    throw new GoondanError(
+      'E_AGENT_NO_MODEL',
+      `Agent '${agent.metadata.name}' has no spec.modelConfig.modelRef to a Model.`,
+    );
   }
   return model;
 }
@@ -48,7 +51,8 @@ function maxStepsFor(bundle: Bundle, agent: AgentResource): number | undefined {
   for (const resource of bundle.resources.values()) {
     if (resource.kind !== 'Swarm') continue;
     const swarm = resource as SwarmResource;
-    if (swarm.spec.agents.some((ref) => parseObjectRef(ref)?.name === agent.metadata.name)) return swarm.spec.policy?.maxStepsPerTurn;
+    if (swarm.spec.agents.some((ref) => parseObjectRef(ref)?.name === agent.metadata.name))
+      return swarm.spec.policy?.maxStepsPerTurn;
   }
   return undefined;
 }
@@ -66,7 +70,12 @@ export function openAgentInstance(options: OpenAgentInstanceOptions): AgentInsta
     checkModelCredentials(modelResource, env);
     model = createLanguageModel(modelResource, { env });
   }
-  const paths = instancePaths({ rootDir: bundle.rootDir, agentName: agent.metadata.name, instanceKey, stateDir: options.stateDir });
+  const paths = instancePaths({
+    rootDir: bundle.rootDir,
+    agentName: agent.metadata.name,
+    instanceKey,
+    stateDir: options.stateDir,
+  });
   mkdirSync(paths.workdir, { recursive: true });
   const db = openInstanceDatabase(paths.databaseFile);
   const toolset = createAgentToolset({

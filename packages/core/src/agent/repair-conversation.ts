@@ -1,5 +1,5 @@
-import type { Message, ToolResult } from '../types.ts';
 import { errorCodes, helpUrlFor } from '../errors/error-codes.ts';
+import type { Message, ToolResult } from '../types.ts';
 import { createMessage, toolCallsOf, toolResultIdsOf } from './create-message.ts';
 import { toToolResultPart } from './to-tool-result-part.ts';
 

@@ -125,7 +125,8 @@ export const errorCodes = {
   },
   E_MODEL_CALL_FAILED: {
     name: 'ModelCallFailedError',
-    suggestion: 'The model provider returned an error or could not be reached; check the Model resource, key and baseURL.',
+    suggestion:
+      'The model provider returned an error or could not be reached; check the Model resource, key and baseURL.',
   },
   E_INSTANCE_KEY_INVALID: {
     name: 'InstanceKeyInvalidError',

@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import {
+  buildSpanTree,
+  instancePaths,
+  openInstanceDatabase,
+  type SpanNode,
+  TraceStore,
+  toOtlpJson,
+} from '@goondan/core';
+import { parseCommandArgs } from '../cli-args.ts';
+import { openBundle } from '../open-bundle.ts';
+import { chooseAgent } from '../open-instance.ts';
+import { paint, UsageError, useColor } from '../terminal.ts';
+import { printProblems } from './validate.ts';
+
+export const traceHelp = `Usage: gdn trace [--agent A] [--instance K] [--limit N] [--json | --otlp] [--bundle DIR]
+
+Prints the last turns of an agent instance as a tree: turn → step → model call and tool calls, with
+durations, statuses, token usage and error codes.
+
+Options:
+  --agent A      the agent (default: the Swarm's entryAgent, or the only Agent)
+  --instance K   instance key (default: "default")
+  --limit N      how many traces, newest last (default: 5)
+  --json         the traces with their spans as JSON
+  --otlp         the traces in OpenTelemetry OTLP/JSON shape ({"resourceSpans": [...]}) for any OTLP tool`;
+
+export async function traceCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    command: 'trace',
+    argv,
+    spec: {
+      agent: { type: 'string' },
+      instance: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+      otlp: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(traceHelp);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'trace');
+  const limit = values.limit === undefined ? 5 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer', 'trace');
+  const opened = await openBundle(values.bundle);
+  if (!opened.bundle) {
+    printProblems(opened.dir, opened.problems, useColor(process.stderr));
+    return 1;
+  }
+  const agent = chooseAgent(opened.bundle, values.agent);
+  const instanceKey = values.instance ?? 'default';
+  const { databaseFile } = instancePaths({
+    rootDir: opened.bundle.rootDir,
+    agentName: agent.metadata.name,
+    instanceKey,
+  });
+  const traces = existsSync(databaseFile)
+    ? new TraceStore(openInstanceDatabase(databaseFile)).recentTraces(limit).reverse()
+    : [];
+  if (values.otlp) {
+    console.log(JSON.stringify(toOtlpJson(traces, { serviceName: `goondan/${agent.metadata.name}` }), null, 2));
+    return 0;
+  }
+  if (values.json) {
+    console.log(JSON.stringify({ agent: agent.metadata.name, instance: instanceKey, traces }, null, 2));
+    return 0;
+  }
+  if (traces.length === 0) {
+    console.log(`No traces yet for ${agent.metadata.name}/${instanceKey}. Run a turn with 'gdn run' or 'gdn chat'.`);
+    return 0;
+  }
+  const color = useColor();
+  for (const trace of traces) {
+    console.log(paint(`trace ${trace.traceId}  ${new Date(trace.startedAt).toISOString()}`, 'bold', color));
+    const roots = buildSpanTree(trace.spans);
+    roots.forEach((node, index) => printNode(node, '', index === roots.length - 1, color));
+    console.log('');
+  }
+  return 0;
+}
+
+function printNode(node: SpanNode, prefix: string, last: boolean, color: boolean): void {
+  const { span } = node;
+  const duration = span.endedAt === null ? 'running' : `${span.endedAt - span.startedAt}ms`;
+  const status = paint(span.status, span.status === 'ok' ? 'green' : span.status === 'error' ? 'red' : 'yellow', color);
+  const attributes = span.attributes;
+  const details: string[] = [];
+  if (
+    typeof attributes.inputTokens === 'number' &&
+    (attributes.inputTokens > 0 || (attributes.outputTokens as number) > 0)
+  ) {
+    details.push(`tokens ${attributes.inputTokens}→${attributes.outputTokens}`);
+  }
+  if (typeof attributes.errorCode === 'string') details.push(paint(attributes.errorCode, 'red', color));
+  if (span.kind === 'turn' && typeof attributes.status === 'string' && attributes.status !== 'completed')
+    details.push(attributes.status);
+  console.log(
+    `${prefix}${last ? '└─ ' : '├─ '}${span.name}  ${status}  ${paint(duration, 'dim', color)}${details.length ? `  ${details.join('  ')}` : ''}`,
+  );
+  const childPrefix = `${prefix}${last ? '   ' : '│  '}`;
+  node.children.forEach((child, index) => printNode(child, childPrefix, index === node.children.length - 1, color));
+}
