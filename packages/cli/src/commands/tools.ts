@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import {
   type AgentToolset,
   createAgentToolset,
-  GoondanError,
   type JsonSchemaObject,
   type Message,
   selectAgent,

@@ -75,7 +75,7 @@ export async function traceCommand(argv: string[]): Promise<number> {
   for (const trace of traces) {
     console.log(paint(`trace ${trace.traceId}  ${new Date(trace.startedAt).toISOString()}`, 'bold', color));
     const roots = buildSpanTree(trace.spans);
-    roots.forEach((node, index) => printNode(node, '', index === roots.length - 1, color));
+    for (const [index, node] of roots.entries()) printNode(node, '', index === roots.length - 1, color);
     console.log('');
   }
   return 0;
@@ -100,5 +100,6 @@ function printNode(node: SpanNode, prefix: string, last: boolean, color: boolean
     `${prefix}${last ? '└─ ' : '├─ '}${span.name}  ${status}  ${paint(duration, 'dim', color)}${details.length ? `  ${details.join('  ')}` : ''}`,
   );
   const childPrefix = `${prefix}${last ? '   ' : '│  '}`;
-  node.children.forEach((child, index) => printNode(child, childPrefix, index === node.children.length - 1, color));
+  for (const [index, child] of node.children.entries())
+    printNode(child, childPrefix, index === node.children.length - 1, color);
 }

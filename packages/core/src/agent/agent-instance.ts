@@ -27,6 +27,8 @@ import type {
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 16;
 export const DEFAULT_TOOL_CONCURRENCY = 4;
+/** Traces kept per instance; older ones are pruned every 100 turns so the database stays bounded. */
+export const MAX_STORED_TRACES = 1000;
 
 export interface AgentInstanceOptions {
   agent: AgentResource;
@@ -74,6 +76,9 @@ export class AgentInstance {
   private readonly runTurnPipeline: (state: TurnState) => Promise<TurnResult>;
   private readonly runStepPipeline: (state: StepState) => Promise<StepOutcome>;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Spans of the running step, written together when it ends (one commit per step, not per span). */
+  private spanBuffer: SpanRecord[] = [];
+  private turnsServed = 0;
   private waiting = 0;
   private closed = false;
 
@@ -188,6 +193,7 @@ export class AgentInstance {
       attributes: { agent: this.agentName, instance: this.instanceKey, turnId, eventType: event.type, ...attributes },
     });
     this.record(span('running', {}));
+    this.flushSpans();
     this.notify('onTurnStart', { turnId, traceId, event });
     let result: TurnResult;
     try {
@@ -214,6 +220,9 @@ export class AgentInstance {
         ...(result.error ? { errorCode: result.error.code } : {}),
       }),
     );
+    this.flushSpans();
+    this.turnsServed += 1;
+    if (this.turnsServed % 100 === 0) this.pruneTraces();
     this.notify('onTurnEnd', result);
     return result;
   }
@@ -344,6 +353,7 @@ export class AgentInstance {
       status: outcome.error ? 'error' : state.signal.aborted ? 'cancelled' : 'ok',
       attributes: { stepIndex: state.stepIndex, tools: catalog.size, toolCalls: outcome.toolCalls },
     });
+    this.flushSpans();
     return outcome;
   }
 
@@ -422,10 +432,25 @@ export class AgentInstance {
   }
 
   private record(span: SpanRecord): void {
+    this.spanBuffer.push(span);
+  }
+
+  /** Traces are observers: a failed write is reported, never allowed to break the turn. */
+  private flushSpans(): void {
+    const spans = this.spanBuffer;
+    this.spanBuffer = [];
     try {
-      this.options.traces.recordSpan(span);
+      this.options.traces.recordSpans(spans);
     } catch (thrown) {
       this.options.logger?.warn?.(`trace write failed: ${(thrown as Error).message}`);
+    }
+  }
+
+  private pruneTraces(): void {
+    try {
+      this.options.traces.pruneTraces(MAX_STORED_TRACES);
+    } catch (thrown) {
+      this.options.logger?.warn?.(`trace pruning failed: ${(thrown as Error).message}`);
     }
   }
 

@@ -36,7 +36,7 @@ export interface OpenAgentInstanceOptions {
 export function agentModel(bundle: Bundle, agent: AgentResource): ModelResource {
   const ref = parseObjectRef(agent.spec.modelConfig?.modelRef);
   const model = ref ? bundle.resources.get(`Model/${ref.name}`) : undefined;
-  if (!model || model.kind !== 'Model') {
+  if (model?.kind !== 'Model') {
     throw new GoondanError(
       'E_AGENT_NO_MODEL',
       `Agent '${agent.metadata.name}' has no spec.modelConfig.modelRef to a Model.`,

@@ -10,10 +10,18 @@ const emptyObjectSchema = { type: 'object' as const, properties: {} };
 export function toModelTools(items: readonly ToolCatalogItem[]): ToolSet {
   const tools: ToolSet = {};
   for (const item of items) {
-    tools[item.name] = tool({
-      ...(item.description === undefined ? {} : { description: item.description }),
-      inputSchema: jsonSchema(item.parameters ?? emptyObjectSchema),
-    });
+    let converted = cache.get(item);
+    if (!converted) {
+      converted = tool({
+        ...(item.description === undefined ? {} : { description: item.description }),
+        inputSchema: jsonSchema(item.parameters ?? emptyObjectSchema),
+      });
+      cache.set(item, converted);
+    }
+    tools[item.name] = converted;
   }
   return tools;
 }
+
+/** Catalog items are reused from step to step; converting each once keeps a Step cheap with large catalogs. */
+const cache = new WeakMap<ToolCatalogItem, ToolSet[string]>();

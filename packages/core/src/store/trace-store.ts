@@ -97,6 +97,14 @@ export class TraceStore {
       );
   }
 
+  /** Records several spans in one transaction (one commit instead of one per span). */
+  recordSpans(spans: readonly SpanRecord[]): void {
+    if (spans.length === 0) return;
+    this.db.transaction(() => {
+      for (const span of spans) this.recordSpan(span);
+    })();
+  }
+
   /** Spans of one trace, by start time (ties in the order they were first recorded). */
   spansOfTrace(traceId: string): SpanRecord[] {
     return this.db
