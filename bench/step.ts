@@ -71,7 +71,7 @@ async function ours(size: number): Promise<number> {
     if (turn >= 20) samples.push(elapsed / 2);
     instance.reset();
   }
-  instance.close();
+  await instance.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
   return median(samples);

@@ -43,7 +43,7 @@ export async function openInstanceFromFlags(flags: {
     return null;
   }
   const agent = chooseAgent(opened.bundle, flags.agent);
-  const instance = openAgentInstance({
+  const instance = await openAgentInstance({
     bundle: opened.bundle,
     handlers: opened.handlers,
     agent,

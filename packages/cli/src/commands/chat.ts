@@ -107,6 +107,6 @@ export async function chatCommand(argv: string[]): Promise<number> {
   }
   lines.close();
   process.off('SIGINT', interrupt);
-  instance.close();
+  await instance.close();
   return 0;
 }

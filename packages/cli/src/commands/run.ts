@@ -63,7 +63,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort('interrupted'));
   const result = await opened.instance.enqueue(userEvent(input, 'cli'), { signal: controller.signal });
-  opened.instance.close();
+  await opened.instance.close();
   if (values.json) {
     console.log(JSON.stringify({ agent: opened.agent.metadata.name, ...result, toolCalls }, null, 2));
   } else {

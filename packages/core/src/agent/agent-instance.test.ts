@@ -26,7 +26,7 @@ async function open(steps: ScriptedStep[], extra: Partial<OpenAgentInstanceOptio
   dirs.push(stateDir);
   const model = createScriptedModel(steps);
   const agent = bundle.resources.get('Agent/helper') as AgentResource;
-  const instance = openAgentInstance({
+  const instance = await openAgentInstance({
     bundle,
     handlers: loaded.handlers,
     agent,
@@ -193,8 +193,8 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
   test('the conversation survives reopening the instance, and traces are stored as a tree', async () => {
     const first = await open([{ toolCalls: [{ name: 'calc__add', args: { a: 1, b: 2 } }] }, { text: 'three' }]);
     const result = await first.instance.enqueue(userEvent('sum'));
-    first.instance.close();
-    const reopened = openAgentInstance({
+    await first.instance.close();
+    const reopened = await openAgentInstance({
       bundle: first.bundle,
       handlers: first.loaded.handlers,
       agent: first.agent,

@@ -41,6 +41,9 @@ export interface AgentInstanceOptions {
   workdir: string;
   logger?: Console;
   observer?: TurnObserver;
+  /** Told when the conversation is reset and when the instance closes (extensions). */
+  onReset?: readonly (() => void)[];
+  onClose?: readonly (() => void | Promise<void>)[];
   turnMiddlewares?: readonly TurnMiddleware[];
   stepMiddlewares?: readonly StepMiddleware[];
   maxStepsPerTurn?: number;
@@ -59,6 +62,7 @@ interface TurnState {
 interface StepState extends TurnState {
   stepIndex: number;
   toolCatalog: StepMiddlewareContext['toolCatalog'];
+  modelMessages: Message[];
   stepMetadata: Record<string, JsonValue>;
 }
 
@@ -113,7 +117,12 @@ export class AgentInstance {
         instanceKey: this.instanceKey,
         turnId: state.turnId,
         stepIndex: state.stepIndex,
-        messages: this.messages,
+        get messages() {
+          return state.modelMessages;
+        },
+        set messages(value) {
+          state.modelMessages = value;
+        },
         get toolCatalog() {
           return state.toolCatalog;
         },
@@ -169,11 +178,25 @@ export class AgentInstance {
   reset(): void {
     this.options.conversation.truncate();
     this.messages.length = 0;
+    for (const listener of this.options.onReset ?? []) {
+      try {
+        listener();
+      } catch (thrown) {
+        this.options.logger?.warn?.(`reset listener failed: ${(thrown as Error).message}`);
+      }
+    }
   }
 
-  close(): void {
+  /** Stops jobs and lets extensions clean up (close MCP connections, timers). */
+  async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     this.options.toolset.executor.jobs.abortAll();
+    for (const listener of this.options.onClose ?? []) {
+      await Promise.resolve()
+        .then(listener)
+        .catch((thrown) => this.options.logger?.warn?.(`close listener failed: ${(thrown as Error)?.message}`));
+    }
   }
 
   private async runTurn(event: AgentEvent, signal: AbortSignal): Promise<TurnResult> {
@@ -256,6 +279,7 @@ export class AgentInstance {
         ...state,
         stepIndex,
         toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
+        modelMessages: [...this.messages],
         stepMetadata: {},
       });
       usage.inputTokens += outcome.usage.inputTokens;
@@ -286,7 +310,7 @@ export class AgentInstance {
       const result = streamText({
         model,
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
-        messages: this.messages.map((message) => message.data as unknown as AiModelMessage),
+        messages: state.modelMessages.map((message) => message.data as unknown as AiModelMessage),
         tools: toModelTools(catalog.items),
         abortSignal: state.signal,
         // Errors are read from the stream below; the SDK's default handler would print them to the console.

@@ -3,10 +3,12 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { parseObjectRef } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, ModelResource, SwarmResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { loadExtensions } from '../extensions/load-extensions.ts';
 import { checkModelCredentials } from '../models/check-model-credentials.ts';
 import { createLanguageModel } from '../models/create-language-model.ts';
 import { modelCallSettings } from '../models/model-call-settings.ts';
 import { ConversationStore } from '../store/conversation-store.ts';
+import { InstanceStateStore } from '../store/instance-state-store.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { TraceStore } from '../store/trace-store.ts';
 import { createAgentToolset } from '../tools/agent-toolset.ts';
@@ -61,7 +63,7 @@ function maxStepsFor(bundle: Bundle, agent: AgentResource): number | undefined {
  * Opens an agent instance from a loaded bundle: checks the model's credentials before any turn (a missing key
  * names the variable to set), opens the instance database and workspace, and resumes the stored conversation.
  */
-export function openAgentInstance(options: OpenAgentInstanceOptions): AgentInstance {
+export async function openAgentInstance(options: OpenAgentInstanceOptions): Promise<AgentInstance> {
   const { bundle, agent, instanceKey } = options;
   const modelResource = agentModel(bundle, agent);
   const env = options.env ?? process.env;
@@ -84,6 +86,16 @@ export function openAgentInstance(options: OpenAgentInstanceOptions): AgentInsta
     agent,
     middlewares: options.toolCallMiddlewares,
   });
+  const logger = options.logger ?? console;
+  const extensions = await loadExtensions({
+    bundle,
+    agent,
+    instanceKey,
+    registry: toolset.registry,
+    state: new InstanceStateStore(db),
+    logger,
+  });
+  toolset.executor = toolset.executor.withMiddlewares(extensions.toolCallMiddlewares);
   return new AgentInstance({
     agent,
     instanceKey,
@@ -94,9 +106,11 @@ export function openAgentInstance(options: OpenAgentInstanceOptions): AgentInsta
     traces: new TraceStore(db),
     workdir: paths.workdir,
     observer: options.observer,
-    logger: options.logger,
-    turnMiddlewares: options.turnMiddlewares,
-    stepMiddlewares: options.stepMiddlewares,
+    logger,
+    onReset: extensions.resetListeners,
+    onClose: [...extensions.closeListeners, () => db.close()],
+    turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
+    stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
     maxStepsPerTurn: maxStepsFor(bundle, agent),
   });
 }

@@ -32,7 +32,8 @@ export interface StepMiddlewareContext {
   readonly turnId: string;
   readonly stepIndex: number;
   toolCatalog: ToolCatalogItem[];
-  readonly messages: readonly Message[];
+  /** What the model reads this step: a copy, so a middleware can trim it without touching the stored conversation. */
+  messages: Message[];
   metadata: Record<string, JsonValue>;
   next(): Promise<StepOutcome>;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ToolHandler } from '../types.ts';
+import { checkExtensionEntries } from './check-extension-entries.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { checkReferences } from './check-references.ts';
 import { checkResourceDocument } from './check-resource-document.ts';
@@ -94,6 +95,7 @@ export async function loadBundle(options: { dir: string; libraries?: string[] })
   problems.push(...checkReferences(declared, resources));
   const loaded = await loadToolHandlers(declared.filter((entry) => entry.resource.kind === 'Tool'));
   problems.push(...loaded.problems);
+  problems.push(...checkExtensionEntries(declared.filter((entry) => entry.resource.kind === 'Extension')));
 
   problems.sort((a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column);
   if (problems.length > 0) return { bundle: null, problems, handlers: new Map() };

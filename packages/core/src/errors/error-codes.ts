@@ -136,6 +136,16 @@ export const errorCodes = {
     name: 'AgentNoModelError',
     suggestion: 'Give the Agent spec.modelConfig.modelRef pointing at a Model resource.',
   },
+  E_EXTENSION_ENTRY_NOT_FOUND: {
+    name: 'ExtensionEntryNotFoundError',
+    suggestion:
+      'Fix spec.entry of the Extension; it is resolved relative to the directory of the YAML file that declares it.',
+  },
+  E_EXTENSION_LOAD: {
+    name: 'ExtensionLoadError',
+    suggestion:
+      'Fix the extension named in the message: its entry must export register(api) and must not throw while registering.',
+  },
   // Base tools
   E_PATH_OUTSIDE_WORKDIR: {
     name: 'PathOutsideWorkdirError',

@@ -12,6 +12,7 @@ export interface AgentToolset {
   agent: AgentResource | null;
   registry: ToolRegistry;
   catalogBuilder: CatalogBuilder;
+  /** Replaced once extensions have added their toolCall middleware. */
   executor: ToolExecutor;
 }
 

@@ -71,12 +71,14 @@ function errorResult(code: ErrorCode, message: string, limit?: number): ToolResu
  */
 export class ToolExecutor {
   readonly jobs: JobTable;
+  private readonly options: ToolExecutorOptions;
   private readonly registry: ToolRegistry;
   private readonly policy: ExecutionPolicy;
   private readonly onDirectCall: ToolExecutorOptions['onDirectCall'];
   private readonly run: (state: CallState) => Promise<ToolResult>;
 
   constructor(options: ToolExecutorOptions) {
+    this.options = options;
     this.registry = options.registry;
     this.policy = options.policy ?? {};
     this.jobs = options.jobs ?? new JobTable();
@@ -85,6 +87,16 @@ export class ToolExecutor {
       middlewares: options.middlewares ?? [],
       bind: bindToolCallContext,
       core: (state) => this.invokeHandler(state),
+    });
+  }
+
+  /** The same executor (registry, policy, jobs) with more toolCall middleware inside the existing chain. */
+  withMiddlewares(middlewares: readonly ToolCallMiddleware[]): ToolExecutor {
+    if (middlewares.length === 0) return this;
+    return new ToolExecutor({
+      ...this.options,
+      jobs: this.jobs,
+      middlewares: [...(this.options.middlewares ?? []), ...middlewares],
     });
   }
 

@@ -1,0 +1,3 @@
+export function register(): void {
+  throw new Error('cannot start: no credentials');
+}

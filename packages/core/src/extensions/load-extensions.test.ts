@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { userEvent } from '../agent/agent-event.ts';
+import { openAgentInstance } from '../agent/open-agent-instance.ts';
+import { loadBundle } from '../config/load-bundle.ts';
+import type { AgentResource } from '../config/resources.ts';
+import { createScriptedModel, type ScriptedStep } from '../models/scripted-model.ts';
+
+const fixture = join(import.meta.dir, '__fixtures__', 'ext');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(agentName: string, steps: ScriptedStep[], stateDir = mkdtempSync(join(tmpdir(), 'gdn-ext-'))) {
+  dirs.push(stateDir);
+  const loaded = await loadBundle({ dir: fixture });
+  expect(loaded.problems).toEqual([]);
+  const model = createScriptedModel(steps);
+  const instance = await openAgentInstance({
+    bundle: loaded.bundle!,
+    handlers: loaded.handlers,
+    agent: loaded.bundle!.resources.get(`Agent/${agentName}`) as AgentResource,
+    instanceKey: 'x',
+    model,
+    stateDir,
+    logger: { ...console, log() {}, info() {}, debug() {} } as Console,
+  });
+  return { instance, model, stateDir };
+}
+
+function toolOutputs(messages: { data: { role: string; content: unknown } }[]) {
+  return messages
+    .filter((message) => message.data.role === 'tool')
+    .map((message) => (message.data.content as { output: { value: unknown } }[])[0]!.output.value);
+}
+
+describe('extensions (spec §8.4, §12)', () => {
+  test('spec §12.3: a tool registered by an extension is in the catalog from the next step, with source extension', async () => {
+    const { instance, model } = await open('with-weather', [
+      { text: 'first step' },
+      { toolCalls: [{ name: 'weather__get', args: { city: 'Seoul' } }] },
+      { text: 'done' },
+    ]);
+    await instance.enqueue(userEvent('one'));
+    await instance.enqueue(userEvent('two'));
+    expect(model.calls[0]!.toolNames).toEqual(['calc__add']);
+    expect(model.calls[1]!.toolNames).toEqual(['calc__add', 'weather__get']);
+    const [result] = toolOutputs(instance.conversation()) as { status: string; output: Record<string, unknown> }[];
+    expect(result!.status).toBe('ok');
+    // Extension config merged with the Agent's per-reference config.
+    expect(result!.output).toMatchObject({ city: 'Seoul', unit: 'celsius', greeting: 'hi' });
+    // toolCall middleware ran in priority order: -10 (outer) before 10 (inner).
+    expect(result!.output.trail).toEqual(['outer weather__get', 'inner weather__get']);
+  });
+
+  test('a toolCall middleware error becomes a ToolResult naming the extension', async () => {
+    const { instance } = await open('with-weather', [
+      { toolCalls: [{ name: 'calc__add', args: { a: 666, b: 1 } }] },
+      { text: 'ok' },
+    ]);
+    const turn = await instance.enqueue(userEvent('beast'));
+    expect(turn.status).toBe('completed');
+    const [result] = toolOutputs(instance.conversation()) as { error: { code: string; message: string } }[];
+    expect(result!.error.code).toBe('E_TOOL_MIDDLEWARE');
+    expect(result!.error.message).toBe("Extension 'weather': refusing the number of the beast");
+  });
+
+  test('per-instance state persists across restarts of the instance', async () => {
+    const first = await open('with-weather', [{ text: 'a' }]);
+    await first.instance.enqueue(userEvent('a'));
+    await first.instance.close();
+    const second = await open('with-weather', [{ text: 'b' }], first.stateDir);
+    await second.instance.close();
+    const { InstanceStateStore } = await import('../store/instance-state-store.ts');
+    const { openInstanceDatabase } = await import('../store/open-instance-database.ts');
+    const { instancePaths } = await import('../agent/instance-paths.ts');
+    const db = openInstanceDatabase(
+      instancePaths({ rootDir: fixture, agentName: 'with-weather', instanceKey: 'x', stateDir: first.stateDir })
+        .databaseFile,
+    );
+    const state = new InstanceStateStore(db);
+    expect(state.getState('ext:weather:loads')).toBe(2);
+    expect(String(state.getState('ext:weather:lastTurn'))).toStartWith('turn_');
+    db.close();
+  });
+
+  test('an extension that throws while registering fails the start with E_EXTENSION_LOAD naming it', async () => {
+    await expect(open('with-broken', [])).rejects.toMatchObject({
+      code: 'E_EXTENSION_LOAD',
+      message: "Extension 'broken' failed to load: cannot start: no credentials",
+    });
+  });
+});

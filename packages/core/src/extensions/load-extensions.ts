@@ -1,0 +1,162 @@
+import { resolve } from 'node:path';
+import type { StepMiddleware, TurnMiddleware } from '../agent/turn-types.ts';
+import { parseRefEntry } from '../config/object-ref.ts';
+import type { AgentResource, Bundle, ExtensionResource } from '../config/resources.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import type { InstanceStateStore } from '../store/instance-state-store.ts';
+import type { ToolRegistry } from '../tools/tool-registry.ts';
+import type { JsonObject, ToolCallMiddleware } from '../types.ts';
+import type { ExtensionApi, ExtensionRegister, MiddlewareByKind, PipelineKind } from './extension-api.ts';
+
+interface Registered<K extends PipelineKind> {
+  middleware: MiddlewareByKind[K];
+  priority: number;
+  order: number;
+}
+
+/** What the loaded extensions contribute to an agent instance. */
+export interface LoadedExtensions {
+  turnMiddlewares: TurnMiddleware[];
+  stepMiddlewares: StepMiddleware[];
+  toolCallMiddlewares: ToolCallMiddleware[];
+  resetListeners: (() => void)[];
+  closeListeners: (() => void | Promise<void>)[];
+}
+
+function sortByPriority<K extends PipelineKind>(list: Registered<K>[]): MiddlewareByKind[K][] {
+  return [...list].sort((a, b) => a.priority - b.priority || a.order - b.order).map((entry) => entry.middleware);
+}
+
+/** Errors thrown by an extension's middleware name the extension, so the ToolResult or turn error says who. */
+function nameErrors<T extends (ctx: never) => Promise<unknown>>(extensionName: string, middleware: T): T {
+  const named = async (ctx: never) => {
+    try {
+      return await middleware(ctx);
+    } catch (thrown) {
+      if (thrown instanceof Error && !thrown.message.startsWith(`Extension '${extensionName}'`)) {
+        thrown.message = `Extension '${extensionName}': ${thrown.message}`;
+      }
+      throw thrown;
+    }
+  };
+  return named as unknown as T;
+}
+
+/**
+ * Imports each Extension the Agent lists (in order), calls its `register(api)` and collects what it registers.
+ * A module that fails to import, lacks `register`, or throws while registering fails the whole load with
+ * E_EXTENSION_LOAD naming the extension (nothing runs half-configured).
+ */
+export async function loadExtensions(options: {
+  bundle: Bundle;
+  agent: AgentResource;
+  instanceKey: string;
+  registry: ToolRegistry;
+  state: InstanceStateStore;
+  logger: Console;
+}): Promise<LoadedExtensions> {
+  const { bundle, agent, registry, state } = options;
+  const lists = {
+    turn: [] as Registered<'turn'>[],
+    step: [] as Registered<'step'>[],
+    toolCall: [] as Registered<'toolCall'>[],
+  };
+  const loaded: LoadedExtensions = {
+    turnMiddlewares: [],
+    stepMiddlewares: [],
+    toolCallMiddlewares: [],
+    resetListeners: [],
+    closeListeners: [],
+  };
+  let order = 0;
+  for (const entry of agent.spec.extensions ?? []) {
+    const parsed = parseRefEntry(entry);
+    const resource = parsed ? bundle.resources.get(`Extension/${parsed.ref.name}`) : undefined;
+    if (!parsed || !resource || resource.kind !== 'Extension') continue; // refs were checked at load
+    const extension = resource as ExtensionResource;
+    const name = extension.metadata.name;
+    const config: JsonObject = { ...(extension.spec.config ?? {}), ...(parsed.config ?? {}) };
+    const prefix = `ext:${name}:`;
+    const api: ExtensionApi = {
+      extensionName: name,
+      agentName: agent.metadata.name,
+      instanceKey: options.instanceKey,
+      config,
+      pipeline: {
+        register(kind, middleware, registerOptions = {}) {
+          if (typeof middleware !== 'function') {
+            throw new GoondanError(
+              'E_EXTENSION_LOAD',
+              `Extension '${name}' registered a ${kind} middleware that is not a function.`,
+            );
+          }
+          if (!(kind in lists)) {
+            throw new GoondanError(
+              'E_EXTENSION_LOAD',
+              `Extension '${name}' used unknown pipeline '${String(kind)}' (turn, step, toolCall).`,
+            );
+          }
+          order += 1;
+          (lists[kind] as Registered<typeof kind>[]).push({
+            middleware: nameErrors(name, middleware),
+            priority: registerOptions.priority ?? 0,
+            order,
+          });
+        },
+      },
+      tools: {
+        register(item, handler, registerOptions = {}) {
+          const source = item.source?.type === 'mcp' ? item.source : { type: 'extension' as const, name };
+          registry.register({ ...item, source }, handler, registerOptions);
+        },
+        unregister: (toolName) => registry.unregister(toolName),
+        list: () => registry.list().map((tool) => tool.item),
+      },
+      state: {
+        get: (key) => state.getState(prefix + key) as never,
+        set: (key, value) => state.setState(prefix + key, value),
+        delete: (key) => {
+          state.deleteState(prefix + key);
+        },
+      },
+      logger: prefixedLogger(options.logger, name),
+      onConversationReset: (listener) => loaded.resetListeners.push(listener),
+      onClose: (listener) => loaded.closeListeners.push(listener),
+    };
+    const entryFile = resolve(extension.location.baseDir, extension.spec.entry);
+    let register: ExtensionRegister;
+    try {
+      const module = (await import(entryFile)) as { register?: unknown };
+      if (typeof module.register !== 'function') {
+        throw new Error(`its entry ${extension.spec.entry} does not export a register(api) function`);
+      }
+      register = module.register as ExtensionRegister;
+      await register(api);
+    } catch (thrown) {
+      for (const listener of loaded.closeListeners) await Promise.resolve(listener()).catch(() => {});
+      if (thrown instanceof GoondanError) throw thrown;
+      throw new GoondanError(
+        'E_EXTENSION_LOAD',
+        `Extension '${name}' failed to load: ${(thrown as Error)?.message ?? String(thrown)}`,
+        {
+          cause: thrown,
+        },
+      );
+    }
+  }
+  loaded.turnMiddlewares = sortByPriority(lists.turn);
+  loaded.stepMiddlewares = sortByPriority(lists.step);
+  loaded.toolCallMiddlewares = sortByPriority(lists.toolCall);
+  return loaded;
+}
+
+function prefixedLogger(base: Console, name: string): Console {
+  const tag = `[${name}]`;
+  return new Proxy(base, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (typeof value !== 'function' || !['log', 'info', 'warn', 'error', 'debug'].includes(String(key))) return value;
+      return (...args: unknown[]) => (value as (...values: unknown[]) => void).call(target, tag, ...args);
+    },
+  });
+}
