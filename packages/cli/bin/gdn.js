@@ -12,12 +12,15 @@ const entry = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.t
 
 const child = spawn(bunBinary, [entry, ...process.argv.slice(2)], { stdio: 'inherit' });
 // The terminal sends SIGINT to the whole foreground group; Bun decides what Ctrl-C means, we only wait.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+for (const signal of forwarded) {
   process.on(signal, () => {
     if (signal !== 'SIGINT') child.kill(signal);
   });
 }
 child.on('exit', (code, signal) => {
-  if (signal) process.kill(process.pid, signal);
-  else process.exit(code ?? 1);
+  if (!signal) process.exit(code ?? 1);
+  // Die of the same signal, so the caller sees it; our own listeners would otherwise swallow it (exit 0).
+  for (const name of forwarded) process.removeAllListeners(name);
+  process.kill(process.pid, signal);
 });

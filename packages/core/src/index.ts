@@ -51,3 +51,11 @@ export {
   ToolRegistry,
 } from './tools/tool-registry.ts';
 export type * from './types.ts';
+export type {
+  ExtensionApi,
+  ExtensionRegister,
+  ExtensionState,
+  MiddlewareByKind,
+  PipelineKind,
+} from './extensions/extension-api.ts';
+export { type LoadedExtensions, loadExtensions } from './extensions/load-extensions.ts';

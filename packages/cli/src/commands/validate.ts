@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type BundleProblem, formatProblems } from '@goondan/core';
+import { type BundleProblem, formatProblems, GoondanError, toToolError } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { openBundle } from '../open-bundle.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -32,7 +32,17 @@ export async function validateCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--format must be text or json, not '${format}'`, 'validate');
   if (positionals.length > 1)
     throw new UsageError(`expected at most one directory, got ${positionals.length}`, 'validate');
-  const opened = await openBundle(positionals[0] ?? values.bundle);
+  let opened: Awaited<ReturnType<typeof openBundle>>;
+  try {
+    opened = await openBundle(positionals[0] ?? values.bundle);
+  } catch (thrown) {
+    // Scripts reading --format json get the promised shape even when there is no bundle to read.
+    if (format !== 'json' || !(thrown instanceof GoondanError)) throw thrown;
+    const error = toToolError(thrown);
+    const problem = { code: thrown.code, message: thrown.message, file: 'goondan.yaml', line: 0, column: 0, path: '', suggestion: error.suggestion, helpUrl: error.helpUrl };
+    console.log(JSON.stringify({ valid: false, errors: [problem] }, null, 2));
+    return 1;
+  }
   const valid = opened.problems.length === 0;
   if (format === 'json') {
     console.log(JSON.stringify({ valid, errors: opened.problems }, null, 2));

@@ -168,6 +168,23 @@ export const errorCodes = {
     suggestion: 'Ask for a smaller resource or raise maxBytes within the allowed range.',
   },
   E_BASH_SPAWN: { name: 'BashSpawnError', suggestion: 'Check that the command or script exists and is executable.' },
+  // MCP (the base Extension `mcp`)
+  E_MCP_TOOL_ERROR: {
+    name: 'McpToolError',
+    suggestion:
+      'The MCP server ran the tool and reported a failure (or refused the call); read the message, fix the arguments and try again.',
+  },
+  E_MCP_UNAVAILABLE: {
+    name: 'McpUnavailableError',
+    suggestion:
+      "The MCP server could not be reached; check its command or url in the mcp Extension's config and its stderr. The next call reconnects.",
+  },
+  // Base extensions
+  E_TOOL_EXPOSURE_UNKNOWN: {
+    name: 'ToolExposureUnknownError',
+    suggestion:
+      'Use a tool or group name that tools__list shows (the message lists the closest names); nothing was enabled.',
+  },
   // Instance storage (SQLite)
   E_STORE_CORRUPT: {
     name: 'StoreCorruptError',

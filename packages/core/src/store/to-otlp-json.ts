@@ -68,7 +68,10 @@ function unixNano(epochMs: number): string {
 function statusOf(span: SpanRecord): OtlpSpan['status'] {
   if (span.status === 'ok') return { code: 1 };
   if (span.status !== 'error') return { code: 0 };
-  const message = span.attributes['error.message'] ?? span.attributes['error.code'];
+  // The agent runtime records errorMessage / errorCode; `error.*` is the OpenTelemetry-style spelling.
+  const { attributes } = span;
+  const message =
+    attributes['error.message'] ?? attributes.errorMessage ?? attributes['error.code'] ?? attributes.errorCode;
   return typeof message === 'string' ? { code: 2, message } : { code: 2 };
 }
 

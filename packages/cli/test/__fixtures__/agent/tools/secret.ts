@@ -1,0 +1,3 @@
+export const handlers = {
+  peek: () => ({ secret: 'should never be reachable from the catalog' }),
+};

@@ -1,0 +1,3 @@
+export const handlers = {
+  run: () => ({ ran: true }),
+};

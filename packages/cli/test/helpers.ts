@@ -1,0 +1,206 @@
+import { cp, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+
+/** Absolute path of the CLI entry, run as a real process under the current Bun. */
+export const mainTs = resolve(import.meta.dir, '..', 'src', 'main.ts');
+export const launcherJs = resolve(import.meta.dir, '..', 'bin', 'gdn.js');
+export const repoRoot = resolve(import.meta.dir, '..', '..', '..');
+export const fixturesDir = resolve(import.meta.dir, '__fixtures__');
+
+/** Marker in __fixtures__/agent/goondan.yaml: everything below it is the Model, which tests may replace. */
+const modelMarker = '# MODEL';
+
+/** The environment every gdn process gets: no colours, and no provider keys from the machine. */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || /API_KEY/.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+export interface GdnResult {
+  exitCode: number | null;
+  signalCode: Subprocess['signalCode'];
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `gdn ARGS` to completion and collects its output. */
+export async function gdn(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<GdnResult> {
+  const proc = Bun.spawn([process.execPath, mainTs, ...args], {
+    cwd: options.cwd ?? tmpdir(),
+    env: options.env ?? cliEnv(),
+    stdin: options.stdin === undefined ? 'ignore' : new TextEncoder().encode(options.stdin),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  await proc.exited;
+  return { exitCode: proc.exitCode, signalCode: proc.signalCode, stdout, stderr };
+}
+
+/** `gdn ARGS` whose stdout is JSON; fails with the process output when it is not. */
+export async function gdnJson<T = Record<string, unknown>>(
+  args: string[],
+  options: Parameters<typeof gdn>[1] = {},
+): Promise<{ result: GdnResult; json: T }> {
+  const result = await gdn(args, options);
+  try {
+    return { result, json: JSON.parse(result.stdout) as T };
+  } catch {
+    throw new Error(
+      `stdout is not JSON (exit ${result.exitCode}):\n${result.stdout}\n--- stderr ---\n${result.stderr}`,
+    );
+  }
+}
+
+/** A started gdn process whose stderr is read as it arrives, for tests that signal it mid-turn. */
+export function startGdn(args: string[], options: { env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn([process.execPath, mainTs, ...args], {
+    cwd: tmpdir(),
+    env: options.env ?? cliEnv(),
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  const stdoutText = new Response(proc.stdout).text();
+  const stderrDone = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stderr) stderr += decoder.decode(chunk, { stream: true });
+  })();
+  return {
+    proc,
+    get stderr() {
+      return stderr;
+    },
+    /** Resolves once stderr contains `text`; rejects after `timeoutMs` or when the process ends first. */
+    async waitForStderr(text: string, timeoutMs = 5000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!stderr.includes(text)) {
+        if (proc.exitCode !== null || proc.signalCode !== null)
+          throw new Error(`gdn exited (${proc.exitCode ?? proc.signalCode}) before printing '${text}':\n${stderr}`);
+        if (Date.now() > deadline) throw new Error(`no '${text}' on stderr within ${timeoutMs} ms:\n${stderr}`);
+        await Bun.sleep(10);
+      }
+    },
+    async finish(): Promise<GdnResult> {
+      await proc.exited;
+      const stdout = await stdoutText;
+      await stderrDone;
+      return { exitCode: proc.exitCode, signalCode: proc.signalCode, stdout, stderr };
+    },
+  };
+}
+
+const tempDirs = new Set<string>();
+
+/** A fresh directory under the system temp dir (realpath'd), removed by `cleanupTempDirs`. */
+export async function makeTempDir(prefix = 'gdn-cli-test-'): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)));
+  tempDirs.add(dir);
+  return dir;
+}
+
+export async function cleanupTempDirs(): Promise<void> {
+  const dirs = [...tempDirs];
+  tempDirs.clear();
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/** Copies a fixture bundle to a temp dir (so `.goondan/` state stays out of the repo); returns its path. */
+export async function copyFixture(name: string): Promise<string> {
+  const dir = await makeTempDir(`gdn-${name}-`);
+  await cp(join(fixturesDir, name), dir, { recursive: true });
+  return dir;
+}
+
+/** Replaces the Model of a copied `agent` bundle with the given YAML document. */
+export async function setModel(bundleDir: string, modelYaml: string): Promise<void> {
+  const file = join(bundleDir, 'goondan.yaml');
+  const text = await readFile(file, 'utf8');
+  const at = text.indexOf(modelMarker);
+  if (at < 0) throw new Error(`no '${modelMarker}' marker in ${file}`);
+  await writeFile(file, `${text.slice(0, at)}${modelMarker}\n${modelYaml}`);
+}
+
+/** Edits the copied bundle's goondan.yaml text. */
+export async function editBundle(bundleDir: string, edit: (text: string) => string): Promise<void> {
+  const file = join(bundleDir, 'goondan.yaml');
+  await writeFile(file, edit(await readFile(file, 'utf8')));
+}
+
+/** A scripted Model document (`main`) playing the given steps. */
+export function scriptedModel(steps: object[]): string {
+  return [
+    'apiVersion: goondan.ai/v1',
+    'kind: Model',
+    'metadata:',
+    '  name: main',
+    'spec:',
+    '  provider: scripted',
+    '  model: fixture',
+    `  script: ${JSON.stringify(steps)}`,
+    '',
+  ].join('\n');
+}
+
+/** An openai-compatible Model document (`main`) talking to the local test server. */
+export function serverModel(baseURL: string): string {
+  return [
+    'apiVersion: goondan.ai/v1',
+    'kind: Model',
+    'metadata:',
+    '  name: main',
+    'spec:',
+    '  provider: openai-compatible',
+    '  model: test-model',
+    `  baseURL: ${baseURL}`,
+    '  apiKey: { value: test-key }',
+    '',
+  ].join('\n');
+}
+
+/** A copy of the `agent` fixture whose Model is the given YAML. */
+export async function agentBundle(modelYaml?: string): Promise<string> {
+  const dir = await copyFixture('agent');
+  if (modelYaml !== undefined) await setModel(dir, modelYaml);
+  return dir;
+}
+
+/** The shape of an OpenAI Chat Completions request body, as far as the tests read it. */
+export interface ChatRequestBody {
+  model: string;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  messages: ChatMessage[];
+  tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content?: string | null | { type: string; text?: string }[];
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+/** The text of a message's content, whether a string or parts. */
+export function textOf(message: ChatMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  if (Array.isArray(message.content)) return message.content.map((part) => part.text ?? '').join('');
+  return '';
+}
+
+/** Chat completion request bodies the test server recorded, in order. */
+export function chatBodies(requests: { path: string; method: string; body: unknown }[]): ChatRequestBody[] {
+  return requests
+    .filter((request) => request.method === 'POST' && request.path === '/v1/chat/completions')
+    .map((request) => request.body as ChatRequestBody);
+}

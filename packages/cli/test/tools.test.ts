@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { agentBundle, cleanupTempDirs, gdn, gdnJson, makeTempDir } from './helpers.ts';
+
+interface ToolResultJson {
+  status: 'ok' | 'error' | 'pending';
+  output?: Record<string, unknown>;
+  handle?: string;
+  error?: { code: string; name: string; message: string; suggestion: string; helpUrl: string };
+}
+
+interface CatalogItem {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  source?: { type: string; name: string };
+}
+
+const catalogNames = [
+  'calc__add',
+  'calc__boom',
+  'calc__later',
+  'slow__wait',
+  'file-system__read',
+  'file-system__write',
+  'file-system__list',
+  'bash__exec',
+  'bash__script',
+];
+
+let bundle: string;
+
+beforeAll(async () => {
+  bundle = await agentBundle();
+});
+afterAll(cleanupTempDirs);
+
+function call(name: string, args: string, ...flags: string[]) {
+  return gdnJson<ToolResultJson>(['tools', 'call', name, args, '--bundle', bundle, ...flags]);
+}
+
+describe('gdn tools list', () => {
+  test('--json gives the agent catalog: resource__export names in spec.tools order, schemas as declared', async () => {
+    const { result, json } = await gdnJson<{ agent: string; tools: CatalogItem[] }>([
+      'tools',
+      'list',
+      '--json',
+      '--bundle',
+      bundle,
+    ]);
+    expect(result.exitCode).toBe(0);
+    expect(json.agent).toBe('helper');
+    expect(json.tools.map((item) => item.name)).toEqual(catalogNames);
+    // The registry-only tool and the base tool the agent does not list are not in the catalog.
+    expect(json.tools.map((item) => item.name)).not.toContain('secret__peek');
+    expect(json.tools.map((item) => item.name)).not.toContain('http-fetch__get');
+    expect(json.tools[0]).toEqual({
+      name: 'calc__add',
+      description: 'Adds two integers and returns their sum.',
+      parameters: {
+        type: 'object',
+        properties: {
+          a: { type: 'integer', description: 'First addend' },
+          b: { type: 'integer', description: 'Second addend', minimum: -1000 },
+        },
+        required: ['a', 'b'],
+        additionalProperties: false,
+      },
+      source: { type: 'config', name: 'calc' },
+    });
+    expect(json.tools.find((item) => item.name === 'bash__exec')!.source).toEqual({ type: 'config', name: 'bash' });
+  });
+
+  test('text form shows each tool with its source and parameters', async () => {
+    const result = await gdn(['tools', 'list', '--bundle', bundle]);
+    expect(result.exitCode).toBe(0);
+    const out = result.stdout;
+    expect(out).toStartWith('9 tools in the catalog (Agent/helper)');
+    expect(out).toContain('calc__add  [config:calc]\n  Adds two integers and returns their sum.');
+    expect(out).toContain('  - a: integer  First addend\n  - b: integer  Second addend');
+    expect(out).toContain('  - reason?: string');
+    expect(out).toContain('bash__exec  [config:bash]');
+    for (const name of catalogNames) expect(out).toContain(`\n${name}  [`);
+  });
+
+  test('--agent naming no agent of the bundle fails with E_REF_UNRESOLVED', async () => {
+    const result = await gdn(['tools', 'list', '--agent', 'nobody', '--bundle', bundle]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('E_REF_UNRESOLVED');
+    expect(result.stderr).toContain("No Agent named 'nobody'");
+  });
+});
+
+describe('gdn tools call', () => {
+  test('a valid call exits 0 and prints the ToolResult as JSON', async () => {
+    const { result, json } = await call('calc__add', '{"a":2,"b":40}');
+    expect(result.exitCode).toBe(0);
+    expect(json).toEqual({ status: 'ok', output: { sum: 42 } });
+  });
+
+  test('a tool outside the catalog is E_TOOL_NOT_IN_CATALOG, exit 1, even though it is registered', async () => {
+    const { result, json } = await call('secret__peek', '{}');
+    expect(result.exitCode).toBe(1);
+    expect(json.status).toBe('error');
+    expect(json.error!.code).toBe('E_TOOL_NOT_IN_CATALOG');
+    expect(json.error!.message).toContain("'secret__peek'");
+    expect(json.error!.helpUrl).toBe('docs/errors/E_TOOL_NOT_IN_CATALOG.md');
+    expect(json.output).toBeUndefined();
+  });
+
+  test('arguments that break the schema, or are not JSON, are E_TOOL_INVALID_ARGS', async () => {
+    const wrongType = await call('calc__add', '{"a":"two","b":1}');
+    expect(wrongType.result.exitCode).toBe(1);
+    expect(wrongType.json.error!.code).toBe('E_TOOL_INVALID_ARGS');
+    expect(wrongType.json.error!.message).toContain('a: must be integer');
+
+    const missing = await call('calc__add', '{"a":1}');
+    expect(missing.json.error!.code).toBe('E_TOOL_INVALID_ARGS');
+    expect(missing.json.error!.message).toContain('b: is required');
+
+    const extra = await call('calc__add', '{"a":1,"b":2,"c":3}');
+    expect(extra.json.error!.code).toBe('E_TOOL_INVALID_ARGS');
+
+    const broken = await call('calc__add', '{"a":1,');
+    expect(broken.result.exitCode).toBe(1);
+    expect(broken.json.error!.code).toBe('E_TOOL_INVALID_ARGS');
+    expect(broken.json.error!.message).toContain('not valid JSON');
+  });
+
+  test('a handler that throws is E_TOOL with its message, exit 1', async () => {
+    const { result, json } = await call('calc__boom', '{"reason":"disk on fire"}');
+    expect(result.exitCode).toBe(1);
+    expect(json.status).toBe('error');
+    expect(json.error!.code).toBe('E_TOOL');
+    expect(json.error!.message).toBe('kaboom: disk on fire');
+    expect(json.error!.suggestion.length).toBeGreaterThan(0);
+  });
+
+  test('--workdir is where file-system tools write and read', async () => {
+    const workdir = await makeTempDir('gdn-workdir-');
+    const written = await call(
+      'file-system__write',
+      JSON.stringify({ path: 'notes/today.txt', content: 'buy milk\n' }),
+      '--workdir',
+      workdir,
+    );
+    expect(written.result.exitCode).toBe(0);
+    expect(written.json.status).toBe('ok');
+    expect(await readFile(join(workdir, 'notes', 'today.txt'), 'utf8')).toBe('buy milk\n');
+    // Nothing went to the default workdir.
+    expect(existsSync(join(bundle, '.goondan', 'workspaces', 'helper', 'default', 'notes'))).toBe(false);
+
+    const read = await call('file-system__read', '{"path":"notes/today.txt"}', '--workdir', workdir);
+    expect(read.result.exitCode).toBe(0);
+    expect(read.json.output).toMatchObject({ content: 'buy milk\n', truncated: false });
+
+    const outside = await call('file-system__read', '{"path":"../../etc/passwd"}', '--workdir', workdir);
+    expect(outside.result.exitCode).toBe(1);
+    expect(outside.json.error!.code).toBe('E_PATH_OUTSIDE_WORKDIR');
+  });
+
+  test('bash__exec runs in --workdir, and by default in the instance workspace', async () => {
+    const workdir = await makeTempDir('gdn-bash-');
+    const { result, json } = await call('bash__exec', '{"command":"pwd -P && echo hi >&2"}', '--workdir', workdir);
+    expect(result.exitCode).toBe(0);
+    expect(json.status).toBe('ok');
+    expect(json.output).toMatchObject({ exitCode: 0, stdout: `${workdir}\n`, stderr: 'hi\n' });
+
+    const byDefault = await call('bash__exec', '{"command":"pwd -P"}', '--instance', 'k1');
+    expect(byDefault.json.output!.stdout).toBe(`${join(bundle, '.goondan', 'workspaces', 'helper', 'k1')}\n`);
+  });
+
+  test('a tool that submits a job prints pending without --wait and the final result with --wait', async () => {
+    const pending = await call('calc__later', '{"value":"v1"}');
+    expect(pending.result.exitCode).toBe(0);
+    expect(pending.json.status).toBe('pending');
+    expect(pending.json.handle).toMatch(/^job_/);
+    expect(pending.json.output).toBeUndefined();
+
+    const waited = await call('calc__later', '{"value":"v2"}', '--wait');
+    expect(waited.result.exitCode).toBe(0);
+    expect(waited.json.status).toBe('ok');
+    expect(waited.json.handle).toMatch(/^job_/);
+    expect(waited.json.output).toEqual({ echoed: 'v2', finished: true });
+  });
+
+  test('usage mistakes exit 2', async () => {
+    const noName = await gdn(['tools', 'call', '--bundle', bundle]);
+    expect(noName.exitCode).toBe(2);
+    expect(noName.stderr).toContain('missing the tool name');
+
+    const unquoted = await gdn(['tools', 'call', 'calc__add', '{"a":1,', '"b":2}', '--bundle', bundle]);
+    expect(unquoted.exitCode).toBe(2);
+    expect(unquoted.stderr).toContain('quote the JSON arguments');
+
+    const sub = await gdn(['tools', 'frobnicate', '--bundle', bundle]);
+    expect(sub.exitCode).toBe(2);
+    expect(sub.stderr).toContain("unknown subcommand 'tools frobnicate'");
+  });
+});
