@@ -45,7 +45,12 @@ async function ours(size: number): Promise<number> {
   const names: string[] = [];
   for (let index = 0; index < size; index += 1) {
     registry.register(
-      { name: `tool${index}__run`, description: `Tool ${index}`, parameters: schema, source: { type: 'config', name: `tool${index}` } },
+      {
+        name: `tool${index}__run`,
+        description: `Tool ${index}`,
+        parameters: schema,
+        source: { type: 'config', name: `tool${index}` },
+      },
       () => ({ ok: true }),
     );
     names.push(`tool${index}`);
@@ -56,7 +61,12 @@ async function ours(size: number): Promise<number> {
   const instance = new AgentInstance({
     agent,
     instanceKey: 'bench',
-    toolset: { agent, registry, catalogBuilder: new CatalogBuilder(registry, names), executor: new ToolExecutor({ registry }) },
+    toolset: {
+      agent,
+      registry,
+      catalogBuilder: new CatalogBuilder(registry, names),
+      executor: new ToolExecutor({ registry }),
+    },
     model: createScriptedModel(script(turns + 20)),
     conversation: new ConversationStore(db),
     traces: new TraceStore(db),
@@ -67,7 +77,8 @@ async function ours(size: number): Promise<number> {
     const start = Bun.nanoseconds();
     const result = await instance.enqueue(userEvent('go'));
     const elapsed = Bun.nanoseconds() - start;
-    if (result.status !== 'completed' || result.steps !== 2) throw new Error(`unexpected turn ${JSON.stringify(result)}`);
+    if (result.status !== 'completed' || result.steps !== 2)
+      throw new Error(`unexpected turn ${JSON.stringify(result)}`);
     if (turn >= 20) samples.push(elapsed / 2);
     instance.reset();
   }
@@ -80,7 +91,11 @@ async function ours(size: number): Promise<number> {
 async function aiSdkLoop(size: number): Promise<number> {
   const tools: ToolSet = {};
   for (let index = 0; index < size; index += 1) {
-    tools[`tool${index}__run`] = tool({ description: `Tool ${index}`, inputSchema: jsonSchema(schema), execute: async () => ({ ok: true }) });
+    tools[`tool${index}__run`] = tool({
+      description: `Tool ${index}`,
+      inputSchema: jsonSchema(schema),
+      execute: async () => ({ ok: true }),
+    });
   }
   const model = createScriptedModel(script(turns + 20));
   const samples: number[] = [];
@@ -102,12 +117,19 @@ const results = [];
 for (const size of [10, 1_000]) {
   const oursNs = await ours(size);
   const peerNs = await aiSdkLoop(size);
-  results.push({ tools: size, nsPerStep: Math.round(oursNs), aiSdkLoopNsPerStep: Math.round(peerNs), ratio: Number((oursNs / peerNs).toFixed(2)) });
+  results.push({
+    tools: size,
+    nsPerStep: Math.round(oursNs),
+    aiSdkLoopNsPerStep: Math.round(peerNs),
+    ratio: Number((oursNs / peerNs).toFixed(2)),
+  });
 }
 if (json) {
   console.log(JSON.stringify({ results }));
 } else {
-  console.log('runtime overhead per Step (scripted model; ours persists to SQLite and traces, the AI SDK loop keeps memory only)');
+  console.log(
+    'runtime overhead per Step (scripted model; ours persists to SQLite and traces, the AI SDK loop keeps memory only)',
+  );
   for (const row of results) {
     console.log(
       `  ${String(row.tools).padStart(5)} tools  ours ${(row.nsPerStep / 1000).toFixed(0).padStart(6)} µs/step   AI SDK loop ${(row.aiSdkLoopNsPerStep / 1000).toFixed(0).padStart(6)} µs/step   ratio ${row.ratio}`,

@@ -24,6 +24,14 @@ export { API_VERSION, resourceKinds } from './config/resources.ts';
 export { type ErrorCode, errorCodes, helpUrlFor } from './errors/error-codes.ts';
 export { GoondanError } from './errors/goondan-error.ts';
 export { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError, truncateErrorMessage } from './errors/to-tool-error.ts';
+export type {
+  ExtensionApi,
+  ExtensionRegister,
+  ExtensionState,
+  MiddlewareByKind,
+  PipelineKind,
+} from './extensions/extension-api.ts';
+export { type LoadedExtensions, loadExtensions } from './extensions/load-extensions.ts';
 export { checkModelCredentials } from './models/check-model-credentials.ts';
 export { createLanguageModel } from './models/create-language-model.ts';
 export { modelCallSettings } from './models/model-call-settings.ts';
@@ -51,11 +59,3 @@ export {
   ToolRegistry,
 } from './tools/tool-registry.ts';
 export type * from './types.ts';
-export type {
-  ExtensionApi,
-  ExtensionRegister,
-  ExtensionState,
-  MiddlewareByKind,
-  PipelineKind,
-} from './extensions/extension-api.ts';
-export { type LoadedExtensions, loadExtensions } from './extensions/load-extensions.ts';

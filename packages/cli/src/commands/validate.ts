@@ -39,7 +39,16 @@ export async function validateCommand(argv: string[]): Promise<number> {
     // Scripts reading --format json get the promised shape even when there is no bundle to read.
     if (format !== 'json' || !(thrown instanceof GoondanError)) throw thrown;
     const error = toToolError(thrown);
-    const problem = { code: thrown.code, message: thrown.message, file: 'goondan.yaml', line: 0, column: 0, path: '', suggestion: error.suggestion, helpUrl: error.helpUrl };
+    const problem = {
+      code: thrown.code,
+      message: thrown.message,
+      file: 'goondan.yaml',
+      line: 0,
+      column: 0,
+      path: '',
+      suggestion: error.suggestion,
+      helpUrl: error.helpUrl,
+    };
     console.log(JSON.stringify({ valid: false, errors: [problem] }, null, 2));
     return 1;
   }
