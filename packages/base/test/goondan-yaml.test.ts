@@ -14,7 +14,9 @@ interface ToolDocument {
   spec: ToolResourceSpec;
 }
 
-const documents = Bun.YAML.parse(await Bun.file(join(baseBundleDir, 'goondan.yaml')).text()) as ToolDocument[];
+const allDocuments = Bun.YAML.parse(await Bun.file(join(baseBundleDir, 'goondan.yaml')).text()) as ToolDocument[];
+const documents = allDocuments.filter((document) => document.kind === 'Tool');
+const extensions = allDocuments.filter((document) => document.kind === 'Extension');
 const namePattern = /^[a-z0-9_-]+$/;
 
 async function handlersOf(document: ToolDocument): Promise<Record<string, ToolHandler>> {
@@ -30,8 +32,25 @@ describe('packages/base/goondan.yaml', () => {
     expect(existsSync(join(baseBundleDir, 'package.json'))).toBe(true);
   });
 
-  test('declares the bash, file-system and http-fetch Tools', () => {
-    expect(documents.map((document) => document.metadata.name)).toEqual(['bash', 'file-system', 'http-fetch']);
+  test('declares the bash, file-system, http-fetch, agents and jobs Tools', () => {
+    expect(documents.map((document) => document.metadata.name)).toEqual([
+      'bash',
+      'file-system',
+      'http-fetch',
+      'agents',
+      'jobs',
+    ]);
+  });
+
+  test('declares the built-in Extensions, each with an entry exporting register(api)', async () => {
+    expect(extensions.map((document) => document.metadata.name).sort()).toEqual(
+      ['logging', 'mcp', 'message-window', 'tool-exposure', 'tool-search'].sort(),
+    );
+    for (const document of extensions) {
+      expect(document.metadata.name).toMatch(namePattern);
+      const module = (await import(resolve(baseBundleDir, document.spec.entry))) as { register?: unknown };
+      expect(`${document.metadata.name}: ${typeof module.register}`).toBe(`${document.metadata.name}: function`);
+    }
   });
 
   test.each(documents.map((document) => [document.metadata.name, document] as const))(

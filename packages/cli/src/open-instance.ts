@@ -11,6 +11,7 @@ import {
 } from '@goondan/core';
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
+import { stderrLogger } from './stderr-logger.ts';
 import { useColor } from './terminal.ts';
 
 /** The agent a run targets: --agent, else the Swarm's entryAgent, else the only Agent. */
@@ -49,6 +50,7 @@ export async function openInstanceFromFlags(flags: {
     agent,
     instanceKey: flags.instance ?? 'default',
     observer: flags.observer,
+    logger: stderrLogger,
   });
   return { instance, bundle: opened.bundle, agent };
 }

@@ -59,3 +59,38 @@ export {
   ToolRegistry,
 } from './tools/tool-registry.ts';
 export type * from './types.ts';
+// Orchestrator: one process per agent instance, inter-agent request/send (spec v2.0-b §2.6, §11).
+export {
+  type AgentCatalogEntry,
+  type AgentProcessInfo,
+  type AgentReply,
+  type AgentRequestOptions,
+  type AgentSendOptions,
+  type AgentsRuntime,
+  DEFAULT_AGENT_REQUEST_TIMEOUT_MS,
+  MAX_AGENT_REQUEST_TIMEOUT_MS,
+  type ToolTraceContext,
+} from './orchestrator/agents-runtime.ts';
+export type { IpcMessage } from './orchestrator/ipc-message.ts';
+export { createLinkedTransports } from './orchestrator/linked-transports.ts';
+export {
+  type AgentNotification,
+  DEFAULT_GRACE_PERIOD_MS,
+  Orchestrator,
+  type OrchestratorOptions,
+  type ProcessLifecycleEvent,
+  type ShutdownReport,
+} from './orchestrator/orchestrator.ts';
+export {
+  type OrchestratorSnapshot,
+  orchestratorStateDir,
+  readOrchestratorStates,
+} from './orchestrator/orchestrator-state-file.ts';
+export {
+  type AgentProcessConfig,
+  type AgentProcessConnection,
+  type SpawnAgentProcess,
+  spawnAgentProcess,
+} from './orchestrator/spawn-agent-process.ts';
+export { resolveSwarm, type SwarmTopology } from './orchestrator/swarm-topology.ts';
+export type { Transport } from './orchestrator/transport.ts';

@@ -1,3 +1,5 @@
+import type { AgentsRuntime, ToolTraceContext } from './orchestrator/agents-runtime.ts';
+
 /**
  * Shared types of @goondan/core. Shapes follow tool-system-v2.0-b.md (appendix A, §6, §7.3, §8.3, §10.1, §13.1);
  * additions beyond the spec are marked and documented in docs/decisions.md.
@@ -116,6 +118,10 @@ export interface ToolContext {
   readonly jobs: ToolJobs;
   /** The Tool's spec.config merged with the Agent's per-tool config (addition, docs/decisions.md). */
   readonly config: Readonly<JsonObject>;
+  /** This call's place in its trace (addition): inter-agent requests carry it so the callee's turn joins it. */
+  readonly trace?: ToolTraceContext;
+  /** The agents runtime (addition, spec §2.6): present when the agent runs under an Orchestrator. */
+  readonly agents?: AgentsRuntime;
 }
 
 /** Spec §7.1 */

@@ -1,24 +1,31 @@
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
-  type AgentToolset,
   createAgentToolset,
+  createMessage,
+  createScriptedModel,
+  instancePaths,
+  type JobTable,
   type JsonSchemaObject,
-  type Message,
+  openAgentInstance,
   selectAgent,
+  type ToolCall,
+  type ToolCatalog,
   type ToolCatalogItem,
   type ToolResult,
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { openBundle } from '../open-bundle.ts';
+import { stderrLogger } from '../stderr-logger.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { printProblems } from './validate.ts';
 
 export const toolsHelp = `Usage: gdn tools <list|call> [options]
 
   gdn tools list [--agent A] [--json]
-      The catalog the agent's model would see at a Step: full name (resource__export), description,
-      parameters and source. Without agents in the bundle, every Tool the bundle declares.
+      The catalog the agent's model would see at its next Step (extensions loaded, step middleware such as
+      tool exposure applied): full name (resource__export), description, parameters and source.
+      Without agents in the bundle, every Tool the bundle declares.
 
   gdn tools call <name> '<json-args>' [--agent A] [--workdir D] [--instance K] [--wait]
       Calls one tool through the real pipeline (catalog guard, argument validation, toolCall middleware,
@@ -43,14 +50,74 @@ export async function toolsCommand(argv: string[]): Promise<number> {
   throw new UsageError(`unknown subcommand 'tools ${sub}' (expected list or call)`, 'tools');
 }
 
-async function openToolset(bundleFlag: string | undefined, agentName: string | undefined) {
-  const opened = await openBundle(bundleFlag);
+/** Tools of the agent as its next Step would have them: extensions loaded, step middleware applied. */
+interface OpenedTools {
+  agentName: string | null;
+  catalog: () => Promise<ToolCatalog>;
+  call: (call: ToolCall, options: { workdir?: string; signal: AbortSignal }) => Promise<ToolResult>;
+  jobs: JobTable;
+  close: () => Promise<void>;
+}
+
+async function openTools(flags: { bundle?: string; agent?: string; instance?: string }): Promise<OpenedTools | null> {
+  const opened = await openBundle(flags.bundle);
   if (!opened.bundle) {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));
     return null;
   }
-  const agent = selectAgent(opened.bundle, agentName);
-  return { opened, toolset: createAgentToolset({ bundle: opened.bundle, handlers: opened.handlers, agent }) };
+  const instanceKey = flags.instance ?? 'default';
+  const agent = selectAgent(opened.bundle, flags.agent);
+  if (agent) {
+    // The real instance (state, workspace, extensions), with a placeholder model: these commands never call one.
+    const instance = await openAgentInstance({
+      bundle: opened.bundle,
+      handlers: opened.handlers,
+      agent,
+      instanceKey,
+      model: createScriptedModel([], { modelId: 'tools-only' }),
+      logger: stderrLogger,
+    });
+    return {
+      agentName: agent.metadata.name,
+      catalog: () => instance.previewCatalog(),
+      call: (call, options) => instance.callTool(call, options),
+      jobs: instance.jobs,
+      close: () => instance.close(),
+    };
+  }
+  // Tool-development mode: a bundle without agents offers every Tool it declares.
+  const toolset = createAgentToolset({ bundle: opened.bundle, handlers: opened.handlers, agent: null });
+  const { workdir } = instancePaths({ rootDir: opened.bundle.rootDir, agentName: 'cli', instanceKey });
+  return {
+    agentName: null,
+    catalog: async () => toolset.catalogBuilder.build(),
+    call: (call, options) =>
+      toolset.executor.execute(call, {
+        catalog: toolset.catalogBuilder.build(),
+        scope: {
+          agentName: 'cli',
+          instanceKey,
+          turnId: `turn_cli_${Date.now().toString(36)}`,
+          message: createMessage(
+            {
+              role: 'assistant',
+              content: [{ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.args }],
+            },
+            { type: 'assistant' },
+          ),
+          workdir: options.workdir ?? mkdirp(workdir),
+          logger: stderrLogger,
+          signal: options.signal,
+        },
+      }),
+    jobs: toolset.executor.jobs,
+    close: async () => {},
+  };
+}
+
+function mkdirp(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 async function toolsList(argv: string[]): Promise<number> {
@@ -64,17 +131,16 @@ async function toolsList(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'tools');
-  const opened = await openToolset(values.bundle, values.agent);
+  const opened = await openTools(values);
   if (!opened) return 1;
-  const catalog = opened.toolset.catalogBuilder.build();
+  const catalog = await opened.catalog();
+  await opened.close();
   if (values.json) {
-    console.log(JSON.stringify({ agent: opened.toolset.agent?.metadata.name ?? null, tools: catalog.items }, null, 2));
+    console.log(JSON.stringify({ agent: opened.agentName, tools: catalog.items }, null, 2));
     return 0;
   }
   const color = useColor();
-  const who = opened.toolset.agent
-    ? `Agent/${opened.toolset.agent.metadata.name}`
-    : 'no agent: every Tool the bundle declares';
+  const who = opened.agentName ? `Agent/${opened.agentName}` : 'no agent: every Tool the bundle declares';
   console.log(paint(`${catalog.size} tool${catalog.size === 1 ? '' : 's'} in the catalog (${who})`, 'bold', color));
   for (const item of catalog.items) printItem(item, color);
   return 0;
@@ -123,68 +189,24 @@ async function toolsCall(argv: string[]): Promise<number> {
   const [name, rawArgs = '{}', ...extra] = positionals;
   if (!name) throw new UsageError("missing the tool name: gdn tools call <name> '<json-args>'", 'tools');
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}' (quote the JSON arguments)`, 'tools');
-  const opened = await openToolset(values.bundle, values.agent);
+  const opened = await openTools(values);
   if (!opened) return 1;
-  const { toolset } = opened;
-  const agentName = toolset.agent?.metadata.name ?? 'cli';
-  const instanceKey = values.instance ?? 'default';
-  const workdir = values.workdir
-    ? resolve(values.workdir)
-    : join(opened.opened.dir, '.goondan', 'workspaces', agentName, instanceKey);
-  mkdirSync(workdir, { recursive: true });
   const turn = new AbortController();
   process.once('SIGINT', () => turn.abort('interrupted'));
-  const result = await callOnce(toolset, { name, rawArgs, agentName, instanceKey, workdir, signal: turn.signal });
-  const final = result.status === 'pending' && values.wait ? await waitForJob(toolset, result.handle!) : result;
+  const call: ToolCall = { id: `call_cli_${Date.now().toString(36)}`, name, args: rawArgs };
+  const workdir = values.workdir ? mkdirp(resolve(values.workdir)) : undefined;
+  const result = await opened.call(call, { ...(workdir ? { workdir } : {}), signal: turn.signal });
+  const final = result.status === 'pending' && values.wait ? await waitForJob(opened.jobs, result.handle!) : result;
+  await opened.close();
   console.log(JSON.stringify(final, null, 2));
   return final.status === 'error' ? 1 : 0;
 }
 
-function callOnce(
-  toolset: AgentToolset,
-  options: {
-    name: string;
-    rawArgs: string;
-    agentName: string;
-    instanceKey: string;
-    workdir: string;
-    signal: AbortSignal;
-  },
-): Promise<ToolResult> {
-  const toolCallId = `call_cli_${Date.now().toString(36)}`;
-  // The assistant message that "made" the call, as a model would have (spec §2.5.4).
-  const message: Message = {
-    id: `msg_cli_${Date.now().toString(36)}`,
-    data: {
-      role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId, toolName: options.name, input: options.rawArgs }],
-    },
-    metadata: {},
-    createdAt: new Date(),
-    source: { type: 'assistant' },
-  };
-  return toolset.executor.execute(
-    { id: toolCallId, name: options.name, args: options.rawArgs },
-    {
-      catalog: toolset.catalogBuilder.build(),
-      scope: {
-        agentName: options.agentName,
-        instanceKey: options.instanceKey,
-        turnId: `turn_cli_${Date.now().toString(36)}`,
-        message,
-        workdir: options.workdir,
-        logger: console,
-        signal: options.signal,
-      },
-    },
-  );
-}
-
-function waitForJob(toolset: AgentToolset, handle: string): Promise<ToolResult> {
+function waitForJob(jobs: JobTable, handle: string): Promise<ToolResult> {
   return new Promise((resolveResult) => {
-    const current = toolset.executor.jobs.poll(handle);
+    const current = jobs.poll(handle);
     if (current.status !== 'pending') return resolveResult(current);
-    toolset.executor.jobs.onComplete((event) => {
+    jobs.onComplete((event) => {
       if (event.handle === handle) resolveResult(event.result);
     });
   });

@@ -4,11 +4,13 @@ import type { AgentResource } from '../config/resources.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
 import type { ModelCallSettings } from '../models/model-call-settings.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
+import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';
 import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
 import type { AgentToolset } from '../tools/agent-toolset.ts';
+import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
 import { type AgentEvent, newId } from './agent-event.ts';
 import { createMessage } from './create-message.ts';
@@ -48,6 +50,8 @@ export interface AgentInstanceOptions {
   stepMiddlewares?: readonly StepMiddleware[];
   maxStepsPerTurn?: number;
   toolConcurrency?: number;
+  /** Reaches tools as ctx.agents (set by the agent process under an Orchestrator). */
+  agents?: AgentsRuntime;
 }
 
 interface TurnState {
@@ -61,6 +65,8 @@ interface TurnState {
 
 interface StepState extends TurnState {
   stepIndex: number;
+  /** Set by previewCatalog: run step middleware, then stop before the model. */
+  preview?: (catalog: ToolCatalog) => void;
   toolCatalog: StepMiddlewareContext['toolCatalog'];
   modelMessages: Message[];
   stepMetadata: Record<string, JsonValue>;
@@ -156,6 +162,70 @@ export class AgentInstance {
   /** The conversation as it stands (a copy). */
   conversation(): Message[] {
     return [...this.messages];
+  }
+
+  /**
+   * The catalog the model would see at the next Step: Agent spec.tools plus registered tools, after step
+   * middleware (e.g. tool exposure). No model call, nothing appended.
+   */
+  async previewCatalog(): Promise<ToolCatalog> {
+    let seen: ToolCatalog | undefined;
+    await this.runStepPipeline({
+      event: {
+        id: newId('evt'),
+        type: 'catalog.preview',
+        input: '',
+        source: { kind: 'system', name: 'preview' },
+        createdAt: new Date().toISOString(),
+      },
+      turnId: newId('turn'),
+      traceId: newTraceId(),
+      turnSpanId: newSpanId(),
+      signal: new AbortController().signal,
+      metadata: {},
+      stepIndex: this.messages.length === 0 ? 0 : 1,
+      toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
+      modelMessages: [...this.messages],
+      stepMetadata: {},
+      preview: (catalog) => {
+        seen = catalog;
+      },
+    });
+    this.spanBuffer = [];
+    return seen ?? this.options.toolset.catalogBuilder.build();
+  }
+
+  /**
+   * Calls one tool as the model would at the next Step (catalog after step middleware, guard, validation, toolCall
+   * middleware, handler), with an assistant message holding the call. Nothing is appended to the conversation.
+   */
+  async callTool(call: ToolCall, options: { signal?: AbortSignal; workdir?: string } = {}): Promise<ToolResult> {
+    const catalog = await this.previewCatalog();
+    const message = createMessage(
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.args }],
+      },
+      { type: 'assistant' },
+    );
+    return this.options.toolset.executor.execute(call, {
+      catalog,
+      scope: {
+        agentName: this.agentName,
+        instanceKey: this.instanceKey,
+        turnId: newId('turn'),
+        message,
+        workdir: options.workdir ?? this.options.workdir,
+        logger: this.options.logger ?? console,
+        signal: options.signal,
+        ...(this.options.agents ? { agents: this.options.agents } : {}),
+      },
+    });
+  }
+
+  /** The tool jobs of this instance (pending results), for polling. */
+  get jobs() {
+    return this.options.toolset.executor.jobs;
   }
 
   /** Events waiting behind the running turn. */
@@ -298,6 +368,10 @@ export class AgentInstance {
   private async runStep(state: StepState): Promise<StepOutcome> {
     const { toolset, model } = this.options;
     const catalog = toolset.catalogBuilder.finalize(state.toolCatalog);
+    if (state.preview) {
+      state.preview(catalog);
+      return { text: '', toolCalls: 0, finishReason: 'preview', usage: zeroUsage() };
+    }
     const stepSpanId = newSpanId();
     const stepStarted = Date.now();
     this.notify('onStepStart', { turnId: state.turnId, stepIndex: state.stepIndex, toolNames: catalog.names() });
@@ -401,6 +475,8 @@ export class AgentInstance {
         nextIndex += 1;
         const call = calls[index]!;
         const started = Date.now();
+        // Made before the call so the tool can hand it on (an inter-agent request's callee turn nests under it).
+        const toolSpanId = newSpanId();
         this.notify('onToolCallStart', { toolCallId: call.id, toolName: call.name, args: call.args });
         const result = await this.options.toolset.executor.execute(call, {
           catalog,
@@ -412,6 +488,8 @@ export class AgentInstance {
             workdir: this.options.workdir,
             logger: this.options.logger ?? console,
             signal: state.signal,
+            trace: { traceId: state.traceId, spanId: toolSpanId },
+            ...(this.options.agents ? { agents: this.options.agents } : {}),
           },
         });
         results[index] = result;
@@ -419,7 +497,7 @@ export class AgentInstance {
         this.notify('onToolCallEnd', { toolCallId: call.id, toolName: call.name, result, durationMs });
         this.record({
           traceId: state.traceId,
-          spanId: newSpanId(),
+          spanId: toolSpanId,
           parentSpanId: stepSpanId,
           kind: 'tool',
           name: `tool ${call.name}`,

@@ -7,6 +7,7 @@ import { loadExtensions } from '../extensions/load-extensions.ts';
 import { checkModelCredentials } from '../models/check-model-credentials.ts';
 import { createLanguageModel } from '../models/create-language-model.ts';
 import { modelCallSettings } from '../models/model-call-settings.ts';
+import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
 import { ConversationStore } from '../store/conversation-store.ts';
 import { InstanceStateStore } from '../store/instance-state-store.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
@@ -32,6 +33,8 @@ export interface OpenAgentInstanceOptions {
   turnMiddlewares?: readonly TurnMiddleware[];
   stepMiddlewares?: readonly StepMiddleware[];
   toolCallMiddlewares?: readonly ToolCallMiddleware[];
+  /** The agents runtime tools reach as ctx.agents (agent processes under an Orchestrator). */
+  agents?: AgentsRuntime;
 }
 
 /** The Model an Agent points at (spec.modelConfig.modelRef). */
@@ -112,5 +115,6 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
     stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
     maxStepsPerTurn: maxStepsFor(bundle, agent),
+    ...(options.agents ? { agents: options.agents } : {}),
   });
 }

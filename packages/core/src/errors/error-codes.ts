@@ -136,6 +136,45 @@ export const errorCodes = {
     name: 'AgentNoModelError',
     suggestion: 'Give the Agent spec.modelConfig.modelRef pointing at a Model resource.',
   },
+  // Orchestrator and inter-agent communication (spec §2.6, §11)
+  E_AGENT_UNKNOWN: {
+    name: 'AgentUnknownError',
+    suggestion: 'Use an agent name from agents__catalog; the message lists the agents this one may call.',
+  },
+  E_AGENT_NOT_CALLABLE: {
+    name: 'AgentNotCallableError',
+    suggestion:
+      "Add the agent to the Swarm's spec.agents, or to the caller's Tool/agents config.allow, to let this agent call it.",
+  },
+  E_AGENT_REQUEST_TIMEOUT: {
+    name: 'AgentRequestTimeoutError',
+    suggestion:
+      'The callee did not finish its turn in time; ask for less, raise timeoutMs (at most 600000), or use async: true.',
+  },
+  E_AGENT_CRASHED: {
+    name: 'AgentCrashedError',
+    suggestion:
+      'The callee process died; the orchestrator restarts it with backoff. Retry later; `gdn ps` shows its state and restarts.',
+  },
+  E_AGENT_TURN_FAILED: {
+    name: 'AgentTurnFailedError',
+    suggestion:
+      "The callee's turn ended in an error; the message carries its code. Fix that cause, or try other input.",
+  },
+  E_AGENT_REQUEST_CYCLE: {
+    name: 'AgentRequestCycleError',
+    suggestion:
+      'The callee is (directly or indirectly) waiting on this agent, so a blocking request would never be answered; use agents__send or async: true.',
+  },
+  E_AGENT_SHUTTING_DOWN: {
+    name: 'AgentShuttingDownError',
+    suggestion: 'The swarm or the target agent is shutting down; start it again and retry.',
+  },
+  E_AGENT_RUNTIME_UNAVAILABLE: {
+    name: 'AgentRuntimeUnavailableError',
+    suggestion:
+      'Inter-agent tools need the Orchestrator: declare a Swarm resource listing the agents (gdn run/chat then start it).',
+  },
   E_EXTENSION_ENTRY_NOT_FOUND: {
     name: 'ExtensionEntryNotFoundError',
     suggestion:

@@ -37,11 +37,17 @@ describe('catalog (spec §2.1, §3, §12.3)', () => {
     expect(builder.build().has('a__one')).toBe(true);
   });
 
-  test('the catalog is frozen so what the model saw is what the guard checks', () => {
+  test('the catalog keeps its own copy, so editing the array afterwards cannot widen what the guard allows', () => {
     const registry = new ToolRegistry();
     registry.register(item('a__one'), () => null);
-    const catalog = new CatalogBuilder(registry, ['a']).build();
-    expect(Object.isFrozen(catalog.items)).toBe(true);
+    registry.register(item('a__two'), () => null);
+    const builder = new CatalogBuilder(registry, ['a']);
+    const items = builder.initialItems();
+    items.pop();
+    const catalog = builder.finalize(items);
+    items.push(item('a__two'));
+    expect(catalog.names()).toEqual(['a__one']);
+    expect(catalog.has('a__two')).toBe(false);
   });
 });
 

@@ -18,7 +18,7 @@ export class CatalogBuilder {
 
   /** A fresh, mutable array for step middleware (`ctx.toolCatalog`). */
   initialItems(): ToolCatalogItem[] {
-    return [...this.current().items];
+    return this.current().items.slice();
   }
 
   /** Freezes what step middleware left; the execution guard uses the result. */
@@ -48,8 +48,7 @@ export class CatalogBuilder {
     const items: ToolCatalogItem[] = [];
     for (const resourceName of new Set(this.declaredToolResources)) items.push(...(byResource.get(resourceName) ?? []));
     items.push(...dynamic);
-    const frozen = Object.freeze(items);
-    this.cached = { version: this.registry.version, items: frozen, catalog: new ToolCatalog(frozen) };
+    this.cached = { version: this.registry.version, items, catalog: new ToolCatalog(items) };
     return this.cached;
   }
 }

@@ -2,14 +2,15 @@ import type { ToolCatalogItem } from '../types.ts';
 
 /**
  * The tools the model sees in one Step (spec §3), with O(1) membership for the execution-time guard (spec §9.1).
- * Built from the (possibly middleware-edited) array; `items` is frozen so the guard and the request agree.
+ * Built from a copy of the (possibly middleware-edited) array, so later edits to that array cannot make the guard
+ * and the model request disagree. (Not Object.freeze: freezing 10,000 items costs milliseconds per Step in Bun.)
  */
 export class ToolCatalog {
   readonly items: readonly ToolCatalogItem[];
   private readonly byName: Map<string, ToolCatalogItem>;
 
   constructor(items: readonly ToolCatalogItem[], reuse?: ToolCatalog) {
-    this.items = Object.freeze([...items]);
+    this.items = items.slice();
     // The common case is an unedited catalog: reuse the previous index when every entry is the same object.
     if (reuse && sameItems(reuse.items, this.items)) {
       this.byName = reuse.byName;

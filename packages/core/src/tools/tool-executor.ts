@@ -2,6 +2,7 @@ import type { ErrorCode } from '../errors/error-codes.ts';
 import { errorCodes, helpUrlFor } from '../errors/error-codes.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError, truncateErrorMessage } from '../errors/to-tool-error.ts';
+import type { AgentsRuntime, ToolTraceContext } from '../orchestrator/agents-runtime.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import type {
   JsonObject,
@@ -42,6 +43,8 @@ export interface CallScope {
   workdir: string;
   logger: Console;
   signal?: AbortSignal;
+  trace?: ToolTraceContext;
+  agents?: AgentsRuntime;
 }
 
 interface CallState {
@@ -154,6 +157,8 @@ export class ToolExecutor {
       signal: controller.signal,
       jobs: this.jobs.forTool(call.name, limit),
       config: tool.config,
+      ...(scope.trace ? { trace: scope.trace } : {}),
+      ...(scope.agents ? { agents: scope.agents } : {}),
     };
     let output: unknown;
     try {

@@ -1,0 +1,307 @@
+import { GoondanError } from '@goondan/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { scrubEnvironment } from '../../src/scrub-environment.ts';
+import type { McpServerConfig } from './parse-config.ts';
+import { ProcessGroupTransport } from './process-group-transport.ts';
+
+export type McpTool = Tool;
+
+export interface McpConnectionOptions {
+  config: McpServerConfig;
+  logger: Console;
+  /** Told the server's full tool list after every (re)connect and every `notifications/tools/list_changed`. */
+  onTools: (tools: McpTool[]) => void;
+  /** First delay of the background reconnect; doubles after each failure up to `maxRetryDelayMs`. */
+  retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+}
+
+const CLIENT_INFO = { name: 'goondan', version: '0.1.0' };
+const MAX_LIST_PAGES = 100;
+const DEFAULT_RETRY_DELAY_MS = 1_000;
+const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
+
+/**
+ * One MCP server as the agent sees it: connects (stdio or streamable HTTP), lists tools, calls them, and keeps
+ * itself connected. A dropped connection (the transport closed, the server process died, an HTTP call failed) is
+ * noticed at once; the next call reconnects (and re-lists) before it is sent, and a background retry with
+ * exponential backoff reconnects meanwhile, so tools that appeared while nobody called are picked up too.
+ */
+export class McpConnection {
+  readonly name: string;
+  private client: Client | null = null;
+  private transport: ProcessGroupTransport | StreamableHTTPClientTransport | null = null;
+  private connecting: Promise<Client> | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private retryDelayMs: number;
+  private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
+  private closed = false;
+  /** Why the last connect failed or the connection dropped, for E_MCP_UNAVAILABLE messages. */
+  private lastProblem = 'not connected yet';
+  private failuresInARow = 0;
+
+  constructor(private readonly options: McpConnectionOptions) {
+    this.name = options.config.name;
+    this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+  }
+
+  get connected(): boolean {
+    return this.client !== null;
+  }
+
+  /** The stdio server's process id while it runs (null for HTTP servers). */
+  get pid(): number | null {
+    return this.transport instanceof ProcessGroupTransport ? this.transport.pid : null;
+  }
+
+  /** Connects (or joins a connect in progress); rejects with E_MCP_UNAVAILABLE saying why. */
+  connect(): Promise<Client> {
+    if (this.closed) return Promise.reject(this.unavailable('the extension was closed'));
+    if (this.client) return Promise.resolve(this.client);
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  /**
+   * Calls one tool; the call is cancelled at the server when `signal` aborts or `timeoutMs` passes. An HTTP server
+   * that no longer knows our session (it restarted) refused the call without running it: reconnect, send it again.
+   */
+  async callTool(
+    mcpName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    isRetry = false,
+  ): Promise<CallToolResult> {
+    const client = await this.connect();
+    const { timeoutMs } = this.options.config;
+    try {
+      return (await client.callTool({ name: mcpName, arguments: args }, undefined, {
+        signal,
+        timeout: timeoutMs,
+      })) as CallToolResult;
+    } catch (thrown) {
+      if (signal.aborted) throw thrown; // the executor has answered already (timeout or cancellation)
+      if (thrown instanceof StreamableHTTPError && thrown.code === 404 && !isRetry) {
+        this.drop(client, 'the server no longer knows the HTTP session (it restarted?)');
+        return this.callTool(mcpName, args, signal, true);
+      }
+      if (thrown instanceof McpError && thrown.code === ErrorCode.RequestTimeout) {
+        throw new GoondanError(
+          'E_TOOL_TIMEOUT',
+          `MCP server '${this.name}' did not answer tools/call '${mcpName}' within ${timeoutMs} ms; the call was cancelled.`,
+        );
+      }
+      if (thrown instanceof McpError && thrown.code !== ErrorCode.ConnectionClosed) {
+        throw new GoondanError(
+          'E_MCP_TOOL_ERROR',
+          `tools/call '${mcpName}' on MCP server '${this.name}' failed: ${stripMcpPrefix(thrown)}`,
+        );
+      }
+      // The connection is broken (closed mid-call, HTTP unreachable, expired session): start afresh next time.
+      const reason = this.client === client ? this.describeFailure(thrown) : this.lastProblem;
+      this.drop(client, reason);
+      throw this.unavailable(`${reason} during tools/call '${mcpName}'`);
+    }
+  }
+
+  /** Disconnects for good: stops retries and ends the server process (its whole process group). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const client = this.client;
+    const transport = this.transport; // also the one a connect in progress is using
+    this.client = null;
+    this.transport = null;
+    if (client && transport instanceof StreamableHTTPClientTransport) {
+      await withTimeout(transport.terminateSession(), 1_000);
+    }
+    await client?.close().catch(() => {});
+    await transport?.close().catch(() => {});
+    await this.connecting?.catch(() => {});
+  }
+
+  private async open(): Promise<Client> {
+    const { config, logger } = this.options;
+    const transport = this.createTransport();
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client));
+    client.onclose = () => this.drop(client, this.closeReason(transport));
+    client.onerror = (error) => logger.debug(`MCP server '${this.name}': ${error.message}`);
+    try {
+      this.transport = transport;
+      await client.connect(transport, { timeout: config.connectTimeoutMs });
+      const tools = await this.listTools(client);
+      if (this.closed) throw new Error('the extension was closed');
+      this.client = client;
+      if (this.failuresInARow > 0) logger.info(`MCP server '${this.name}' is connected again.`);
+      this.failuresInARow = 0;
+      this.retryDelayMs = this.options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+      this.publish(tools);
+      return client;
+    } catch (thrown) {
+      const reason = this.describeFailure(thrown, transport);
+      if (this.transport === transport) this.transport = null;
+      await client.close().catch(() => {});
+      await transport.close().catch(() => {});
+      if (this.closed) throw this.unavailable('the extension was closed');
+      this.lastProblem = reason;
+      this.failuresInARow += 1;
+      if (this.failuresInARow === 1) logger.error(`MCP server '${this.name}' could not be reached: ${reason}`);
+      else logger.debug(`MCP server '${this.name}' still unreachable (attempt ${this.failuresInARow}): ${reason}`);
+      this.scheduleRetry();
+      throw this.unavailable(reason);
+    }
+  }
+
+  private createTransport(): ProcessGroupTransport | StreamableHTTPClientTransport {
+    const { config } = this.options;
+    if (config.transport === 'http') {
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    }
+    return new ProcessGroupTransport({
+      command: config.command,
+      args: config.args,
+      env: { ...scrubEnvironment(process.env), ...config.env },
+      cwd: config.cwd,
+      // Servers chat on stderr (banners, progress); only its tail is kept, for the messages of failures.
+    });
+  }
+
+  /** Every page of tools/list. */
+  private async listTools(client: Client): Promise<McpTool[]> {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.options.config.connectTimeoutMs,
+      });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return tools;
+  }
+
+  private publish(tools: McpTool[]): void {
+    try {
+      this.options.onTools(tools);
+    } catch (thrown) {
+      this.options.logger.error(`MCP server '${this.name}': registering its tools failed: ${describe(thrown)}`);
+    }
+  }
+
+  /** `notifications/tools/list_changed`: re-list (once more if another notice arrives meanwhile). */
+  private refresh(client: Client): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        try {
+          const tools = await this.listTools(client);
+          if (this.client === client) this.publish(tools);
+        } catch (thrown) {
+          this.options.logger.warn(`MCP server '${this.name}': re-listing tools failed: ${describe(thrown)}`);
+        }
+      } while (this.refreshAgain && this.client === client);
+    })().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  /** The connection of `client` is gone: forget it, and reconnect in the background unless closing. */
+  private drop(client: Client, reason: string): void {
+    if (this.client !== client) return;
+    const transport = this.transport;
+    this.client = null;
+    this.transport = null;
+    this.lastProblem = reason;
+    if (this.closed) return;
+    this.options.logger.warn(`MCP server '${this.name}' disconnected (${reason}); reconnecting.`);
+    void client.close().catch(() => {});
+    void transport?.close().catch(() => {});
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed || this.retryTimer) return;
+    const delay = this.retryDelayMs;
+    this.retryDelayMs = Math.min(delay * 2, this.options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.closed && !this.client) this.connect().catch(() => {});
+    }, delay);
+    this.retryTimer.unref?.();
+  }
+
+  private closeReason(transport: ProcessGroupTransport | StreamableHTTPClientTransport): string {
+    if (transport instanceof ProcessGroupTransport) {
+      const stderr = transport.stderr.trim();
+      return `the server process ended (${transport.exit ?? 'unknown'})${stderr ? `; its stderr ended with: ${lastLines(stderr)}` : ''}`;
+    }
+    return 'the connection closed';
+  }
+
+  private describeFailure(thrown: unknown, transport = this.transport): string {
+    const message = thrown instanceof McpError ? stripMcpPrefix(thrown) : describe(thrown);
+    if (transport instanceof ProcessGroupTransport && transport.exit) return this.closeReason(transport);
+    if (transport instanceof ProcessGroupTransport && transport.stderr.trim()) {
+      return `${message}; its stderr ended with: ${lastLines(transport.stderr.trim())}`;
+    }
+    return message;
+  }
+
+  private unavailable(reason: string): GoondanError {
+    const where =
+      this.options.config.transport === 'http' ? this.options.config.url : `command '${this.options.config.command}'`;
+    return new GoondanError('E_MCP_UNAVAILABLE', `MCP server '${this.name}' (${where}) is unavailable: ${reason}`);
+  }
+}
+
+function describe(thrown: unknown): string {
+  if (thrown instanceof Error) {
+    const code = (thrown as { code?: unknown }).code;
+    const cause = (thrown as { cause?: unknown }).cause;
+    const causeText = cause instanceof Error && cause.message !== thrown.message ? ` (${cause.message})` : '';
+    return `${thrown.message}${typeof code === 'string' ? ` (${code})` : ''}${causeText}`;
+  }
+  return String(thrown);
+}
+
+/** `MCP error -32602: Unknown tool` → `Unknown tool (JSON-RPC -32602)`. */
+function stripMcpPrefix(error: McpError): string {
+  return `${error.message.replace(/^(MCP error -?\d+: )+/, '')} (JSON-RPC ${error.code})`;
+}
+
+function lastLines(text: string): string {
+  return text.split('\n').slice(-3).join(' | ');
+}
+
+/** Waits for `work` (its failure ignored) at most `ms`. */
+async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work.catch(() => {}), timeout]);
+  clearTimeout(timer);
+}

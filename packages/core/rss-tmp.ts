@@ -1,0 +1,13 @@
+const t0 = performance.now();
+const { loadBundle, openAgentInstance, selectAgent } = await import('./src/index.ts');
+const t1 = performance.now();
+const loaded = await loadBundle({ dir: '/work/main/examples/hello', libraries: ['/work/main/packages/base'] });
+const t2 = performance.now();
+const agent = selectAgent(loaded.bundle!, undefined)!;
+const inst = await openAgentInstance({ bundle: loaded.bundle!, handlers: loaded.handlers, agent, instanceKey: 'rsstest', stateDir: '/tmp/ipcproto/state' });
+const t3 = performance.now();
+await Bun.sleep(200);
+Bun.gc(true);
+await Bun.sleep(100);
+const m = process.memoryUsage();
+console.log(process.env.LABEL, 'import', (t1-t0).toFixed(0), 'load', (t2-t1).toFixed(0), 'open', (t3-t2).toFixed(0), 'rss', (m.rss/1e6).toFixed(1), 'heapTotal', (m.heapTotal/1e6).toFixed(1), 'heapUsed', (m.heapUsed/1e6).toFixed(1), 'external', (m.external/1e6).toFixed(1));

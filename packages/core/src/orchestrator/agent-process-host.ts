@@ -1,0 +1,174 @@
+import type { AgentEvent } from '../agent/agent-event.ts';
+import type { TurnObserver, TurnResult } from '../agent/turn-types.ts';
+import type { JsonValue } from '../types.ts';
+import type { AgentsClient } from './agents-client.ts';
+import {
+  controlEvent,
+  eventTypes,
+  formatAddress,
+  type IpcMessage,
+  ORCHESTRATOR,
+  type ReplyData,
+  replyEvent,
+} from './ipc-message.ts';
+import type { Transport } from './transport.ts';
+
+/** What the host drives: an AgentInstance, or anything that runs one Turn per event. */
+export interface TurnRunner {
+  enqueue(event: AgentEvent, options: { signal?: AbortSignal }): Promise<TurnResult>;
+  close(): Promise<void>;
+}
+
+interface Running {
+  event: AgentEvent;
+  controller: AbortController;
+}
+
+/**
+ * The agent process's side of the protocol: a FIFO of events, one Turn at a time; each request's result goes
+ * back as an `agent.reply`, every other turn's end as `runtime.turn.end`. On `shutdown` it refuses what has not
+ * started, lets the running turn finish, closes the instance and acks (spec v2.0-b §11.2).
+ */
+export class AgentProcessHost {
+  private readonly address: string;
+  private readonly queue: AgentEvent[] = [];
+  private runner: TurnRunner | null = null;
+  private client: AgentsClient | null = null;
+  private running: Running | null = null;
+  private pumping = false;
+  private draining = false;
+  private turnsServed = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly options: {
+      transport: Transport;
+      agent: string;
+      instanceKey: string;
+      /** Called once the process should end: after the shutdown ack, or when the orchestrator is gone. */
+      exit: (code: number) => void;
+      observe: boolean;
+    },
+  ) {
+    this.address = formatAddress(options.agent, options.instanceKey);
+    options.transport.onMessage((message) => this.receive(message));
+    options.transport.onClose(() => {
+      // The orchestrator is gone: nobody can read our replies, and an orphan must not live on.
+      for (const running of this.running ? [this.running] : []) running.controller.abort('orchestrator gone');
+      options.exit(0);
+    });
+  }
+
+  /** Starts serving with the opened instance and tells the orchestrator we are ready. */
+  attach(runner: TurnRunner, options: { client?: AgentsClient } = {}): void {
+    this.runner = runner;
+    this.client = options.client ?? null;
+    this.notify(eventTypes.ready, { pid: process.pid, agent: this.options.agent, instanceKey: this.options.instanceKey });
+    void this.pump();
+  }
+
+  /** Opening the instance failed: say why (the orchestrator fails waiting requests with this code), then exit. */
+  fail(error: { code: string; message: string; suggestion?: string }): void {
+    this.notify(eventTypes.failed, error as unknown as JsonValue);
+    this.options.exit(1);
+  }
+
+  /** Runtime notifications for observers (the CLI prints streamed text and tool calls from them). */
+  observer(): TurnObserver | undefined {
+    if (!this.options.observe) return undefined;
+    return {
+      onTurnStart: ({ turnId, traceId, event }) =>
+        this.notify(eventTypes.turnStart, { turnId, traceId, eventId: event.id, eventType: event.type }),
+      onTextDelta: (text) => this.notify(eventTypes.textDelta, { text }),
+      onToolCallStart: ({ toolCallId, toolName, args }) =>
+        this.notify(eventTypes.toolStart, { toolCallId, toolName, args: args as JsonValue }),
+      onToolCallEnd: ({ toolCallId, toolName, result, durationMs }) =>
+        this.notify(eventTypes.toolEnd, { toolCallId, toolName, result: result as unknown as JsonValue, durationMs }),
+    };
+  }
+
+  private receive(message: IpcMessage): void {
+    if (message.type === 'shutdown') {
+      void this.shutdown(message.payload.reason);
+      return;
+    }
+    if (message.type !== 'event') return;
+    const event = message.payload;
+    if (event.type === eventTypes.reply) {
+      this.client?.receiveReply(event.data as unknown as ReplyData);
+      return;
+    }
+    if (event.type === eventTypes.bundle) return;
+    if (event.type === eventTypes.turnCancel) {
+      const eventId = (event.data as { eventId?: string } | undefined)?.eventId;
+      const running = this.running;
+      if (running && running.event.id === eventId) running.controller.abort('cancelled');
+      const queued = this.queue.findIndex((candidate) => candidate.id === eventId);
+      if (queued >= 0) this.refuse(this.queue.splice(queued, 1)[0]!, 'E_AGENT_TURN_FAILED', 'The event was cancelled before its turn started.');
+      return;
+    }
+    if (this.draining) {
+      this.refuse(event, 'E_AGENT_SHUTTING_DOWN', `Agent ${this.address} is shutting down; the event was not started.`);
+      return;
+    }
+    this.queue.push(event);
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping || !this.runner) return;
+    this.pumping = true;
+    try {
+      const runner = this.runner;
+      for (let event = this.queue.shift(); event; event = this.queue.shift()) {
+        const controller = new AbortController();
+        this.running = { event, controller };
+        const result = await runner.enqueue(event, { signal: controller.signal });
+        this.running = null;
+        this.turnsServed += 1;
+        this.finish(event, result);
+      }
+    } finally {
+      this.pumping = false;
+      this.running = null;
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  private finish(event: AgentEvent, result: TurnResult): void {
+    const outcome = { agent: this.options.agent, instanceKey: this.options.instanceKey, ...result } as unknown as JsonValue;
+    if (event.replyTo) {
+      this.send(event.replyTo.target, replyEvent({ source: this.options.agent, input: result.text, data: { correlationId: event.replyTo.correlationId, eventId: event.id, result: outcome } }));
+    } else {
+      this.notify(eventTypes.turnEnd, { eventId: event.id, result: outcome });
+    }
+  }
+
+  private refuse(event: AgentEvent, code: string, message: string): void {
+    if (event.replyTo) {
+      this.send(event.replyTo.target, replyEvent({ source: this.options.agent, data: { correlationId: event.replyTo.correlationId, eventId: event.id, error: { code, message } } }));
+    } else {
+      this.notify(eventTypes.turnEnd, { eventId: event.id, refused: code });
+    }
+  }
+
+  private async shutdown(reason: string): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    for (const event of this.queue.splice(0)) {
+      this.refuse(event, 'E_AGENT_SHUTTING_DOWN', `Agent ${this.address} is shutting down (${reason}); the event was not started.`);
+    }
+    if (this.pumping) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.runner?.close().catch(() => {});
+    this.options.transport.send({ type: 'shutdown_ack', from: this.address, to: ORCHESTRATOR, payload: { turnsServed: this.turnsServed } });
+    this.options.exit(0);
+  }
+
+  private notify(type: string, data: JsonValue): void {
+    this.send(ORCHESTRATOR, controlEvent({ type, source: this.options.agent, data }));
+  }
+
+  private send(to: string, payload: AgentEvent): void {
+    this.options.transport.send({ type: 'event', from: this.address, to, payload });
+  }
+}

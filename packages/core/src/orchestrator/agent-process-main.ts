@@ -1,0 +1,74 @@
+/**
+ * Entry of an agent process (DESIGN.md §2: one process per agent instance), started by the Orchestrator as
+ * `bun agent-process-main.ts CONFIG_JSON` with an IPC channel. Receives the validated bundle, opens the instance
+ * (conversation resumed from disk), sends the `process.ready` handshake, then serves events until `shutdown` or
+ * until the orchestrator goes away.
+ */
+import { openAgentInstance } from '../agent/open-agent-instance.ts';
+import type { AgentResource, Bundle } from '../config/resources.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import { toToolError } from '../errors/to-tool-error.ts';
+import { AgentProcessHost } from './agent-process-host.ts';
+import { AgentsClient } from './agents-client.ts';
+import { bundleFromJson, lazyToolHandlers } from './bundle-transfer.ts';
+import { eventTypes } from './ipc-message.ts';
+import { createParentTransport } from './process-transport.ts';
+import type { AgentProcessConfig } from './spawn-agent-process.ts';
+import { resolveSwarm } from './swarm-topology.ts';
+
+const ORPHAN_CHECK_MS = 500;
+
+const config = JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig;
+const transport = createParentTransport();
+let exiting = false;
+const exit = (code: number) => {
+  if (exiting) return;
+  exiting = true;
+  process.exit(code);
+};
+// Belt and braces next to the IPC disconnect: a process whose orchestrator died is reparented; it must not live on.
+setInterval(() => {
+  if (process.ppid !== config.parentPid) exit(0);
+}, ORPHAN_CHECK_MS).unref();
+
+const received = new Promise<Bundle>((resolve) => {
+  const stop = transport.onMessage((message) => {
+    if (message.type !== 'event' || message.payload.type !== eventTypes.bundle) return;
+    stop();
+    resolve(bundleFromJson(message.payload.data ?? {}));
+  });
+});
+const host = new AgentProcessHost({
+  transport,
+  agent: config.agent,
+  instanceKey: config.instanceKey,
+  exit,
+  observe: config.observe,
+});
+
+try {
+  const bundle = await received;
+  const topology = resolveSwarm(bundle, config.swarm);
+  const agent = bundle.resources.get(`Agent/${config.agent}`) as AgentResource | undefined;
+  if (!topology || agent?.kind !== 'Agent') {
+    throw new GoondanError('E_AGENT_UNKNOWN', `No agent named '${config.agent}' in Swarm '${config.swarm}'.`);
+  }
+  const client = new AgentsClient({ transport, agent: config.agent, instanceKey: config.instanceKey, bundle, topology });
+  const instance = await openAgentInstance({
+    bundle,
+    handlers: lazyToolHandlers(bundle),
+    agent,
+    instanceKey: config.instanceKey,
+    ...(config.stateDir ? { stateDir: config.stateDir } : {}),
+    observer: host.observer(),
+    agents: client,
+  });
+  host.attach(instance, { client });
+} catch (thrown) {
+  const error = toToolError(thrown, { fallbackCode: 'E_AGENT_CRASHED' });
+  host.fail({
+    code: error.code ?? 'E_AGENT_CRASHED',
+    message: error.message,
+    ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+  });
+}

@@ -1,0 +1,227 @@
+import { type AgentEvent, newId } from '../agent/agent-event.ts';
+import type { TurnResult } from '../agent/turn-types.ts';
+import type { Bundle } from '../config/resources.ts';
+import { type ErrorCode, errorCodes } from '../errors/error-codes.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import type { JsonValue } from '../types.ts';
+import {
+  type AgentCatalogEntry,
+  type AgentProcessInfo,
+  type AgentReply,
+  type AgentRequestOptions,
+  type AgentSendOptions,
+  type AgentsRuntime,
+  DEFAULT_AGENT_REQUEST_TIMEOUT_MS,
+  MAX_AGENT_REQUEST_TIMEOUT_MS,
+} from './agents-runtime.ts';
+import {
+  controlEvent,
+  eventTypes,
+  formatAddress,
+  ORCHESTRATOR,
+  type ReplyData,
+  type RequestReplyTo,
+} from './ipc-message.ts';
+import { agentCatalog, checkTarget, type SwarmTopology } from './swarm-topology.ts';
+import type { Transport } from './transport.ts';
+
+/** How much longer than the orchestrator's own timer the caller waits, in case the orchestrator is gone. */
+const BACKUP_MARGIN_MS = 2_000;
+const QUERY_TIMEOUT_MS = 30_000;
+const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/** An error that crossed the wire: a GoondanError again when the code is ours. */
+export function wireError(error: NonNullable<ReplyData['error']>): GoondanError {
+  if (error.code in errorCodes) {
+    return new GoondanError(error.code as ErrorCode, error.message, error.suggestion ? { suggestion: error.suggestion } : {});
+  }
+  return new GoondanError('E_TOOL', `${error.code}: ${error.message}`);
+}
+
+interface Waiter {
+  resolve(data: ReplyData): void;
+}
+
+/**
+ * The agents runtime inside an agent process (`ctx.agents`): turns tool calls into `event` messages to the
+ * orchestrator (spec v2.0-b §11.1) and matches replies by correlationId. Targets are checked here first, so a
+ * mistake costs no round trip; the orchestrator checks again.
+ */
+export class AgentsClient implements AgentsRuntime {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly address: string;
+
+  constructor(
+    private readonly options: {
+      transport: Transport;
+      agent: string;
+      instanceKey: string;
+      bundle: Bundle;
+      topology: SwarmTopology;
+    },
+  ) {
+    this.address = formatAddress(options.agent, options.instanceKey);
+    options.transport.onClose(() => {
+      for (const [correlationId, waiter] of this.waiters) {
+        waiter.resolve({
+          correlationId,
+          error: { code: 'E_AGENT_SHUTTING_DOWN', message: 'The orchestrator went away before answering.' },
+        });
+      }
+    });
+  }
+
+  /** Hands a reply to whoever waits for it; false when no one does (it came after a timeout). */
+  receiveReply(data: ReplyData): boolean {
+    const waiter = this.waiters.get(data.correlationId);
+    if (!waiter) return false;
+    waiter.resolve(data);
+    return true;
+  }
+
+  /** Checks the target at once (throws synchronously), then waits for the reply. */
+  request(options: AgentRequestOptions): Promise<AgentReply> {
+    const target = this.resolveTarget(options.target, options.instanceKey);
+    const timeoutMs = Math.min(Math.max(1, Math.floor(options.timeoutMs ?? DEFAULT_AGENT_REQUEST_TIMEOUT_MS)), MAX_AGENT_REQUEST_TIMEOUT_MS);
+    const correlationId = newId('corr');
+    const replyTo: RequestReplyTo = {
+      target: this.options.agent,
+      correlationId,
+      timeoutMs,
+      ...(options.async ? { async: true } : {}),
+    };
+    const event = this.agentEvent(options, replyTo);
+    return this.exchange({
+      to: target.address,
+      event,
+      correlationId,
+      waitMs: timeoutMs + BACKUP_MARGIN_MS,
+      signal: options.signal,
+      timeoutMessage: `Agent ${target.address} did not answer within ${timeoutMs} ms.`,
+    }).then((data) => {
+      if (data.error) throw wireError(data.error);
+      return toAgentReply(target, data.result as unknown as TurnResult);
+    });
+  }
+
+  async send(options: AgentSendOptions) {
+    const target = this.resolveTarget(options.target, options.instanceKey);
+    const event = this.agentEvent(options, undefined);
+    this.options.transport.send({ type: 'event', from: this.address, to: target.address, payload: event });
+    return { sent: true as const, eventId: event.id, agent: target.agent, instanceKey: target.instanceKey };
+  }
+
+  async spawn(options: { target: string; instanceKey?: string }): Promise<AgentProcessInfo> {
+    const target = this.resolveTarget(options.target, options.instanceKey);
+    return (await this.query(eventTypes.spawn, { agent: target.agent, instanceKey: target.instanceKey })) as unknown as AgentProcessInfo;
+  }
+
+  async list(): Promise<AgentProcessInfo[]> {
+    return (await this.query(eventTypes.list, null)) as unknown as AgentProcessInfo[];
+  }
+
+  catalog(): AgentCatalogEntry[] {
+    return agentCatalog(this.options.bundle, this.options.topology, this.options.agent);
+  }
+
+  private resolveTarget(agent: string, instanceKey: string | undefined) {
+    checkTarget({ bundle: this.options.bundle, topology: this.options.topology, from: this.options.agent, target: agent });
+    const key = instanceKey ?? this.options.instanceKey;
+    if (!instanceKeyPattern.test(key)) {
+      throw new GoondanError('E_INSTANCE_KEY_INVALID', `Instance key '${key}' must be 1-128 letters, digits, '_', '.' or '-'.`);
+    }
+    return { agent, instanceKey: key, address: formatAddress(agent, key) };
+  }
+
+  private agentEvent(options: AgentSendOptions, replyTo: RequestReplyTo | undefined): AgentEvent {
+    return {
+      id: newId('evt'),
+      type: eventTypes.agentMessage,
+      input: options.input,
+      source: { kind: 'agent', name: this.options.agent },
+      ...(replyTo ? { replyTo } : {}),
+      ...(options.trace ? { traceContext: { traceId: options.trace.traceId, parentSpanId: options.trace.spanId } } : {}),
+      ...(options.data === undefined ? {} : { data: options.data }),
+      createdAt: new Date().toISOString(),
+    };
+  }
+
+  private async query(type: string, data: JsonValue): Promise<JsonValue | undefined> {
+    const correlationId = newId('corr');
+    const event = controlEvent({ type, source: this.options.agent, data, replyTo: { target: this.options.agent, correlationId } });
+    const reply = await this.exchange({
+      to: ORCHESTRATOR,
+      event,
+      correlationId,
+      waitMs: QUERY_TIMEOUT_MS,
+      timeoutMessage: `The orchestrator did not answer ${type} within ${QUERY_TIMEOUT_MS} ms.`,
+    });
+    if (reply.error) throw wireError(reply.error);
+    return reply.result;
+  }
+
+  private exchange(options: {
+    to: string;
+    event: AgentEvent;
+    correlationId: string;
+    waitMs: number;
+    signal?: AbortSignal;
+    timeoutMessage: string;
+  }): Promise<ReplyData> {
+    const { to, event, correlationId, signal, transport } = { ...options, transport: this.options.transport };
+    if (signal?.aborted) return Promise.reject(new GoondanError('E_TOOL_ABORTED', 'The request was cancelled before it was sent.'));
+    return new Promise((resolve, reject) => {
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiters.delete(correlationId);
+      };
+      const forget = () =>
+        transport.send({
+          type: 'event',
+          from: this.address,
+          to: ORCHESTRATOR,
+          payload: controlEvent({ type: eventTypes.requestCancel, source: this.options.agent, data: { correlationId } }),
+        });
+      const onAbort = () => {
+        cleanup();
+        forget();
+        reject(new GoondanError('E_TOOL_ABORTED', `The request to ${to} was cancelled.`));
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        forget();
+        reject(new GoondanError('E_AGENT_REQUEST_TIMEOUT', options.timeoutMessage));
+      }, options.waitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.set(correlationId, {
+        resolve: (data) => {
+          cleanup();
+          resolve(data);
+        },
+      });
+      transport.send({ type: 'event', from: this.address, to, payload: event });
+    });
+  }
+}
+
+/** The callee's TurnResult as the caller's tool sees it; a failed or cancelled turn is an error. */
+function toAgentReply(target: { agent: string; instanceKey: string; address: string }, result: TurnResult): AgentReply {
+  if (result.status === 'error' || result.status === 'cancelled') {
+    const cause = result.error ? `${result.error.code}: ${result.error.message}` : (result.reason ?? result.status);
+    throw new GoondanError(
+      'E_AGENT_TURN_FAILED',
+      `The turn of ${target.address} ${result.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${cause}`,
+    );
+  }
+  return {
+    agent: target.agent,
+    instanceKey: target.instanceKey,
+    status: result.status,
+    text: result.text,
+    turnId: result.turnId,
+    traceId: result.traceId,
+    steps: result.steps,
+    ...(result.reason ? { reason: result.reason } : {}),
+  };
+}

@@ -1,0 +1,132 @@
+import { type AgentEvent, newId } from '../agent/agent-event.ts';
+import type { JsonValue } from '../types.ts';
+
+/** The orchestrator's name in `from` / `to`. */
+export const ORCHESTRATOR = 'orchestrator';
+
+/**
+ * Spec v2.0-b §11.2: the only three IPC message types. `from` / `to` are agent addresses: `agent` or
+ * `agent/instanceKey` (one process per agent *instance*, so the spec's agent name is qualified by the instance
+ * key when it is not the sender's own), or `orchestrator`.
+ */
+export type IpcMessage = IpcEventMessage | IpcShutdownMessage | IpcShutdownAckMessage;
+
+export interface IpcEventMessage {
+  type: 'event';
+  from: string;
+  to: string;
+  payload: AgentEvent;
+}
+
+export interface IpcShutdownMessage {
+  type: 'shutdown';
+  from: string;
+  to: string;
+  payload: { gracePeriodMs: number; reason: string };
+}
+
+export interface IpcShutdownAckMessage {
+  type: 'shutdown_ack';
+  from: string;
+  to: string;
+  payload: { turnsServed: number };
+}
+
+/**
+ * The `type`s of AgentEvents that travel in `event` messages besides turn inputs (`user.message`,
+ * `agent.message`). Everything is an event (spec decision 1): replies, the ready handshake, orchestrator queries
+ * and the runtime notifications the CLI prints from.
+ */
+export const eventTypes = {
+  agentMessage: 'agent.message',
+  /** The callee's turn ended (or the orchestrator failed the request): `data` is a ReplyData. */
+  reply: 'agent.reply',
+  /** The caller gave up waiting (its tool call was cancelled): `data.correlationId`. */
+  requestCancel: 'agent.request.cancel',
+  /** Orchestrator → process: cancel the turn of `data.eventId` (Ctrl-C in chat). */
+  turnCancel: 'turn.cancel',
+  /** Orchestrator → process, first of all: the validated bundle (`data`: bundleToJson). */
+  bundle: 'process.bundle',
+  /** Process → orchestrator, once its instance is open: the ready handshake. */
+  ready: 'process.ready',
+  /** Process → orchestrator, when opening the instance failed; the process exits after it. */
+  failed: 'process.failed',
+  /** Process → orchestrator queries (with replyTo): start an instance, list instances. */
+  spawn: 'orchestrator.spawn',
+  list: 'orchestrator.list',
+  /** Runtime notifications (process → orchestrator) for observers such as the CLI. */
+  turnStart: 'runtime.turn.start',
+  textDelta: 'runtime.text.delta',
+  toolStart: 'runtime.tool.start',
+  toolEnd: 'runtime.tool.end',
+  /** Sent for every turn that was not a request (a request's reply says the same). */
+  turnEnd: 'runtime.turn.end',
+} as const;
+
+/** A request's replyTo with the caller's terms (addition: how long it waits, and whether it blocks its turn). */
+export interface RequestReplyTo {
+  target: string;
+  correlationId: string;
+  timeoutMs?: number;
+  async?: boolean;
+}
+
+/** `data` of an `agent.reply` event: either the callee's result or an error with a stable code. */
+export interface ReplyData {
+  correlationId: string;
+  /** The request event this answers (lets the orchestrator count the callee's turn even after a timeout). */
+  eventId?: string;
+  result?: JsonValue;
+  error?: { code: string; message: string; suggestion?: string };
+}
+
+/** `agent` + `instanceKey` → `agent/instanceKey`. */
+export function formatAddress(agent: string, instanceKey: string): string {
+  return `${agent}/${instanceKey}`;
+}
+
+/** `agent` or `agent/instanceKey`; the instance key is undefined when not given. */
+export function parseAddress(address: string): { agent: string; instanceKey?: string } {
+  const slash = address.indexOf('/');
+  if (slash < 0) return { agent: address };
+  return { agent: address.slice(0, slash), instanceKey: address.slice(slash + 1) };
+}
+
+/** An AgentEvent for control and notification traffic. */
+export function controlEvent(options: {
+  type: string;
+  source: string;
+  data?: JsonValue;
+  input?: string;
+  replyTo?: RequestReplyTo;
+}): AgentEvent {
+  return {
+    id: newId('evt'),
+    type: options.type,
+    input: options.input ?? '',
+    source: { kind: 'system', name: options.source },
+    ...(options.replyTo ? { replyTo: options.replyTo } : {}),
+    ...(options.data === undefined ? {} : { data: options.data }),
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** A reply event answering `correlationId`. */
+export function replyEvent(options: { source: string; data: ReplyData; input?: string }): AgentEvent {
+  return controlEvent({
+    type: eventTypes.reply,
+    source: options.source,
+    input: options.input ?? '',
+    data: options.data as unknown as JsonValue,
+  });
+}
+
+/** True for a well-formed message of one of the three types (anything else on the wire is dropped). */
+export function isIpcMessage(value: unknown): value is IpcMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as Partial<IpcMessage>;
+  if (typeof message.from !== 'string' || typeof message.to !== 'string') return false;
+  if (typeof message.payload !== 'object' || message.payload === null) return false;
+  if (message.type === 'event') return typeof (message.payload as AgentEvent).type === 'string';
+  return message.type === 'shutdown' || message.type === 'shutdown_ack';
+}

@@ -1,0 +1,122 @@
+import { fileURLToPath } from 'node:url';
+import { createFedTransport } from './process-transport.ts';
+import type { Transport } from './transport.ts';
+
+/** What an agent process is told at start (one JSON argument): which bundle, agent and instance to open. */
+export interface AgentProcessConfig {
+  bundleDir: string;
+  /** Library bundle directories loaded beside it (e.g. @goondan/base); core does not know them itself. */
+  libraries: string[];
+  agent: string;
+  instanceKey: string;
+  swarm: string;
+  stateDir?: string;
+  /** Send runtime notifications (text deltas, tool calls) for observers such as the CLI. */
+  observe: boolean;
+  /** The orchestrator's pid: the process exits when it is orphaned, even if no disconnect arrives. */
+  parentPid: number;
+}
+
+export interface ProcessExit {
+  exitCode: number | null;
+  signalCode: string | null;
+}
+
+/** A running agent process as the orchestrator holds it. */
+export interface AgentProcessConnection {
+  pid: number;
+  transport: Transport;
+  exited: Promise<ProcessExit>;
+  /** Signals the whole process group (the agent and whatever it started in its group). */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export interface SpawnAgentProcessOptions {
+  config: AgentProcessConfig;
+  env?: Record<string, string | undefined>;
+  /** Each line the process writes to stdout or stderr (default: dropped). */
+  onOutput?: (line: string, stream: 'stdout' | 'stderr') => void;
+}
+
+export type SpawnAgentProcess = (options: SpawnAgentProcessOptions) => AgentProcessConnection;
+
+const DRAIN_AFTER_EXIT_MS = 200;
+
+export const agentProcessMain = fileURLToPath(new URL('./agent-process-main.ts', import.meta.url));
+
+async function forwardLines(
+  stream: ReadableStream<Uint8Array>,
+  write: ((line: string, stream: 'stdout' | 'stderr') => void) | undefined,
+  name: 'stdout' | 'stderr',
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  for await (const chunk of stream) {
+    if (!write) continue;
+    pending += decoder.decode(chunk, { stream: true });
+    let newline = pending.indexOf('\n');
+    while (newline >= 0) {
+      write(pending.slice(0, newline), name);
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf('\n');
+    }
+  }
+  if (write && pending) write(pending, name);
+}
+
+/**
+ * Starts `bun agent-process-main.ts CONFIG` with Bun's IPC channel (JSON serialisation, ordered). The process
+ * leads a process group of its own (`detached`): a Ctrl-C at the terminal reaches only the orchestrator, which
+ * shuts agents down gracefully, and a kill reaches the agent's own children too.
+ */
+export const spawnAgentProcess: SpawnAgentProcess = (options) => {
+  let transport: ReturnType<typeof createFedTransport> | undefined;
+  let disconnected: () => void = () => {};
+  const disconnect = new Promise<void>((resolve) => {
+    disconnected = resolve;
+  });
+  const subprocess = Bun.spawn([process.execPath, agentProcessMain, JSON.stringify(options.config)], {
+    env: options.env ?? process.env,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    detached: true,
+    serialization: 'json',
+    ipc: (message) => transport?.receive(message),
+    onDisconnect: () => {
+      transport?.closed();
+      disconnected();
+    },
+  });
+  transport = createFedTransport({
+    send: (message) => subprocess.send(message),
+    close: () => subprocess.disconnect(),
+  });
+  void forwardLines(subprocess.stdout, options.onOutput, 'stdout').catch(() => {});
+  void forwardLines(subprocess.stderr, options.onOutput, 'stderr').catch(() => {});
+  const pid = subprocess.pid;
+  // Exit counts once the pipe is drained too, so a reply written just before exiting is not taken for a crash.
+  const exited = subprocess.exited.then(async () => {
+    await Promise.race([disconnect, Bun.sleep(DRAIN_AFTER_EXIT_MS)]);
+    transport?.closed();
+    const signal = subprocess.signalCode;
+    return { exitCode: subprocess.exitCode, signalCode: signal === null ? null : String(signal) };
+  });
+  return {
+    pid,
+    transport,
+    exited,
+    kill(signal = 'SIGTERM') {
+      try {
+        process.kill(-pid, signal);
+      } catch {
+        // No group (already gone): signal the process itself.
+        try {
+          subprocess.kill(signal);
+        } catch {
+          // Already exited.
+        }
+      }
+    },
+  };
+};

@@ -1,0 +1,149 @@
+import { cp, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  type Bundle,
+  loadBundle,
+  Orchestrator,
+  type OrchestratorOptions,
+  resolveSwarm,
+  type ScriptedStep,
+  type ToolHandler,
+} from '@goondan/core';
+
+/** The @goondan/base bundle (Tool/agents lives there); core tests use it by path, as the CLI does. */
+export const baseDir = resolve(import.meta.dir, '..', '..', 'base');
+const fixtureDir = resolve(import.meta.dir, '__fixtures__', 'swarm');
+
+export interface SwarmSpec {
+  /** Script per agent; agents named here become Agents (coordinator, worker, … ) with Tool/agents and Tool/probe. */
+  scripts: Record<string, ScriptedStep[]>;
+  /** Members of the Swarm (default: every scripted agent). */
+  members?: string[];
+  entry?: string;
+  /** Extra fields per Agent spec (e.g. tools with config). */
+  agentSpecs?: Record<string, Record<string, unknown>>;
+}
+
+const probeTool = {
+  apiVersion: 'goondan.ai/v1',
+  kind: 'Tool',
+  metadata: { name: 'probe' },
+  spec: {
+    entry: './tools/probe.ts',
+    exports: [
+      { name: 'sleep', parameters: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] } },
+      { name: 'exit', parameters: { type: 'object', properties: { code: { type: 'integer' } } } },
+      { name: 'explode' },
+      { name: 'pid' },
+      { name: 'mark', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    ],
+  },
+};
+
+/** The YAML of a swarm bundle (JSON documents are YAML). */
+export function swarmYaml(spec: SwarmSpec): string {
+  const names = Object.keys(spec.scripts);
+  const documents: object[] = [probeTool];
+  for (const name of names) {
+    documents.push({
+      apiVersion: 'goondan.ai/v1',
+      kind: 'Model',
+      metadata: { name: `${name}-model` },
+      spec: { provider: 'scripted', model: name, script: spec.scripts[name] },
+    });
+    documents.push({
+      apiVersion: 'goondan.ai/v1',
+      kind: 'Agent',
+      metadata: { name },
+      spec: {
+        modelConfig: { modelRef: `Model/${name}-model` },
+        prompt: { system: `You are ${name}.` },
+        tools: ['Tool/agents', 'Tool/probe'],
+        ...spec.agentSpecs?.[name],
+      },
+    });
+  }
+  const members = spec.members ?? names;
+  documents.push({
+    apiVersion: 'goondan.ai/v1',
+    kind: 'Swarm',
+    metadata: { name: 'team' },
+    spec: { entryAgent: `Agent/${spec.entry ?? members[0]}`, agents: members.map((name) => `Agent/${name}`) },
+  });
+  return documents.map((document) => JSON.stringify(document, null, 2)).join('\n---\n');
+}
+
+const tempDirs: string[] = [];
+
+/** A temp copy of the swarm fixture with the given agents and scripts. */
+export async function swarmBundleDir(spec: SwarmSpec): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gdn-swarm-')));
+  tempDirs.push(dir);
+  await cp(fixtureDir, dir, { recursive: true });
+  await writeFile(join(dir, 'goondan.yaml'), swarmYaml(spec));
+  return dir;
+}
+
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+export async function loadSwarm(dir: string): Promise<{ bundle: Bundle; handlers: Map<string, Record<string, ToolHandler>> }> {
+  const loaded = await loadBundle({ dir, libraries: [baseDir] });
+  if (!loaded.bundle) throw new Error(`fixture bundle is invalid: ${JSON.stringify(loaded.problems, null, 2)}`);
+  return { bundle: loaded.bundle, handlers: loaded.handlers };
+}
+
+/** Every pid an orchestrator started, so tests can prove none survives. */
+export interface StartedSwarm {
+  orchestrator: Orchestrator;
+  bundle: Bundle;
+  dir: string;
+  pids: Set<number>;
+  lines: string[];
+}
+
+/** Loads the bundle and starts an orchestrator on it (real agent processes). */
+export async function startSwarm(
+  spec: SwarmSpec,
+  options: Partial<OrchestratorOptions> = {},
+): Promise<StartedSwarm> {
+  const dir = await swarmBundleDir(spec);
+  const { bundle } = await loadSwarm(dir);
+  const pids = new Set<number>();
+  const lines: string[] = [];
+  const orchestrator = new Orchestrator({
+    bundle,
+    topology: resolveSwarm(bundle)!,
+    instanceKey: 'default',
+    libraries: [baseDir],
+    stateFile: null,
+    onOutput: (line, source) => lines.push(`[${source.agent}] ${line}`),
+    ...options,
+    onLifecycle: (event) => {
+      if (event.type === 'started') pids.add(event.pid);
+      options.onLifecycle?.(event);
+    },
+  });
+  return { orchestrator, bundle, dir, pids, lines };
+}
+
+/** True while a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `predicate` holds, polling every 10 ms; throws after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
