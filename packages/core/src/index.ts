@@ -36,29 +36,6 @@ export { checkModelCredentials } from './models/check-model-credentials.ts';
 export { createLanguageModel } from './models/create-language-model.ts';
 export { modelCallSettings } from './models/model-call-settings.ts';
 export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
-export { composeMiddleware, type Middleware } from './pipeline/compose-middleware.ts';
-export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
-export { ConversationStore } from './store/conversation-store.ts';
-export { InstanceStateStore } from './store/instance-state-store.ts';
-export { openInstanceDatabase } from './store/open-instance-database.ts';
-export { toOtlpJson } from './store/to-otlp-json.ts';
-export { newSpanId, newTraceId } from './store/trace-ids.ts';
-export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
-export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agent-toolset.ts';
-export { CatalogBuilder } from './tools/catalog-builder.ts';
-export { toJsonSafe } from './tools/to-json-safe.ts';
-export { ToolCatalog } from './tools/tool-catalog.ts';
-export { type CallScope, type ExecutionPolicy, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
-export { isPendingSubmission, JobTable } from './tools/tool-jobs.ts';
-export { buildToolName, checkNamePart, parseToolName, providerToolNamePattern } from './tools/tool-name.ts';
-export {
-  DEFAULT_OUTPUT_LIMIT,
-  DEFAULT_TOOL_TIMEOUT_MS,
-  type RegisteredTool,
-  type ToolRegistrationOptions,
-  ToolRegistry,
-} from './tools/tool-registry.ts';
-export type * from './types.ts';
 // Orchestrator: one process per agent instance, inter-agent request/send (spec v2.0-b §2.6, §11).
 export {
   type AgentCatalogEntry,
@@ -71,6 +48,7 @@ export {
   MAX_AGENT_REQUEST_TIMEOUT_MS,
   type ToolTraceContext,
 } from './orchestrator/agents-runtime.ts';
+export { forwardNotification } from './orchestrator/forward-notification.ts';
 export type { IpcMessage } from './orchestrator/ipc-message.ts';
 export { createLinkedTransports } from './orchestrator/linked-transports.ts';
 export {
@@ -94,3 +72,26 @@ export {
 } from './orchestrator/spawn-agent-process.ts';
 export { resolveSwarm, type SwarmTopology } from './orchestrator/swarm-topology.ts';
 export type { Transport } from './orchestrator/transport.ts';
+export { composeMiddleware, type Middleware } from './pipeline/compose-middleware.ts';
+export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
+export { ConversationStore } from './store/conversation-store.ts';
+export { InstanceStateStore } from './store/instance-state-store.ts';
+export { openInstanceDatabase } from './store/open-instance-database.ts';
+export { toOtlpJson } from './store/to-otlp-json.ts';
+export { newSpanId, newTraceId } from './store/trace-ids.ts';
+export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
+export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agent-toolset.ts';
+export { CatalogBuilder } from './tools/catalog-builder.ts';
+export { toJsonSafe } from './tools/to-json-safe.ts';
+export { ToolCatalog } from './tools/tool-catalog.ts';
+export { type CallScope, type ExecutionPolicy, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
+export { isPendingSubmission, JobTable } from './tools/tool-jobs.ts';
+export { buildToolName, checkNamePart, parseToolName, providerToolNamePattern } from './tools/tool-name.ts';
+export {
+  DEFAULT_OUTPUT_LIMIT,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type RegisteredTool,
+  type ToolRegistrationOptions,
+  ToolRegistry,
+} from './tools/tool-registry.ts';
+export type * from './types.ts';

@@ -124,6 +124,7 @@ async function openServed(options: {
       agent,
       instanceKey,
       model: createScriptedModel([], { modelId: 'mcp-serve' }),
+      deliverJobCompletions: false,
       logger,
     });
     return {

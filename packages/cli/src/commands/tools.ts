@@ -75,6 +75,7 @@ async function openTools(flags: { bundle?: string; agent?: string; instance?: st
       agent,
       instanceKey,
       model: createScriptedModel([], { modelId: 'tools-only' }),
+      deliverJobCompletions: false,
       logger: stderrLogger,
     });
     return {

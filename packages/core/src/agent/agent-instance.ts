@@ -43,6 +43,8 @@ export interface AgentInstanceOptions {
   workdir: string;
   logger?: Console;
   observer?: TurnObserver;
+  /** False for tool-only front ends (gdn tools call, mcp serve): finished jobs are polled, no turn starts. */
+  deliverJobCompletions?: boolean;
   /** Told when the conversation is reset and when the instance closes (extensions). */
   onReset?: readonly (() => void)[];
   onClose?: readonly (() => void | Promise<void>)[];
@@ -147,7 +149,7 @@ export class AgentInstance {
     });
     // Spec §10.2 / decision 5: a finished pending job reaches the agent as an event (a turn starts if idle).
     options.toolset.executor.jobs.onComplete(({ handle, toolName, result }) => {
-      if (this.closed) return;
+      if (this.closed || options.deliverJobCompletions === false) return;
       void this.enqueue({
         id: newId('evt'),
         type: 'tool.job.completed',

@@ -25,6 +25,8 @@ export interface OpenAgentInstanceOptions {
   instanceKey: string;
   /** Where keys are read from (process.env by default). */
   env?: Record<string, string | undefined>;
+  /** False when no model will run (tool-only front ends): finished jobs do not start turns. */
+  deliverJobCompletions?: boolean;
   /** Use this model instead of the Agent's Model resource (tests). */
   model?: LanguageModelV4;
   stateDir?: string;
@@ -110,6 +112,7 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     workdir: paths.workdir,
     observer: options.observer,
     logger,
+    deliverJobCompletions: options.deliverJobCompletions,
     onReset: extensions.resetListeners,
     onClose: [...extensions.closeListeners, () => db.close()],
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],

@@ -16,6 +16,7 @@ import type { Transport } from './transport.ts';
 /** What the host drives: an AgentInstance, or anything that runs one Turn per event. */
 export interface TurnRunner {
   enqueue(event: AgentEvent, options: { signal?: AbortSignal }): Promise<TurnResult>;
+  reset?(): void;
   close(): Promise<void>;
 }
 
@@ -63,7 +64,11 @@ export class AgentProcessHost {
   attach(runner: TurnRunner, options: { client?: AgentsClient } = {}): void {
     this.runner = runner;
     this.client = options.client ?? null;
-    this.notify(eventTypes.ready, { pid: process.pid, agent: this.options.agent, instanceKey: this.options.instanceKey });
+    this.notify(eventTypes.ready, {
+      pid: process.pid,
+      agent: this.options.agent,
+      instanceKey: this.options.instanceKey,
+    });
     void this.pump();
   }
 
@@ -104,7 +109,12 @@ export class AgentProcessHost {
       const running = this.running;
       if (running && running.event.id === eventId) running.controller.abort('cancelled');
       const queued = this.queue.findIndex((candidate) => candidate.id === eventId);
-      if (queued >= 0) this.refuse(this.queue.splice(queued, 1)[0]!, 'E_AGENT_TURN_FAILED', 'The event was cancelled before its turn started.');
+      if (queued >= 0)
+        this.refuse(
+          this.queue.splice(queued, 1)[0]!,
+          'E_AGENT_TURN_FAILED',
+          'The event was cancelled before its turn started.',
+        );
       return;
     }
     if (this.draining) {
@@ -121,6 +131,20 @@ export class AgentProcessHost {
     try {
       const runner = this.runner;
       for (let event = this.queue.shift(); event; event = this.queue.shift()) {
+        if (event.type === eventTypes.reset) {
+          runner.reset?.();
+          this.finish(event, {
+            turnId: '',
+            traceId: '',
+            eventId: event.id,
+            status: 'completed',
+            text: '',
+            steps: 0,
+            usage: { inputTokens: 0, outputTokens: 0 },
+            reason: 'reset',
+          });
+          continue;
+        }
         const controller = new AbortController();
         this.running = { event, controller };
         const result = await runner.enqueue(event, { signal: controller.signal });
@@ -136,9 +160,20 @@ export class AgentProcessHost {
   }
 
   private finish(event: AgentEvent, result: TurnResult): void {
-    const outcome = { agent: this.options.agent, instanceKey: this.options.instanceKey, ...result } as unknown as JsonValue;
+    const outcome = {
+      agent: this.options.agent,
+      instanceKey: this.options.instanceKey,
+      ...result,
+    } as unknown as JsonValue;
     if (event.replyTo) {
-      this.send(event.replyTo.target, replyEvent({ source: this.options.agent, input: result.text, data: { correlationId: event.replyTo.correlationId, eventId: event.id, result: outcome } }));
+      this.send(
+        event.replyTo.target,
+        replyEvent({
+          source: this.options.agent,
+          input: result.text,
+          data: { correlationId: event.replyTo.correlationId, eventId: event.id, result: outcome },
+        }),
+      );
     } else {
       this.notify(eventTypes.turnEnd, { eventId: event.id, result: outcome });
     }
@@ -146,7 +181,13 @@ export class AgentProcessHost {
 
   private refuse(event: AgentEvent, code: string, message: string): void {
     if (event.replyTo) {
-      this.send(event.replyTo.target, replyEvent({ source: this.options.agent, data: { correlationId: event.replyTo.correlationId, eventId: event.id, error: { code, message } } }));
+      this.send(
+        event.replyTo.target,
+        replyEvent({
+          source: this.options.agent,
+          data: { correlationId: event.replyTo.correlationId, eventId: event.id, error: { code, message } },
+        }),
+      );
     } else {
       this.notify(eventTypes.turnEnd, { eventId: event.id, refused: code });
     }
@@ -156,11 +197,20 @@ export class AgentProcessHost {
     if (this.draining) return;
     this.draining = true;
     for (const event of this.queue.splice(0)) {
-      this.refuse(event, 'E_AGENT_SHUTTING_DOWN', `Agent ${this.address} is shutting down (${reason}); the event was not started.`);
+      this.refuse(
+        event,
+        'E_AGENT_SHUTTING_DOWN',
+        `Agent ${this.address} is shutting down (${reason}); the event was not started.`,
+      );
     }
     if (this.pumping) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     await this.runner?.close().catch(() => {});
-    this.options.transport.send({ type: 'shutdown_ack', from: this.address, to: ORCHESTRATOR, payload: { turnsServed: this.turnsServed } });
+    this.options.transport.send({
+      type: 'shutdown_ack',
+      from: this.address,
+      to: ORCHESTRATOR,
+      payload: { turnsServed: this.turnsServed },
+    });
     this.options.exit(0);
   }
 

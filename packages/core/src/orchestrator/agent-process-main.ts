@@ -53,7 +53,13 @@ try {
   if (!topology || agent?.kind !== 'Agent') {
     throw new GoondanError('E_AGENT_UNKNOWN', `No agent named '${config.agent}' in Swarm '${config.swarm}'.`);
   }
-  const client = new AgentsClient({ transport, agent: config.agent, instanceKey: config.instanceKey, bundle, topology });
+  const client = new AgentsClient({
+    transport,
+    agent: config.agent,
+    instanceKey: config.instanceKey,
+    bundle,
+    topology,
+  });
   const instance = await openAgentInstance({
     bundle,
     handlers: lazyToolHandlers(bundle),

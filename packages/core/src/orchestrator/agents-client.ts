@@ -33,7 +33,11 @@ const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** An error that crossed the wire: a GoondanError again when the code is ours. */
 export function wireError(error: NonNullable<ReplyData['error']>): GoondanError {
   if (error.code in errorCodes) {
-    return new GoondanError(error.code as ErrorCode, error.message, error.suggestion ? { suggestion: error.suggestion } : {});
+    return new GoondanError(
+      error.code as ErrorCode,
+      error.message,
+      error.suggestion ? { suggestion: error.suggestion } : {},
+    );
   }
   return new GoondanError('E_TOOL', `${error.code}: ${error.message}`);
 }
@@ -82,7 +86,10 @@ export class AgentsClient implements AgentsRuntime {
   /** Checks the target at once (throws synchronously), then waits for the reply. */
   request(options: AgentRequestOptions): Promise<AgentReply> {
     const target = this.resolveTarget(options.target, options.instanceKey);
-    const timeoutMs = Math.min(Math.max(1, Math.floor(options.timeoutMs ?? DEFAULT_AGENT_REQUEST_TIMEOUT_MS)), MAX_AGENT_REQUEST_TIMEOUT_MS);
+    const timeoutMs = Math.min(
+      Math.max(1, Math.floor(options.timeoutMs ?? DEFAULT_AGENT_REQUEST_TIMEOUT_MS)),
+      MAX_AGENT_REQUEST_TIMEOUT_MS,
+    );
     const correlationId = newId('corr');
     const replyTo: RequestReplyTo = {
       target: this.options.agent,
@@ -113,7 +120,10 @@ export class AgentsClient implements AgentsRuntime {
 
   async spawn(options: { target: string; instanceKey?: string }): Promise<AgentProcessInfo> {
     const target = this.resolveTarget(options.target, options.instanceKey);
-    return (await this.query(eventTypes.spawn, { agent: target.agent, instanceKey: target.instanceKey })) as unknown as AgentProcessInfo;
+    return (await this.query(eventTypes.spawn, {
+      agent: target.agent,
+      instanceKey: target.instanceKey,
+    })) as unknown as AgentProcessInfo;
   }
 
   async list(): Promise<AgentProcessInfo[]> {
@@ -125,10 +135,18 @@ export class AgentsClient implements AgentsRuntime {
   }
 
   private resolveTarget(agent: string, instanceKey: string | undefined) {
-    checkTarget({ bundle: this.options.bundle, topology: this.options.topology, from: this.options.agent, target: agent });
+    checkTarget({
+      bundle: this.options.bundle,
+      topology: this.options.topology,
+      from: this.options.agent,
+      target: agent,
+    });
     const key = instanceKey ?? this.options.instanceKey;
     if (!instanceKeyPattern.test(key)) {
-      throw new GoondanError('E_INSTANCE_KEY_INVALID', `Instance key '${key}' must be 1-128 letters, digits, '_', '.' or '-'.`);
+      throw new GoondanError(
+        'E_INSTANCE_KEY_INVALID',
+        `Instance key '${key}' must be 1-128 letters, digits, '_', '.' or '-'.`,
+      );
     }
     return { agent, instanceKey: key, address: formatAddress(agent, key) };
   }
@@ -140,7 +158,9 @@ export class AgentsClient implements AgentsRuntime {
       input: options.input,
       source: { kind: 'agent', name: this.options.agent },
       ...(replyTo ? { replyTo } : {}),
-      ...(options.trace ? { traceContext: { traceId: options.trace.traceId, parentSpanId: options.trace.spanId } } : {}),
+      ...(options.trace
+        ? { traceContext: { traceId: options.trace.traceId, parentSpanId: options.trace.spanId } }
+        : {}),
       ...(options.data === undefined ? {} : { data: options.data }),
       createdAt: new Date().toISOString(),
     };
@@ -148,7 +168,12 @@ export class AgentsClient implements AgentsRuntime {
 
   private async query(type: string, data: JsonValue): Promise<JsonValue | undefined> {
     const correlationId = newId('corr');
-    const event = controlEvent({ type, source: this.options.agent, data, replyTo: { target: this.options.agent, correlationId } });
+    const event = controlEvent({
+      type,
+      source: this.options.agent,
+      data,
+      replyTo: { target: this.options.agent, correlationId },
+    });
     const reply = await this.exchange({
       to: ORCHESTRATOR,
       event,
@@ -169,7 +194,8 @@ export class AgentsClient implements AgentsRuntime {
     timeoutMessage: string;
   }): Promise<ReplyData> {
     const { to, event, correlationId, signal, transport } = { ...options, transport: this.options.transport };
-    if (signal?.aborted) return Promise.reject(new GoondanError('E_TOOL_ABORTED', 'The request was cancelled before it was sent.'));
+    if (signal?.aborted)
+      return Promise.reject(new GoondanError('E_TOOL_ABORTED', 'The request was cancelled before it was sent.'));
     return new Promise((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);
@@ -181,7 +207,11 @@ export class AgentsClient implements AgentsRuntime {
           type: 'event',
           from: this.address,
           to: ORCHESTRATOR,
-          payload: controlEvent({ type: eventTypes.requestCancel, source: this.options.agent, data: { correlationId } }),
+          payload: controlEvent({
+            type: eventTypes.requestCancel,
+            source: this.options.agent,
+            data: { correlationId },
+          }),
         });
       const onAbort = () => {
         cleanup();

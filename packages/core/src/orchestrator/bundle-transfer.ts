@@ -13,7 +13,10 @@ export function bundleToJson(bundle: Bundle): JsonValue {
 
 export function bundleFromJson(value: JsonValue): Bundle {
   const { rootDir, resources } = value as unknown as { rootDir: string; resources: Resource[] };
-  return { rootDir, resources: new Map(resources.map((resource) => [`${resource.kind}/${resource.metadata.name}`, resource])) };
+  return {
+    rootDir,
+    resources: new Map(resources.map((resource) => [`${resource.kind}/${resource.metadata.name}`, resource])),
+  };
 }
 
 /**
@@ -34,12 +37,18 @@ export function lazyToolHandlers(bundle: Bundle): Map<string, Record<string, Too
         loaded = await module;
       } catch (thrown) {
         module = undefined;
-        throw new GoondanError('E_TOOL_ENTRY_LOAD', `Importing ${tool.spec.entry} failed: ${(thrown as Error)?.message ?? thrown}`);
+        throw new GoondanError(
+          'E_TOOL_ENTRY_LOAD',
+          `Importing ${tool.spec.entry} failed: ${(thrown as Error)?.message ?? thrown}`,
+        );
       }
       const exported = loaded.handlers as Record<string, unknown> | undefined;
       const handler = exported && Object.hasOwn(exported, name) ? exported[name] : undefined;
       if (typeof handler !== 'function') {
-        throw new GoondanError('E_TOOL_HANDLER_MISSING', `${tool.spec.entry} has no handler function for export "${name}".`);
+        throw new GoondanError(
+          'E_TOOL_HANDLER_MISSING',
+          `${tool.spec.entry} has no handler function for export "${name}".`,
+        );
       }
       return handler as ToolHandler;
     };

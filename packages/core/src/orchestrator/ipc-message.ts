@@ -43,6 +43,8 @@ export const eventTypes = {
   reply: 'agent.reply',
   /** The caller gave up waiting (its tool call was cancelled): `data.correlationId`. */
   requestCancel: 'agent.request.cancel',
+  /** A turn input that starts the conversation afresh instead of running a turn (chat's /reset). */
+  reset: 'conversation.reset',
   /** Orchestrator → process: cancel the turn of `data.eventId` (Ctrl-C in chat). */
   turnCancel: 'turn.cancel',
   /** Orchestrator → process, first of all: the validated bundle (`data`: bundleToJson). */

@@ -7,8 +7,8 @@ import { toToolError } from '../errors/to-tool-error.ts';
 import type { JsonValue } from '../types.ts';
 import { agentFingerprint } from './agent-fingerprint.ts';
 import { wireError } from './agents-client.ts';
-import { bundleToJson } from './bundle-transfer.ts';
 import type { AgentProcessInfo } from './agents-runtime.ts';
+import { bundleToJson } from './bundle-transfer.ts';
 import {
   controlEvent,
   eventTypes,
@@ -53,7 +53,14 @@ export interface AgentNotification {
 /** Lifecycle of agent processes, for logs: started, ready, crashed (with the planned restart), stopped. */
 export type ProcessLifecycleEvent =
   | { type: 'started' | 'ready'; agent: string; instanceKey: string; pid: number }
-  | { type: 'crashed'; agent: string; instanceKey: string; exit: ProcessExit; restartInMs: number | null; message: string }
+  | {
+      type: 'crashed';
+      agent: string;
+      instanceKey: string;
+      exit: ProcessExit;
+      restartInMs: number | null;
+      message: string;
+    }
   | { type: 'stopped'; agent: string; instanceKey: string; exit: ProcessExit; killed: boolean };
 
 export interface OrchestratorOptions {
@@ -177,6 +184,8 @@ export class Orchestrator {
    */
   request(options: {
     input: string;
+    /** Event type (default `user.message`; `conversation.reset` starts the conversation afresh). */
+    type?: string;
     target?: string;
     instanceKey?: string;
     source?: AgentEvent['source'];
@@ -187,13 +196,17 @@ export class Orchestrator {
     const correlationId = newId('corr');
     const replyTo: RequestReplyTo = { target: 'user', correlationId, timeoutMs: options.timeoutMs ?? 0 };
     const event = this.inputEvent(options, replyTo);
-    const target = formatAddress(options.target ?? this.topology.entryAgent, options.instanceKey ?? this.options.instanceKey);
+    const target = formatAddress(
+      options.target ?? this.topology.entryAgent,
+      options.instanceKey ?? this.options.instanceKey,
+    );
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         const request = this.pending.get(correlationId);
         const callee = request && this.records.get(request.calleeAddress);
         const cancel = controlEvent({ type: eventTypes.turnCancel, source: ORCHESTRATOR, data: { eventId: event.id } });
-        if (callee?.state === 'ready') callee.connection?.transport.send({ type: 'event', from: ORCHESTRATOR, to: callee.address, payload: cancel });
+        if (callee?.state === 'ready')
+          callee.connection?.transport.send({ type: 'event', from: ORCHESTRATOR, to: callee.address, payload: cancel });
         else if (callee) callee.buffer = callee.buffer.filter((message) => message.payload.id !== event.id);
       };
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -207,9 +220,18 @@ export class Orchestrator {
   }
 
   /** Sends `input` to an agent without waiting (no replyTo). Throws for a bad target or during shutdown. */
-  send(options: { input: string; target?: string; instanceKey?: string; source?: AgentEvent['source']; data?: JsonValue }) {
+  send(options: {
+    input: string;
+    target?: string;
+    instanceKey?: string;
+    source?: AgentEvent['source'];
+    data?: JsonValue;
+  }) {
     const event = this.inputEvent(options, undefined);
-    const target = formatAddress(options.target ?? this.topology.entryAgent, options.instanceKey ?? this.options.instanceKey);
+    const target = formatAddress(
+      options.target ?? this.topology.entryAgent,
+      options.instanceKey ?? this.options.instanceKey,
+    );
     let failure: GoondanError | undefined;
     this.route(null, target, event, undefined, (error) => {
       failure = error;
@@ -239,7 +261,10 @@ export class Orchestrator {
    * process group. Resolves when no agent process is left.
    */
   shutdown(options: { gracePeriodMs?: number; reason?: string } = {}): Promise<ShutdownReport> {
-    this.shutdownPromise ??= this.shutdownAll(options.gracePeriodMs ?? this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS, options.reason ?? 'shutdown');
+    this.shutdownPromise ??= this.shutdownAll(
+      options.gracePeriodMs ?? this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
+      options.reason ?? 'shutdown',
+    );
     return this.shutdownPromise;
   }
 
@@ -279,12 +304,12 @@ export class Orchestrator {
   // ——— routing ———
 
   private inputEvent(
-    options: { input: string; source?: AgentEvent['source']; data?: JsonValue },
+    options: { input: string; type?: string; source?: AgentEvent['source']; data?: JsonValue },
     replyTo: RequestReplyTo | undefined,
   ): AgentEvent {
     return {
       id: newId('evt'),
-      type: 'user.message',
+      type: options.type ?? 'user.message',
       input: options.input,
       source: options.source ?? { kind: 'user', name: 'cli' },
       ...(replyTo ? { replyTo } : {}),
@@ -309,9 +334,17 @@ export class Orchestrator {
     const fail = (error: GoondanError) => {
       if (replyTo) answerTo(errorReply(replyTo.correlationId, event.id, error));
       else if (onSendFailure) onSendFailure(error);
-      else this.options.onOutput?.(`dropped a send to ${to}: ${error.code} ${error.message}`, { agent: from?.agent ?? 'user', instanceKey: from?.instanceKey ?? '', stream: 'stderr' });
+      else
+        this.options.onOutput?.(`dropped a send to ${to}: ${error.code} ${error.message}`, {
+          agent: from?.agent ?? 'user',
+          instanceKey: from?.instanceKey ?? '',
+          stream: 'stderr',
+        });
     };
-    if (this.shutdownPromise) return fail(new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator is shutting down; no new events are routed.'));
+    if (this.shutdownPromise)
+      return fail(
+        new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator is shutting down; no new events are routed.'),
+      );
     const address = parseAddress(to);
     const instanceKey = address.instanceKey ?? from?.instanceKey ?? this.options.instanceKey;
     let callee: ProcessRecord;
@@ -328,18 +361,35 @@ export class Orchestrator {
       const blocking = from !== null && replyTo.async !== true;
       const callerAddress = from?.address ?? 'user';
       const { cycle } = this.pending.open(
-        { correlationId: replyTo.correlationId, eventId: event.id, callerAddress, calleeAddress: callee.address, blocking, answer: answerTo },
+        {
+          correlationId: replyTo.correlationId,
+          eventId: event.id,
+          callerAddress,
+          calleeAddress: callee.address,
+          blocking,
+          answer: answerTo,
+        },
         {
           timeoutMs: replyTo.timeoutMs ?? this.options.requestTimeoutMs ?? 0,
           onTimeout: (request) =>
             request.answer(
-              errorReply(request.correlationId, request.eventId, new GoondanError('E_AGENT_REQUEST_TIMEOUT', `Agent ${callee.address} did not answer within ${replyTo.timeoutMs} ms.`)),
+              errorReply(
+                request.correlationId,
+                request.eventId,
+                new GoondanError(
+                  'E_AGENT_REQUEST_TIMEOUT',
+                  `Agent ${callee.address} did not answer within ${replyTo.timeoutMs} ms.`,
+                ),
+              ),
             ),
         },
       );
       if (cycle) {
         return fail(
-          new GoondanError('E_AGENT_REQUEST_CYCLE', `A request from ${callerAddress} to ${callee.address} would deadlock: ${cycle.join(' → ')}.`),
+          new GoondanError(
+            'E_AGENT_REQUEST_CYCLE',
+            `A request from ${callerAddress} to ${callee.address} would deadlock: ${cycle.join(' → ')}.`,
+          ),
         );
       }
     }
@@ -367,7 +417,10 @@ export class Orchestrator {
     const { agent, instanceKey, from } = options;
     checkTarget({ bundle: this.bundle, topology: this.topology, from, target: agent });
     if (!instanceKeyPattern.test(instanceKey)) {
-      throw new GoondanError('E_INSTANCE_KEY_INVALID', `Instance key '${instanceKey}' must be 1-128 letters, digits, '_', '.' or '-'.`);
+      throw new GoondanError(
+        'E_INSTANCE_KEY_INVALID',
+        `Instance key '${instanceKey}' must be 1-128 letters, digits, '_', '.' or '-'.`,
+      );
     }
     const address = formatAddress(agent, instanceKey);
     let record = this.records.get(address);
@@ -433,7 +486,10 @@ export class Orchestrator {
         onOutput: (line, stream) => onOutput(line, { agent: record.agent, instanceKey: record.instanceKey, stream }),
       });
     } catch (thrown) {
-      record.failure = { code: 'E_AGENT_CRASHED', message: `Could not start the process: ${toToolError(thrown).message}` };
+      record.failure = {
+        code: 'E_AGENT_CRASHED',
+        message: `Could not start the process: ${toToolError(thrown).message}`,
+      };
       queueMicrotask(() => this.exited(record, generation, { exitCode: null, signalCode: null }));
       return;
     }
@@ -448,7 +504,10 @@ export class Orchestrator {
     void connection.exited.then((exit) => this.exited(record, generation, exit));
     record.readyTimer = setTimeout(() => {
       if (record.generation !== generation || record.state !== 'starting') return;
-      record.failure = { code: 'E_AGENT_CRASHED', message: `Agent ${record.address} did not become ready within ${this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS} ms.` };
+      record.failure = {
+        code: 'E_AGENT_CRASHED',
+        message: `Agent ${record.address} did not become ready within ${this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS} ms.`,
+      };
       connection.kill('SIGKILL');
     }, this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
     this.lifecycle({ type: 'started', agent: record.agent, instanceKey: record.instanceKey, pid: connection.pid });
@@ -521,7 +580,13 @@ export class Orchestrator {
     const buffered = record.buffer.splice(0);
     for (const message of buffered) record.connection?.transport.send(message);
     for (const waiter of record.readyWaiters.splice(0)) waiter.resolve();
-    if (record.connection) this.lifecycle({ type: 'ready', agent: record.agent, instanceKey: record.instanceKey, pid: record.connection.pid });
+    if (record.connection)
+      this.lifecycle({
+        type: 'ready',
+        agent: record.agent,
+        instanceKey: record.instanceKey,
+        pid: record.connection.pid,
+      });
     this.changed();
   }
 
@@ -540,7 +605,12 @@ export class Orchestrator {
     record.respawnAfterStop = respawn;
     record.state = 'stopping';
     const gracePeriodMs = this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
-    connection.transport.send({ type: 'shutdown', from: ORCHESTRATOR, to: record.address, payload: { gracePeriodMs, reason } });
+    connection.transport.send({
+      type: 'shutdown',
+      from: ORCHESTRATOR,
+      to: record.address,
+      payload: { gracePeriodMs, reason },
+    });
     const generation = record.generation;
     const timer = setTimeout(() => {
       if (record.generation === generation && record.connection) record.connection.kill('SIGKILL');
@@ -571,7 +641,8 @@ export class Orchestrator {
       ? new GoondanError('E_AGENT_SHUTTING_DOWN', `Agent ${record.address} stopped before answering.`)
       : this.crashError(record, exit, restartInMs);
     const { asCallee, asCaller } = this.pending.involving(record.address);
-    for (const request of asCallee) this.pending.take(request.correlationId)?.answer(errorReply(request.correlationId, request.eventId, error));
+    for (const request of asCallee)
+      this.pending.take(request.correlationId)?.answer(errorReply(request.correlationId, request.eventId, error));
     for (const request of asCaller) this.pending.take(request.correlationId);
     if (!respawn) {
       record.buffer = [];
@@ -583,14 +654,35 @@ export class Orchestrator {
     if (respawn) {
       record.respawnAfterStop = false;
       record.restarts += 1;
-      this.lifecycle({ type: 'stopped', agent: record.agent, instanceKey: record.instanceKey, exit, killed: !record.acked });
+      this.lifecycle({
+        type: 'stopped',
+        agent: record.agent,
+        instanceKey: record.instanceKey,
+        exit,
+        killed: !record.acked,
+      });
       this.start(record);
       return;
     }
     if (restartInMs === null) {
       record.state = 'stopped';
-      if (expected) this.lifecycle({ type: 'stopped', agent: record.agent, instanceKey: record.instanceKey, exit, killed: !record.acked });
-      else this.lifecycle({ type: 'crashed', agent: record.agent, instanceKey: record.instanceKey, exit, restartInMs: null, message: error.message });
+      if (expected)
+        this.lifecycle({
+          type: 'stopped',
+          agent: record.agent,
+          instanceKey: record.instanceKey,
+          exit,
+          killed: !record.acked,
+        });
+      else
+        this.lifecycle({
+          type: 'crashed',
+          agent: record.agent,
+          instanceKey: record.instanceKey,
+          exit,
+          restartInMs: null,
+          message: error.message,
+        });
       this.changed();
       return;
     }
@@ -601,7 +693,14 @@ export class Orchestrator {
       record.restarts += 1;
       this.start(record);
     }, restartInMs);
-    this.lifecycle({ type: 'crashed', agent: record.agent, instanceKey: record.instanceKey, exit, restartInMs, message: error.message });
+    this.lifecycle({
+      type: 'crashed',
+      agent: record.agent,
+      instanceKey: record.instanceKey,
+      exit,
+      restartInMs,
+      message: error.message,
+    });
     this.changed();
   }
 
@@ -609,7 +708,10 @@ export class Orchestrator {
     const how = exit.signalCode ? `was killed (${exit.signalCode})` : `exited with code ${exit.exitCode}`;
     const then = restartInMs === null ? '' : `; restarting in ${restartInMs} ms`;
     if (record.failure && record.failure.code !== 'E_AGENT_CRASHED') {
-      return wireError({ ...record.failure, message: `Agent ${record.address} could not start: ${record.failure.message}${then}` });
+      return wireError({
+        ...record.failure,
+        message: `Agent ${record.address} could not start: ${record.failure.message}${then}`,
+      });
     }
     const detail = record.failure ? ` ${record.failure.message}` : '';
     return new GoondanError('E_AGENT_CRASHED', `Agent ${record.address} ${how} before answering.${detail}${then}.`);
@@ -651,7 +753,12 @@ export class Orchestrator {
       record.stopRequested = true;
       record.respawnAfterStop = false;
       record.state = 'stopping';
-      connection.transport.send({ type: 'shutdown', from: ORCHESTRATOR, to: record.address, payload: { gracePeriodMs, reason } });
+      connection.transport.send({
+        type: 'shutdown',
+        from: ORCHESTRATOR,
+        to: record.address,
+        payload: { gracePeriodMs, reason },
+      });
       waits.push(
         (async () => {
           let timer: ReturnType<typeof setTimeout> | undefined;
@@ -692,12 +799,17 @@ export class Orchestrator {
       instanceKey: record.instanceKey,
       state: record.state,
       pid: record.connection?.pid ?? null,
-      queueDepth: Math.max(0, record.outstanding.size - (record.state === 'ready' && record.outstanding.size > 0 ? 1 : 0)),
+      queueDepth: Math.max(
+        0,
+        record.outstanding.size - (record.state === 'ready' && record.outstanding.size > 0 ? 1 : 0),
+      ),
       turnsServed: record.turnsServed,
       restarts: record.restarts,
       startedAt: record.startedAt,
       ...(record.lastExit ? { lastExit: record.lastExit } : {}),
-      ...(record.nextRestartAt && (record.state === 'backoff' || record.state === 'crash-loop') ? { nextRestartAt: record.nextRestartAt } : {}),
+      ...(record.nextRestartAt && (record.state === 'backoff' || record.state === 'crash-loop')
+        ? { nextRestartAt: record.nextRestartAt }
+        : {}),
     };
   }
 

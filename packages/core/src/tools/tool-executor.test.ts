@@ -424,3 +424,24 @@ describe('ToolContext (spec §2.5, §7.3)', () => {
     expect(context!.turnId).toBe('t7');
   });
 });
+
+describe('schemas registered at run time', () => {
+  test('a parameters schema that cannot compile fails the call with E_SCHEMA_INVALID instead of throwing', async () => {
+    const broken: ToolCatalogItem = {
+      name: 'odd__run',
+      parameters: {
+        type: 'object',
+        properties: { value: { type: 'nonsense' } },
+      } as unknown as ToolCatalogItem['parameters'],
+      source: { type: 'extension', name: 'odd' },
+    };
+    const registry = registryWith([{ item: broken, handler: () => 'ran' }]);
+    const executor = new ToolExecutor({ registry });
+    const result = await executor.execute(
+      { id: 'c1', name: 'odd__run', args: { value: 1 } },
+      { catalog: new ToolCatalog([broken]), scope: testScope() },
+    );
+    expect(result.error?.code).toBe('E_SCHEMA_INVALID');
+    expect(result.error?.message).toContain('odd__run');
+  });
+});

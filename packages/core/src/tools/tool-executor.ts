@@ -127,7 +127,17 @@ export class ToolExecutor {
     const args = parseArguments(call.args);
     if (typeof args === 'string')
       return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${args}`, limit);
-    const validate = tool.validator();
+    let validate: ReturnType<RegisteredTool['validator']>;
+    try {
+      validate = tool.validator();
+    } catch (thrown) {
+      // A schema that cannot compile (registered at run time, e.g. by an extension) fails its calls, not the loop.
+      return errorResult(
+        'E_SCHEMA_INVALID',
+        `Parameters schema of ${call.name} does not compile: ${(thrown as Error).message}`,
+        limit,
+      );
+    }
     if (validate && !validate(args)) {
       const problems = describeSchemaErrors(validate.errors);
       return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${problems.join('; ')}`, limit);

@@ -1,0 +1,178 @@
+import { existsSync } from 'node:fs';
+import { baseBundleDir } from '@goondan/base';
+import {
+  type AgentResource,
+  type Bundle,
+  ConversationStore,
+  forwardNotification,
+  GoondanError,
+  instancePaths,
+  Orchestrator,
+  openAgentInstance,
+  openInstanceDatabase,
+  type ProcessLifecycleEvent,
+  resolveSwarm,
+  type SwarmTopology,
+  selectAgent,
+  type TurnObserver,
+  type TurnResult,
+} from '@goondan/core';
+import { printProblems } from './commands/validate.ts';
+import { openBundle } from './open-bundle.ts';
+import { chooseAgent } from './open-instance.ts';
+import { useColor } from './terminal.ts';
+
+/** One conversation a command talks to: an in-process agent instance, or an agent of a swarm run by an Orchestrator. */
+export interface AgentSession {
+  mode: 'in-process' | 'swarm';
+  agentName: string;
+  instanceKey: string;
+  /** Messages stored so far. */
+  historyLength(): number;
+  runTurn(input: string, options: { source: string; signal?: AbortSignal }): Promise<TurnResult>;
+  reset(): Promise<void>;
+  /** In-process: closes the instance. Swarm: graceful shutdown of every agent process. */
+  close(): Promise<void>;
+  /** Swarm mode only. */
+  orchestrator?: Orchestrator;
+  bundle: Bundle;
+}
+
+export interface SessionFlags {
+  bundle?: string;
+  agent?: string;
+  instance?: string;
+  swarm?: string;
+  /** Grace period of a graceful shutdown, in ms (swarm mode). */
+  grace?: string;
+  observer?: TurnObserver;
+  /** Observer of the other agents of a swarm (their tool calls, prefixed by the caller). */
+  peerObserver?: (agent: string) => TurnObserver | undefined;
+  /** Lifecycle lines (crashes, restarts) on stderr; off for --json. */
+  quiet?: boolean;
+}
+
+function graceOf(flag: string | undefined): number | undefined {
+  if (flag === undefined) return undefined;
+  const value = Number(flag);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new GoondanError('E_RESOURCE_INVALID', `--grace must be a number of milliseconds, got '${flag}'.`);
+  }
+  return value;
+}
+
+function describeLifecycle(event: ProcessLifecycleEvent): string | null {
+  const who = `${event.agent}/${event.instanceKey}`;
+  if (event.type === 'crashed') return `[${who}] ${event.message}`;
+  if (event.type === 'stopped' && event.killed) return `[${who}] did not stop within the grace period; killed`;
+  return null;
+}
+
+function storedMessages(bundle: Bundle, agent: string, instanceKey: string): number {
+  const { databaseFile } = instancePaths({ rootDir: bundle.rootDir, agentName: agent, instanceKey });
+  if (!existsSync(databaseFile)) return 0;
+  const db = openInstanceDatabase(databaseFile);
+  try {
+    return new ConversationStore(db).load().length;
+  } finally {
+    db.close();
+  }
+}
+
+/** A swarm session: an Orchestrator in this process, the chosen agent (default the entry agent) as the target. */
+function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFlags): AgentSession {
+  const agentName = flags.agent ?? topology.entryAgent;
+  if (!topology.agents.includes(agentName)) {
+    selectAgent(bundle, agentName);
+    throw new GoondanError(
+      'E_AGENT_NOT_CALLABLE',
+      `Agent '${agentName}' is not a member of Swarm '${topology.name}' (${topology.agents.join(', ')}).`,
+    );
+  }
+  const instanceKey = flags.instance ?? topology.instanceKey ?? 'default';
+  instancePaths({ rootDir: bundle.rootDir, agentName, instanceKey });
+  const history = storedMessages(bundle, agentName, instanceKey);
+  const orchestrator = new Orchestrator({
+    bundle,
+    topology,
+    instanceKey,
+    libraries: [baseBundleDir],
+    observe: true,
+    gracePeriodMs: graceOf(flags.grace),
+    onNotification: ({ agent, instanceKey: key, event }) => {
+      const observer = agent === agentName && key === instanceKey ? flags.observer : flags.peerObserver?.(agent);
+      if (observer) forwardNotification(event, observer);
+    },
+    onLifecycle: (event) => {
+      const line = flags.quiet ? null : describeLifecycle(event);
+      if (line) process.stderr.write(`${line}\n`);
+    },
+  });
+  return {
+    mode: 'swarm',
+    agentName,
+    instanceKey,
+    bundle,
+    orchestrator,
+    historyLength: () => history,
+    runTurn: (input, options) =>
+      orchestrator.request({
+        input,
+        target: agentName,
+        instanceKey,
+        source: { kind: 'user', name: options.source },
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    reset: async () => {
+      await orchestrator.request({ input: '', type: 'conversation.reset', target: agentName, instanceKey });
+    },
+    close: async () => {
+      await orchestrator.shutdown({ reason: 'the command ended' });
+    },
+  };
+}
+
+/**
+ * Loads the bundle and opens what a command talks to: when the bundle declares a Swarm (or --swarm names one),
+ * an Orchestrator with one process per agent instance; otherwise the single agent in this process, as before.
+ * Null (problems printed) when the bundle is invalid.
+ */
+export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSession | null> {
+  const opened = await openBundle(flags.bundle);
+  if (!opened.bundle) {
+    printProblems(opened.dir, opened.problems, useColor(process.stderr));
+    return null;
+  }
+  const bundle = opened.bundle;
+  const topology = resolveSwarm(bundle, flags.swarm);
+  if (topology) return swarmSession(bundle, topology, flags);
+  const agent: AgentResource = chooseAgent(bundle, flags.agent);
+  const instance = await openAgentInstance({
+    bundle,
+    handlers: opened.handlers,
+    agent,
+    instanceKey: flags.instance ?? 'default',
+    observer: flags.observer,
+  });
+  return {
+    mode: 'in-process',
+    agentName: agent.metadata.name,
+    instanceKey: instance.instanceKey,
+    bundle,
+    historyLength: () => instance.conversation().length,
+    runTurn: (input, options) =>
+      instance.enqueue({ ...userEventOf(input, options.source) }, { signal: options.signal }),
+    reset: async () => instance.reset(),
+    close: () => instance.close(),
+  };
+}
+
+function userEventOf(input: string, source: string) {
+  return {
+    id: `evt_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+    type: 'user.message' as const,
+    input,
+    source: { kind: 'user' as const, name: source },
+    createdAt: new Date().toISOString(),
+  };
+}
