@@ -89,7 +89,9 @@ export async function removeTempDirs(): Promise<void> {
   await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
-export async function loadSwarm(dir: string): Promise<{ bundle: Bundle; handlers: Map<string, Record<string, ToolHandler>> }> {
+export async function loadSwarm(
+  dir: string,
+): Promise<{ bundle: Bundle; handlers: Map<string, Record<string, ToolHandler>> }> {
   const loaded = await loadBundle({ dir, libraries: [baseDir] });
   if (!loaded.bundle) throw new Error(`fixture bundle is invalid: ${JSON.stringify(loaded.problems, null, 2)}`);
   return { bundle: loaded.bundle, handlers: loaded.handlers };
@@ -105,10 +107,7 @@ export interface StartedSwarm {
 }
 
 /** Loads the bundle and starts an orchestrator on it (real agent processes). */
-export async function startSwarm(
-  spec: SwarmSpec,
-  options: Partial<OrchestratorOptions> = {},
-): Promise<StartedSwarm> {
+export async function startSwarm(spec: SwarmSpec, options: Partial<OrchestratorOptions> = {}): Promise<StartedSwarm> {
   const dir = await swarmBundleDir(spec);
   const { bundle } = await loadSwarm(dir);
   const pids = new Set<number>();
