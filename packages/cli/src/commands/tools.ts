@@ -134,8 +134,12 @@ async function toolsList(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'tools');
   const opened = await openTools(values);
   if (!opened) return 1;
-  const catalog = await opened.catalog();
-  await opened.close();
+  let catalog: ToolCatalog;
+  try {
+    catalog = await opened.catalog();
+  } finally {
+    await opened.close();
+  }
   if (values.json) {
     console.log(JSON.stringify({ agent: opened.agentName, tools: catalog.items }, null, 2));
     return 0;
@@ -196,9 +200,13 @@ async function toolsCall(argv: string[]): Promise<number> {
   process.once('SIGINT', () => turn.abort('interrupted'));
   const call: ToolCall = { id: `call_cli_${Date.now().toString(36)}`, name, args: rawArgs };
   const workdir = values.workdir ? mkdirp(resolve(values.workdir)) : undefined;
-  const result = await opened.call(call, { ...(workdir ? { workdir } : {}), signal: turn.signal });
-  const final = result.status === 'pending' && values.wait ? await waitForJob(opened.jobs, result.handle!) : result;
-  await opened.close();
+  let final: ToolResult;
+  try {
+    const result = await opened.call(call, { ...(workdir ? { workdir } : {}), signal: turn.signal });
+    final = result.status === 'pending' && values.wait ? await waitForJob(opened.jobs, result.handle!) : result;
+  } finally {
+    await opened.close();
+  }
   console.log(JSON.stringify(final, null, 2));
   return final.status === 'error' ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { type ModelMessage as AiModelMessage, streamText } from 'ai';
 import type { AgentResource } from '../config/resources.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
 import type { ModelCallSettings } from '../models/model-call-settings.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
@@ -172,29 +173,44 @@ export class AgentInstance {
    */
   async previewCatalog(): Promise<ToolCatalog> {
     let seen: ToolCatalog | undefined;
-    await this.runStepPipeline({
-      event: {
-        id: newId('evt'),
-        type: 'catalog.preview',
-        input: '',
-        source: { kind: 'system', name: 'preview' },
-        createdAt: new Date().toISOString(),
-      },
-      turnId: newId('turn'),
-      traceId: newTraceId(),
-      turnSpanId: newSpanId(),
-      signal: new AbortController().signal,
-      metadata: {},
-      stepIndex: this.messages.length === 0 ? 0 : 1,
-      toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
-      modelMessages: [...this.messages],
-      stepMetadata: {},
-      preview: (catalog) => {
-        seen = catalog;
-      },
+    await this.previewStep((catalog) => {
+      seen = catalog;
     });
     this.spanBuffer = [];
     return seen ?? this.options.toolset.catalogBuilder.build();
+  }
+
+  /** Runs step middleware up to the model call; a middleware that throws becomes E_TURN_FAILED naming the cause. */
+  private async previewStep(preview: (catalog: ToolCatalog) => void): Promise<void> {
+    try {
+      await this.runStepPipeline({
+        event: {
+          id: newId('evt'),
+          type: 'catalog.preview',
+          input: '',
+          source: { kind: 'system', name: 'preview' },
+          createdAt: new Date().toISOString(),
+        },
+        turnId: newId('turn'),
+        traceId: newTraceId(),
+        turnSpanId: newSpanId(),
+        signal: new AbortController().signal,
+        metadata: {},
+        stepIndex: this.messages.length === 0 ? 0 : 1,
+        toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
+        modelMessages: [...this.messages],
+        stepMetadata: {},
+        preview,
+      });
+    } catch (thrown) {
+      throw new GoondanError(
+        'E_TURN_FAILED',
+        `Step middleware failed: ${(thrown as Error)?.message ?? String(thrown)}`,
+        {
+          cause: thrown,
+        },
+      );
+    }
   }
 
   /**

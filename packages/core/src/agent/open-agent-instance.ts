@@ -70,10 +70,11 @@ function maxStepsFor(bundle: Bundle, agent: AgentResource): number | undefined {
  */
 export async function openAgentInstance(options: OpenAgentInstanceOptions): Promise<AgentInstance> {
   const { bundle, agent, instanceKey } = options;
-  const modelResource = agentModel(bundle, agent);
+  // A given model (tests, tool-only front ends) needs no Model resource; otherwise keys are checked before any turn.
+  const modelResource = options.model ? null : agentModel(bundle, agent);
   const env = options.env ?? process.env;
   let model = options.model;
-  if (!model) {
+  if (!model && modelResource) {
     checkModelCredentials(modelResource, env);
     model = createLanguageModel(modelResource, { env });
   }
@@ -92,21 +93,27 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     middlewares: options.toolCallMiddlewares,
   });
   const logger = options.logger ?? console;
-  const extensions = await loadExtensions({
-    bundle,
-    agent,
-    instanceKey,
-    registry: toolset.registry,
-    state: new InstanceStateStore(db),
-    logger,
-  });
+  let extensions: Awaited<ReturnType<typeof loadExtensions>>;
+  try {
+    extensions = await loadExtensions({
+      bundle,
+      agent,
+      instanceKey,
+      registry: toolset.registry,
+      state: new InstanceStateStore(db),
+      logger,
+    });
+  } catch (thrown) {
+    db.close();
+    throw thrown;
+  }
   toolset.executor = toolset.executor.withMiddlewares(extensions.toolCallMiddlewares);
   return new AgentInstance({
     agent,
     instanceKey,
     toolset,
-    model,
-    callSettings: modelCallSettings(modelResource, agent.spec.modelConfig?.params),
+    model: model!,
+    callSettings: modelResource ? modelCallSettings(modelResource, agent.spec.modelConfig?.params) : {},
     conversation: new ConversationStore(db),
     traces: new TraceStore(db),
     workdir: paths.workdir,

@@ -27,14 +27,18 @@ function sortByPriority<K extends PipelineKind>(list: Registered<K>[]): Middlewa
   return [...list].sort((a, b) => a.priority - b.priority || a.order - b.order).map((entry) => entry.middleware);
 }
 
+const namedBy = Symbol('goondan.extension.namedBy');
+
 /** Errors thrown by an extension's middleware name the extension, so the ToolResult or turn error says who. */
 function nameErrors<T extends (ctx: never) => Promise<unknown>>(extensionName: string, middleware: T): T {
   const named = async (ctx: never) => {
     try {
       return await middleware(ctx);
     } catch (thrown) {
-      if (thrown instanceof Error && !thrown.message.startsWith(`Extension '${extensionName}'`)) {
+      // Name the extension that threw, once: outer extensions' wrappers see an error already named.
+      if (thrown instanceof Error && !(namedBy in thrown)) {
         thrown.message = `Extension '${extensionName}': ${thrown.message}`;
+        Object.defineProperty(thrown, namedBy, { value: extensionName });
       }
       throw thrown;
     }
