@@ -1,6 +1,7 @@
 import { GoondanError, helpUrlFor } from '@goondan/core';
 import { chatCommand, chatHelp } from './commands/chat.ts';
 import { mcpCommand, mcpHelp } from './commands/mcp.ts';
+import { psCommand, psHelp } from './commands/ps.ts';
 import { runCommand, runHelp } from './commands/run.ts';
 import { toolsCommand, toolsHelp } from './commands/tools.ts';
 import { traceCommand, traceHelp } from './commands/trace.ts';
@@ -18,6 +19,7 @@ Commands:
   run --input TEXT      run one turn of an agent and print the reply
   chat                  chat with an agent in the terminal
   trace                 show the last turns as a tree of steps, model calls and tool calls
+  ps                    the agent processes of running swarms: state, pid, queue, turns, restarts
   mcp serve             offer an agent's tools to MCP clients (stdio, or --http PORT)
 
 Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
@@ -28,6 +30,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   run: { run: runCommand, help: runHelp },
   chat: { run: chatCommand, help: chatHelp },
   trace: { run: traceCommand, help: traceHelp },
+  ps: { run: psCommand, help: psHelp },
   mcp: { run: mcpCommand, help: mcpHelp },
 };
 

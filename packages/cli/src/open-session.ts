@@ -16,6 +16,7 @@ import {
   selectAgent,
   type TurnObserver,
   type TurnResult,
+  userEvent,
 } from '@goondan/core';
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
@@ -160,19 +161,47 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
     instanceKey: instance.instanceKey,
     bundle,
     historyLength: () => instance.conversation().length,
-    runTurn: (input, options) =>
-      instance.enqueue({ ...userEventOf(input, options.source) }, { signal: options.signal }),
+    runTurn: (input, options) => instance.enqueue(userEvent(input, options.source), { signal: options.signal }),
     reset: async () => instance.reset(),
     close: () => instance.close(),
   };
 }
 
-function userEventOf(input: string, source: string) {
+/**
+ * Swarm mode's signals (issue: graceful shutdown): the first SIGINT or SIGTERM sends `shutdown` to every agent
+ * process (each finishes its current turn and acks; SIGKILL after the grace period); a second one kills them all
+ * at once. `signals` narrows which are handled (chat keeps Ctrl-C for cancelling a turn).
+ */
+export function handleShutdownSignals(
+  session: AgentSession,
+  signals: readonly ('SIGINT' | 'SIGTERM')[] = ['SIGINT', 'SIGTERM'],
+) {
+  let exitCode: number | undefined;
+  let resolveStopped: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    resolveStopped = resolve;
+  });
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    const orchestrator = session.orchestrator;
+    if (exitCode !== undefined) {
+      orchestrator?.killAll();
+      return;
+    }
+    exitCode = signal === 'SIGINT' ? 130 : 143;
+    void orchestrator?.shutdown({ reason: signal });
+    resolveStopped();
+  };
+  const listeners = signals.map((signal) => [signal, () => onSignal(signal)] as const);
+  for (const [signal, listener] of listeners) process.on(signal, listener);
   return {
-    id: `evt_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
-    type: 'user.message' as const,
-    input,
-    source: { kind: 'user' as const, name: source },
-    createdAt: new Date().toISOString(),
+    /** 130 after SIGINT, 143 after SIGTERM, undefined when no signal came. */
+    get exitCode() {
+      return exitCode;
+    },
+    /** Resolves when a signal started the shutdown. */
+    stopped,
+    dispose() {
+      for (const [signal, listener] of listeners) process.off(signal, listener);
+    },
   };
 }

@@ -71,6 +71,7 @@ export {
   spawnAgentProcess,
 } from './orchestrator/spawn-agent-process.ts';
 export { resolveSwarm, type SwarmTopology } from './orchestrator/swarm-topology.ts';
+export { joinSwarmTraces } from './orchestrator/swarm-traces.ts';
 export type { Transport } from './orchestrator/transport.ts';
 export { composeMiddleware, type Middleware } from './pipeline/compose-middleware.ts';
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';

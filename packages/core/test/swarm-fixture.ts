@@ -2,6 +2,7 @@ import { cp, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  type AgentEvent,
   type Bundle,
   loadBundle,
   Orchestrator,
@@ -23,6 +24,8 @@ export interface SwarmSpec {
   entry?: string;
   /** Extra fields per Agent spec (e.g. tools with config). */
   agentSpecs?: Record<string, Record<string, unknown>>;
+  /** More resources (e.g. another Model). */
+  extraDocuments?: object[];
 }
 
 const probeTool = {
@@ -35,6 +38,7 @@ const probeTool = {
       { name: 'sleep', parameters: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] } },
       { name: 'exit', parameters: { type: 'object', properties: { code: { type: 'integer' } } } },
       { name: 'explode' },
+      { name: 'crash-once' },
       { name: 'pid' },
       { name: 'mark', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
     ],
@@ -64,6 +68,7 @@ export function swarmYaml(spec: SwarmSpec): string {
       },
     });
   }
+  documents.push(...(spec.extraDocuments ?? []));
   const members = spec.members ?? names;
   documents.push({
     apiVersion: 'goondan.ai/v1',
@@ -104,6 +109,15 @@ export interface StartedSwarm {
   dir: string;
   pids: Set<number>;
   lines: string[];
+  /** Runtime notifications of every agent, in arrival order. */
+  notifications: { agent: string; instanceKey: string; event: AgentEvent }[];
+  /** The result of every tool call that ended, by agent. */
+  toolResults(
+    agent: string,
+    toolName?: string,
+  ): { toolName: string; status: string; output?: unknown; error?: { code: string; message: string } }[];
+  /** Resolves when `agent` has ended `count` turns that were not requests (sends, job completions). */
+  turnEnds(agent: string): number;
 }
 
 /** Loads the bundle and starts an orchestrator on it (real agent processes). */
@@ -112,20 +126,36 @@ export async function startSwarm(spec: SwarmSpec, options: Partial<OrchestratorO
   const { bundle } = await loadSwarm(dir);
   const pids = new Set<number>();
   const lines: string[] = [];
+  const notifications: StartedSwarm['notifications'] = [];
   const orchestrator = new Orchestrator({
     bundle,
     topology: resolveSwarm(bundle)!,
     instanceKey: 'default',
     libraries: [baseDir],
     stateFile: null,
+    observe: true,
     onOutput: (line, source) => lines.push(`[${source.agent}] ${line}`),
+    onNotification: (notification) => notifications.push(notification),
     ...options,
     onLifecycle: (event) => {
       if (event.type === 'started') pids.add(event.pid);
       options.onLifecycle?.(event);
     },
   });
-  return { orchestrator, bundle, dir, pids, lines };
+  const toolResults: StartedSwarm['toolResults'] = (agent, toolName) =>
+    notifications
+      .filter(({ agent: from, event }) => from === agent && event.type === 'runtime.tool.end')
+      .map(({ event }) => {
+        const data = event.data as {
+          toolName: string;
+          result: { status: string; output?: unknown; error?: { code: string; message: string } };
+        };
+        return { toolName: data.toolName, ...data.result };
+      })
+      .filter((result) => toolName === undefined || result.toolName === toolName);
+  const turnEnds = (agent: string) =>
+    notifications.filter(({ agent: from, event }) => from === agent && event.type === 'runtime.turn.end').length;
+  return { orchestrator, bundle, dir, pids, lines, notifications, toolResults, turnEnds };
 }
 
 /** True while a process with this pid exists. */

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
-import { userEvent } from '@goondan/core';
+import { GoondanError, type TurnResult } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
-import { openInstanceFromFlags } from '../open-instance.ts';
+import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
 
@@ -17,13 +17,23 @@ Interactive chat in the terminal. The reply streams as the model writes it; each
 Options:
   --agent A      the agent to chat with (default: the Swarm's entryAgent, or the only Agent)
   --instance K   instance key: which conversation and workspace (default: "default")
-  --bundle DIR   the bundle directory (default: the current directory or a parent with goondan.yaml)`;
+  --bundle DIR   the bundle directory (default: the current directory or a parent with goondan.yaml)
+  --swarm NAME   the Swarm to run when the bundle declares several
+  --grace MS     (swarm) how long agents may finish their current turn at shutdown (default 10000)
+
+With a Swarm in the bundle, an Orchestrator runs each agent instance in a process of its own; tool calls of the
+other agents show with their name. Leaving (or SIGTERM) shuts them down gracefully.`;
 
 export async function chatCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     command: 'chat',
     argv,
-    spec: { agent: { type: 'string' }, instance: { type: 'string' } },
+    spec: {
+      agent: { type: 'string' },
+      instance: { type: 'string' },
+      swarm: { type: 'string' },
+      grace: { type: 'string' },
+    },
   });
   if (values.help) {
     console.log(chatHelp);
@@ -32,8 +42,17 @@ export async function chatCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'chat');
   const color = useColor();
   let streamed = false;
-  const opened = await openInstanceFromFlags({
+  const session = await openSessionFromFlags({
     ...values,
+    peerObserver: (agent) =>
+      toolCallPrinter({
+        write: (line) => {
+          if (streamed) process.stdout.write('\n');
+          streamed = false;
+          console.log(`[${agent}]${line}`);
+        },
+        color,
+      }),
     observer: {
       ...toolCallPrinter({
         write: (line) => {
@@ -50,15 +69,16 @@ export async function chatCommand(argv: string[]): Promise<number> {
       },
     },
   });
-  if (!opened) return 1;
-  const { instance, agent } = opened;
-  const agentLabel = agent.metadata.name;
+  if (!session) return 1;
+  const agentLabel = session.agentName;
   const interactive = process.stdin.isTTY === true;
-  const history = instance.conversation().length;
+  const history = session.historyLength();
+  // Swarm mode: SIGTERM shuts the agents down gracefully; Ctrl-C keeps its chat meaning (cancel the turn, leave).
+  const signals = session.mode === 'swarm' ? handleShutdownSignals(session, ['SIGTERM']) : null;
   if (interactive) {
     console.log(
       paint(
-        `Chatting with ${agentLabel} (instance ${instance.instanceKey}${history ? `, ${history} messages so far` : ''}). /exit to leave.`,
+        `Chatting with ${agentLabel} (instance ${session.instanceKey}${history ? `, ${history} messages so far` : ''}). /exit to leave.`,
         'dim',
         color,
       ),
@@ -80,6 +100,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     if (interactive) lines.prompt();
   };
   prompt();
+  void signals?.stopped.then(() => lines.close());
   for await (const line of lines) {
     const text = line.trim();
     if (text === '/exit' || text === '/quit') break;
@@ -88,14 +109,24 @@ export async function chatCommand(argv: string[]): Promise<number> {
       continue;
     }
     if (text === '/reset') {
-      instance.reset();
+      await session.reset();
       console.log(paint('Conversation cleared.', 'dim', color));
       prompt();
       continue;
     }
     running = new AbortController();
     streamed = false;
-    const result = await instance.enqueue(userEvent(text, 'chat'), { signal: running.signal });
+    let result: TurnResult;
+    try {
+      result = await session.runTurn(text, { source: 'chat', signal: running.signal });
+    } catch (thrown) {
+      // Swarm mode: the agent's process could not serve the turn (crashed, shutting down); the chat goes on.
+      if (!(thrown instanceof GoondanError)) throw thrown;
+      running = null;
+      console.log(paint(`(${thrown.code}: ${thrown.message})`, 'red', color));
+      prompt();
+      continue;
+    }
     running = null;
     if (streamed) process.stdout.write('\n');
     else if (result.text) console.log(`${paint(`${agentLabel}> `, 'cyan', color)}${result.text}`);
@@ -107,6 +138,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
   }
   lines.close();
   process.off('SIGINT', interrupt);
-  await instance.close();
-  return 0;
+  await session.close();
+  signals?.dispose();
+  return signals?.exitCode ?? 0;
 }

@@ -1,9 +1,9 @@
 import type { TurnResult } from '@goondan/core';
-import { userEvent } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
-import { openInstanceFromFlags } from '../open-instance.ts';
+import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
+import { watchSwarm } from '../watch-swarm.ts';
 
 export const runHelp = `Usage: gdn run --input TEXT [--agent A] [--instance K] [--json] [--bundle DIR]
 
@@ -16,8 +16,13 @@ Options:
   --instance K     instance key: which conversation and workspace (default: "default")
   --json           print the turn as JSON: {turnId, traceId, status, text, steps, usage, reason?, error?, toolCalls}
   --bundle DIR     the bundle directory (default: the current directory or a parent with goondan.yaml)
+  --swarm NAME     the Swarm to run when the bundle declares several
+  --watch          (swarm) keep running after the turn; restart only the agents whose resources change
+  --grace MS       (swarm) how long agents may finish their current turn at shutdown (default 10000)
 
 Tool calls are shown on standard error as they run. Ctrl-C cancels the turn.
+With a Swarm in the bundle, an Orchestrator runs each agent instance in a process of its own: Ctrl-C or SIGTERM
+shut them down gracefully (each finishes its current turn), a second Ctrl-C kills them.
 Exit status: 0 completed, 1 error (or invalid bundle), 2 usage error, 3 step cap reached, 130 cancelled.`;
 
 export function exitCodeFor(result: TurnResult): number {
@@ -33,6 +38,9 @@ export async function runCommand(argv: string[]): Promise<number> {
       agent: { type: 'string' },
       instance: { type: 'string' },
       json: { type: 'boolean' },
+      swarm: { type: 'string' },
+      watch: { type: 'boolean' },
+      grace: { type: 'string' },
     },
   });
   if (values.help) {
@@ -40,12 +48,17 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (use --input)`, 'run');
-  if (values.input === undefined) throw new UsageError('missing --input TEXT', 'run');
+  if (values.input === undefined && !values.watch) throw new UsageError('missing --input TEXT', 'run');
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
   const toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[] = [];
   const printer = toolCallPrinter({ write: (line) => console.error(line), color: useColor(process.stderr) });
-  const opened = await openInstanceFromFlags({
+  const session = await openSessionFromFlags({
     ...values,
+    quiet: values.json === true,
+    peerObserver: (agent) =>
+      values.json
+        ? undefined
+        : toolCallPrinter({ write: (line) => console.error(`[${agent}]${line}`), color: useColor(process.stderr) }),
     observer: {
       ...(values.json ? {} : printer),
       onToolCallEnd: (event) => {
@@ -59,13 +72,43 @@ export async function runCommand(argv: string[]): Promise<number> {
       },
     },
   });
-  if (!opened) return 1;
+  if (!session) return 1;
+  if (values.watch && session.mode !== 'swarm') {
+    await session.close();
+    throw new UsageError('--watch needs a bundle that declares a Swarm', 'run');
+  }
   const controller = new AbortController();
-  process.once('SIGINT', () => controller.abort('interrupted'));
-  const result = await opened.instance.enqueue(userEvent(input, 'cli'), { signal: controller.signal });
-  await opened.instance.close();
-  if (values.json) {
-    console.log(JSON.stringify({ agent: opened.agent.metadata.name, ...result, toolCalls }, null, 2));
+  const signals = session.mode === 'swarm' ? handleShutdownSignals(session) : null;
+  if (!signals) process.once('SIGINT', () => controller.abort('interrupted'));
+  let result: TurnResult | undefined;
+  try {
+    if (input !== undefined) result = await session.runTurn(input, { source: 'cli', signal: controller.signal });
+    if (result) printResult(result, { json: values.json === true, agent: session.agentName, toolCalls });
+    if (values.watch && signals) {
+      await watchSwarm({ session, swarm: values.swarm, stopped: signals.stopped, log: (line) => console.error(line) });
+    }
+  } catch (thrown) {
+    // Killed by a second Ctrl-C: the turn could not finish; the signal decides the exit status.
+    if (signals?.exitCode === undefined) throw thrown;
+    console.error(`[interrupted] ${(thrown as Error).message}`);
+  } finally {
+    await session.close();
+    signals?.dispose();
+  }
+  return signals?.exitCode ?? (result ? exitCodeFor(result) : 0);
+}
+
+function printResult(
+  result: TurnResult,
+  options: {
+    json: boolean;
+    agent: string;
+    toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[];
+  },
+): void {
+  const { toolCalls } = options;
+  if (options.json) {
+    console.log(JSON.stringify({ agent: options.agent, ...result, toolCalls }, null, 2));
   } else {
     if (result.text) console.log(result.text);
     if (result.status !== 'completed')
@@ -73,5 +116,4 @@ export async function runCommand(argv: string[]): Promise<number> {
         `[${result.status}] ${result.error ? `${result.error.code}: ${result.error.message}` : (result.reason ?? '')}`,
       );
   }
-  return exitCodeFor(result);
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import {
   buildSpanTree,
   instancePaths,
+  joinSwarmTraces,
   openInstanceDatabase,
   type SpanNode,
   TraceStore,
@@ -56,9 +57,11 @@ export async function traceCommand(argv: string[]): Promise<number> {
     agentName: agent.metadata.name,
     instanceKey,
   });
-  const traces = existsSync(databaseFile)
+  const own = existsSync(databaseFile)
     ? new TraceStore(openInstanceDatabase(databaseFile)).recentTraces(limit).reverse()
     : [];
+  // A trace that crossed agents (a swarm) gets the spans the other agent instances stored for it.
+  const traces = joinSwarmTraces({ rootDir: opened.bundle.rootDir, traces: own, ownDatabase: databaseFile });
   if (values.otlp) {
     console.log(JSON.stringify(toOtlpJson(traces, { serviceName: `goondan/${agent.metadata.name}` }), null, 2));
     return 0;

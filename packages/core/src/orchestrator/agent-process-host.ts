@@ -20,6 +20,9 @@ export interface TurnRunner {
   close(): Promise<void>;
 }
 
+/** After this long without a turn, the process collects garbage once. */
+const IDLE_COLLECT_MS = 1_000;
+
 interface Running {
   event: AgentEvent;
   controller: AbortController;
@@ -39,7 +42,12 @@ export class AgentProcessHost {
   private pumping = false;
   private draining = false;
   private turnsServed = 0;
+  /** Turns running in the instance: the host's own, and those the instance starts itself (job completions). */
+  private activeTurns = 0;
+  /** Events the host queued: their end is reported by `finish`; any other turn's end by the observer. */
+  private readonly hostEvents = new Set<string>();
   private idleWaiters: (() => void)[] = [];
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly options: {
@@ -78,12 +86,31 @@ export class AgentProcessHost {
     this.options.exit(1);
   }
 
-  /** Runtime notifications for observers (the CLI prints streamed text and tool calls from them). */
-  observer(): TurnObserver | undefined {
-    if (!this.options.observe) return undefined;
+  /**
+   * Watches every turn of the instance: counts running turns (shutdown waits for them), reports the end of turns
+   * the instance started itself (a finished job's `tool.job.completed`), and — when observed — sends runtime
+   * notifications (the CLI prints streamed text and tool calls from them).
+   */
+  observer(): TurnObserver {
+    const tracking: TurnObserver = {
+      onTurnStart: ({ turnId, traceId, event }) => {
+        this.activeTurns += 1;
+        if (this.options.observe) {
+          this.notify(eventTypes.turnStart, { turnId, traceId, eventId: event.id, eventType: event.type });
+        }
+      },
+      onTurnEnd: (result) => {
+        this.activeTurns -= 1;
+        if (!this.hostEvents.has(result.eventId)) {
+          this.turnsServed += 1;
+          this.notify(eventTypes.turnEnd, { eventId: result.eventId, result: result as unknown as JsonValue });
+        }
+        this.wakeIdle();
+      },
+    };
+    if (!this.options.observe) return tracking;
     return {
-      onTurnStart: ({ turnId, traceId, event }) =>
-        this.notify(eventTypes.turnStart, { turnId, traceId, eventId: event.id, eventType: event.type }),
+      ...tracking,
       onTextDelta: (text) => this.notify(eventTypes.textDelta, { text }),
       onToolCallStart: ({ toolCallId, toolName, args }) =>
         this.notify(eventTypes.toolStart, { toolCallId, toolName, args: args as JsonValue }),
@@ -147,7 +174,9 @@ export class AgentProcessHost {
         }
         const controller = new AbortController();
         this.running = { event, controller };
+        this.hostEvents.add(event.id);
         const result = await runner.enqueue(event, { signal: controller.signal });
+        this.hostEvents.delete(event.id);
         this.running = null;
         this.turnsServed += 1;
         this.finish(event, result);
@@ -155,8 +184,17 @@ export class AgentProcessHost {
     } finally {
       this.pumping = false;
       this.running = null;
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
+      this.wakeIdle();
     }
+  }
+
+  private wakeIdle(): void {
+    if (this.pumping || this.activeTurns > 0) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+    // An idle agent process gives back what a burst of turns left behind (DESIGN.md §4: idle RSS budget).
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => Bun.gc(true), IDLE_COLLECT_MS);
+    this.idleTimer.unref?.();
   }
 
   private finish(event: AgentEvent, result: TurnResult): void {
@@ -203,7 +241,7 @@ export class AgentProcessHost {
         `Agent ${this.address} is shutting down (${reason}); the event was not started.`,
       );
     }
-    if (this.pumping) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.pumping || this.activeTurns > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     await this.runner?.close().catch(() => {});
     this.options.transport.send({
       type: 'shutdown_ack',

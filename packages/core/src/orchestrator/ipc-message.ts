@@ -123,6 +123,23 @@ export function replyEvent(options: { source: string; data: ReplyData; input?: s
   });
 }
 
+/** A reply event that fails `correlationId` with a coded error. */
+export function errorReplyEvent(options: {
+  correlationId: string;
+  eventId: string;
+  error: { code: string; message: string; suggestion?: string };
+}): AgentEvent {
+  const { code, message, suggestion } = options.error;
+  return replyEvent({
+    source: ORCHESTRATOR,
+    data: {
+      correlationId: options.correlationId,
+      eventId: options.eventId,
+      error: { code, message, ...(suggestion ? { suggestion } : {}) },
+    },
+  });
+}
+
 /** True for a well-formed message of one of the three types (anything else on the wire is dropped). */
 export function isIpcMessage(value: unknown): value is IpcMessage {
   if (typeof value !== 'object' || value === null) return false;

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentProcessInfo } from './agents-runtime.ts';
+import { isProcessAlive } from './is-process-alive.ts';
 
 /** What a running orchestrator publishes for `gdn ps`: one JSON file per orchestrator, named by its pid. */
 export interface OrchestratorSnapshot {
@@ -30,16 +31,6 @@ export function removeOrchestratorState(file: string): void {
   rmSync(file, { force: true });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (thrown) {
-    // EPERM: the process exists but belongs to someone else.
-    return (thrown as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Snapshots of the orchestrators running on a bundle. A file whose orchestrator pid is gone (it was killed before
  * it could remove it) is stale: listed apart and never shown as running.
@@ -57,7 +48,7 @@ export function readOrchestratorStates(dir: string): { live: OrchestratorSnapsho
     const file = join(dir, name);
     try {
       const snapshot = JSON.parse(readFileSync(file, 'utf8')) as OrchestratorSnapshot;
-      if (isAlive(snapshot.pid)) live.push(snapshot);
+      if (isProcessAlive(snapshot.pid)) live.push(snapshot);
       else stale.push(file);
     } catch {
       stale.push(file);

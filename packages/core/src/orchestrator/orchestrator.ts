@@ -3,7 +3,6 @@ import { type AgentEvent, newId } from '../agent/agent-event.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
-import { toToolError } from '../errors/to-tool-error.ts';
 import type { JsonValue } from '../types.ts';
 import { agentFingerprint } from './agent-fingerprint.ts';
 import { wireError } from './agents-client.ts';
@@ -11,9 +10,9 @@ import type { AgentProcessInfo } from './agents-runtime.ts';
 import { bundleToJson } from './bundle-transfer.ts';
 import {
   controlEvent,
+  errorReplyEvent,
   eventTypes,
   formatAddress,
-  type IpcEventMessage,
   type IpcMessage,
   ORCHESTRATOR,
   parseAddress,
@@ -27,15 +26,18 @@ import {
   removeOrchestratorState,
   writeOrchestratorState,
 } from './orchestrator-state-file.ts';
-import { type PendingRequest, PendingRequests } from './pending-requests.ts';
-import { defaultRestartPolicy, type RestartPolicy, restartDelay } from './restart-backoff.ts';
+import { PendingRequests } from './pending-requests.ts';
 import {
-  type AgentProcessConnection,
-  type ProcessExit,
-  type SpawnAgentProcess,
-  spawnAgentProcess,
-} from './spawn-agent-process.ts';
+  type ProcessLifecycleEvent,
+  type ProcessRecord,
+  ProcessSupervisor,
+  type ShutdownReport,
+} from './process-supervisor.ts';
+import { defaultRestartPolicy, type RestartPolicy } from './restart-backoff.ts';
+import { type SpawnAgentProcess, spawnAgentProcess } from './spawn-agent-process.ts';
 import { checkTarget, type SwarmTopology } from './swarm-topology.ts';
+
+export type { ProcessLifecycleEvent, ShutdownReport };
 
 export const DEFAULT_GRACE_PERIOD_MS = 10_000;
 const DEFAULT_READY_TIMEOUT_MS = 30_000;
@@ -49,19 +51,6 @@ export interface AgentNotification {
   instanceKey: string;
   event: AgentEvent;
 }
-
-/** Lifecycle of agent processes, for logs: started, ready, crashed (with the planned restart), stopped. */
-export type ProcessLifecycleEvent =
-  | { type: 'started' | 'ready'; agent: string; instanceKey: string; pid: number }
-  | {
-      type: 'crashed';
-      agent: string;
-      instanceKey: string;
-      exit: ProcessExit;
-      restartInMs: number | null;
-      message: string;
-    }
-  | { type: 'stopped'; agent: string; instanceKey: string; exit: ProcessExit; killed: boolean };
 
 export interface OrchestratorOptions {
   bundle: Bundle;
@@ -80,93 +69,79 @@ export interface OrchestratorOptions {
   onLifecycle?: (event: ProcessLifecycleEvent) => void;
   /** Lines agent processes write (default: to stderr, prefixed with `[agent/instance]`). */
   onOutput?: (line: string, source: { agent: string; instanceKey: string; stream: 'stdout' | 'stderr' }) => void;
-  /** Default timeout of agent-to-agent requests that name none (the callee's own default is 60 s). */
+  /** Timeout of agent-to-agent requests that carry none (agent processes always set one, 60 s by default). */
   requestTimeoutMs?: number;
   gracePeriodMs?: number;
   readyTimeoutMs?: number;
   restart?: Partial<RestartPolicy>;
   reconcileIntervalMs?: number;
-  /** Where `gdn ps` reads this orchestrator's state; null: nowhere. */
+  /** Where `gdn ps` reads this orchestrator's state (default `<bundle>/.goondan/orchestrator/<pid>.json`); null: nowhere. */
   stateFile?: string | null;
 }
 
-interface ProcessRecord {
-  agent: string;
-  instanceKey: string;
-  address: string;
-  state: AgentProcessInfo['state'];
-  /** Reconciliation keeps a process running for every record that is desired. */
-  desired: boolean;
-  connection: AgentProcessConnection | null;
-  /** Bumped at every spawn: messages and exits of an earlier process are ignored. */
-  generation: number;
-  /** Events routed before the process was ready, delivered in order once it is. */
-  buffer: IpcEventMessage[];
-  /** Ids of events delivered whose turn has not ended. */
-  outstanding: Set<string>;
-  turnsServed: number;
-  restarts: number;
-  attempt: number;
-  crashTimes: number[];
-  startedAt: number | null;
-  readyAt: number | null;
-  lastExit?: AgentProcessInfo['lastExit'];
-  nextRestartAt?: number;
-  restartTimer?: ReturnType<typeof setTimeout>;
-  readyTimer?: ReturnType<typeof setTimeout>;
-  failure?: { code: string; message: string; suggestion?: string };
-  readyWaiters: { resolve: () => void; reject: (error: GoondanError) => void }[];
-  acked: boolean;
-  /** We told it to stop: its exit is not a crash. */
-  stopRequested: boolean;
-  /** Start it again once it has stopped (--watch restart); events meanwhile wait in the buffer. */
-  respawnAfterStop: boolean;
-  fingerprint: string;
-}
-
-export interface ShutdownReport {
-  acked: string[];
-  killed: string[];
-}
+type LocalReply = TurnResult & { agent: string; instanceKey: string };
 
 /**
- * The Orchestrator (DESIGN.md §2, spec v2.0-b §2.6, §11): one process per agent instance, spawned on the first
- * event for it (§2.6.7), with a ready handshake; routes `event` messages by agent and instance key; matches
- * replies by correlationId; fails requests that would deadlock (wait-for cycle), time out, or whose callee
- * crashed — never a hang; restarts crashed processes with exponential backoff; reconciles desired and running
- * processes; shuts down gracefully (shutdown → finish the current turn → shutdown_ack, SIGKILL after the grace).
+ * The Orchestrator (DESIGN.md §2, spec v2.0-b §2.6, §11): routes `event` messages between agent instances by
+ * agent name and instance key, spawning a process for an instance on its first event (§2.6.7); matches replies by
+ * correlationId; fails requests that would deadlock (wait-for cycle), time out, or whose callee crashed — never a
+ * hang. Processes (ready handshake, restart with backoff, graceful shutdown, reconciliation) are the
+ * ProcessSupervisor's; `gdn ps` reads the state file this class keeps.
  */
 export class Orchestrator {
   private bundle: Bundle;
   private topology: SwarmTopology;
-  private readonly records = new Map<string, ProcessRecord>();
+  private readonly supervisor: ProcessSupervisor;
   private readonly pending = new PendingRequests();
-  private readonly restartPolicy: RestartPolicy;
-  private readonly spawnProcess: SpawnAgentProcess;
   private readonly stateFile: string | null;
   private readonly startedAt = Date.now();
-  private reconcileTimer: ReturnType<typeof setInterval> | undefined;
+  private readonly reconcileTimer: ReturnType<typeof setInterval>;
   private stateTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set once the state file is removed at the end of shutdown: nothing may write it again. */
+  private stateClosed = false;
   private shutdownPromise: Promise<ShutdownReport> | null = null;
-  private bundleJsonCache: JsonValue | null = null;
-  private readonly killOnExit = () => {
-    for (const record of this.records.values()) record.connection?.kill('SIGKILL');
-  };
+  private bundleData: JsonValue | null = null;
+  private readonly killOnExit = () => this.supervisor.killAll();
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
     this.topology = options.topology;
-    this.restartPolicy = { ...defaultRestartPolicy, ...options.restart };
-    this.spawnProcess = options.spawnProcess ?? spawnAgentProcess;
+    const { rootDir } = options.bundle;
     this.stateFile =
       options.stateFile === undefined
-        ? join(
-            orchestratorStateDir({ rootDir: options.bundle.rootDir, stateDir: options.stateDir }),
-            `${process.pid}.json`,
-          )
+        ? join(orchestratorStateDir({ rootDir, stateDir: options.stateDir }), `${process.pid}.json`)
         : options.stateFile;
-    const interval = options.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS;
-    this.reconcileTimer = setInterval(() => this.reconcile(), interval);
+    this.supervisor = new ProcessSupervisor({
+      spawnProcess: options.spawnProcess ?? spawnAgentProcess,
+      restartPolicy: { ...defaultRestartPolicy, ...options.restart },
+      gracePeriodMs: options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
+      readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+      env: options.env ?? process.env,
+      processConfig: (record) => ({
+        bundleDir: this.bundle.rootDir,
+        libraries: options.libraries ?? [],
+        agent: record.agent,
+        instanceKey: record.instanceKey,
+        swarm: this.topology.name,
+        ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+        observe: options.observe === true,
+        parentPid: process.pid,
+      }),
+      bundleData: () => {
+        this.bundleData ??= bundleToJson(this.bundle);
+        return this.bundleData;
+      },
+      fingerprint: (agent) => agentFingerprint(this.bundle, agent),
+      onOutput: options.onOutput ?? defaultOutput,
+      onMessage: (record, message) => this.receive(record, message),
+      onExit: (record, error, kept) => this.failWaitingOn(record, error, kept),
+      onLifecycle: (event) => options.onLifecycle?.(event),
+      changed: () => this.changed(),
+    });
+    this.reconcileTimer = setInterval(() => {
+      this.supervisor.reconcile();
+      this.writeState();
+    }, options.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS);
     this.reconcileTimer.unref?.();
     // Last resort: whatever way this process ends, no agent process outlives it.
     process.on('exit', this.killOnExit);
@@ -192,29 +167,37 @@ export class Orchestrator {
     data?: JsonValue;
     timeoutMs?: number;
     signal?: AbortSignal;
-  }): Promise<TurnResult & { agent: string; instanceKey: string }> {
+  }): Promise<LocalReply> {
     const correlationId = newId('corr');
-    const replyTo: RequestReplyTo = { target: 'user', correlationId, timeoutMs: options.timeoutMs ?? 0 };
-    const event = this.inputEvent(options, replyTo);
-    const target = formatAddress(
-      options.target ?? this.topology.entryAgent,
-      options.instanceKey ?? this.options.instanceKey,
-    );
+    const event = this.inputEvent(options, { target: 'user', correlationId, timeoutMs: options.timeoutMs ?? 0 });
+    const agent = options.target ?? this.topology.entryAgent;
+    const instanceKey = options.instanceKey ?? this.options.instanceKey;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         const request = this.pending.get(correlationId);
-        const callee = request && this.records.get(request.calleeAddress);
-        const cancel = controlEvent({ type: eventTypes.turnCancel, source: ORCHESTRATOR, data: { eventId: event.id } });
-        if (callee?.state === 'ready')
-          callee.connection?.transport.send({ type: 'event', from: ORCHESTRATOR, to: callee.address, payload: cancel });
-        else if (callee) callee.buffer = callee.buffer.filter((message) => message.payload.id !== event.id);
+        if (!request || this.cancelTurn(request.calleeAddress, event.id) === 'sent') return;
+        // It never reached the process: it ends here, cancelled before its turn started.
+        const result: LocalReply = {
+          agent,
+          instanceKey,
+          turnId: '',
+          traceId: '',
+          eventId: event.id,
+          status: 'cancelled',
+          text: '',
+          steps: 0,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          reason: 'The turn was cancelled before it started.',
+        };
+        const data: ReplyData = { correlationId, eventId: event.id, result: result as unknown as JsonValue };
+        this.pending.take(correlationId)?.answer(replyEvent({ source: ORCHESTRATOR, data }));
       };
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.route(null, target, event, (reply) => {
+      this.route(null, formatAddress(agent, instanceKey), event, (reply) => {
         options.signal?.removeEventListener('abort', onAbort);
         const data = reply.data as unknown as ReplyData;
         if (data.error) reject(wireError(data.error));
-        else resolve(data.result as unknown as TurnResult & { agent: string; instanceKey: string });
+        else resolve(data.result as unknown as LocalReply);
       });
     });
   }
@@ -228,31 +211,32 @@ export class Orchestrator {
     data?: JsonValue;
   }) {
     const event = this.inputEvent(options, undefined);
-    const target = formatAddress(
-      options.target ?? this.topology.entryAgent,
-      options.instanceKey ?? this.options.instanceKey,
-    );
+    const agent = options.target ?? this.topology.entryAgent;
     let failure: GoondanError | undefined;
-    this.route(null, target, event, undefined, (error) => {
-      failure = error;
-    });
+    this.route(
+      null,
+      formatAddress(agent, options.instanceKey ?? this.options.instanceKey),
+      event,
+      undefined,
+      (error) => {
+        failure = error;
+      },
+    );
     if (failure) throw failure;
     return { eventId: event.id };
   }
 
   /** Starts an agent instance (if it is not running) and resolves once it is ready. */
   async spawn(agent: string, instanceKey = this.options.instanceKey): Promise<AgentProcessInfo> {
-    const record = this.ensure({ agent, instanceKey, from: null });
-    if (record.state !== 'ready') {
-      if (record.state === 'backoff' || record.state === 'crash-loop') throw this.unavailable(record);
-      await new Promise<void>((resolve, reject) => record.readyWaiters.push({ resolve, reject }));
-    }
-    return this.info(record);
+    if (this.shutdownPromise) throw new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator is shutting down.');
+    const record = this.ensure(agent, instanceKey, null);
+    await this.supervisor.whenReady(record);
+    return this.supervisor.info(record);
   }
 
   /** Every agent instance this orchestrator knows, running or not. */
   list(): AgentProcessInfo[] {
-    return [...this.records.values()].map((record) => this.info(record));
+    return [...this.supervisor.records.values()].map((record) => this.supervisor.info(record));
   }
 
   /**
@@ -261,47 +245,50 @@ export class Orchestrator {
    * process group. Resolves when no agent process is left.
    */
   shutdown(options: { gracePeriodMs?: number; reason?: string } = {}): Promise<ShutdownReport> {
-    this.shutdownPromise ??= this.shutdownAll(
-      options.gracePeriodMs ?? this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
-      options.reason ?? 'shutdown',
-    );
+    this.shutdownPromise ??= (async () => {
+      clearInterval(this.reconcileTimer);
+      const grace = options.gracePeriodMs ?? this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
+      const report = await this.supervisor.shutdownAll(grace, options.reason ?? 'shutdown');
+      clearTimeout(this.stateTimer);
+      this.stateClosed = true;
+      if (this.stateFile) removeOrchestratorState(this.stateFile);
+      process.off('exit', this.killOnExit);
+      return report;
+    })();
     return this.shutdownPromise;
   }
 
   /** Kills every agent process now (a second Ctrl-C). */
   killAll(): void {
-    this.killOnExit();
+    this.supervisor.killAll();
   }
 
   /**
    * Takes a reloaded bundle (`gdn run --watch`): restarts only the instances whose agent's resources changed
-   * (their conversations stay on disk and resume), stops those that left the swarm. Returns what was restarted.
+   * (their conversations stay on disk and resume), stops those that left the swarm.
    */
   reload(bundle: Bundle, topology: SwarmTopology): { restarted: string[]; stopped: string[] } {
     this.bundle = bundle;
-    this.bundleJsonCache = null;
+    this.bundleData = null;
     this.topology = topology;
     const restarted: string[] = [];
     const stopped: string[] = [];
-    for (const record of this.records.values()) {
+    for (const record of this.supervisor.records.values()) {
       if (!topology.agents.includes(record.agent)) {
         record.desired = false;
-        if (record.connection) this.stop(record, 'removed from the swarm', false);
+        this.supervisor.stop(record, 'removed from the swarm', false);
         stopped.push(record.address);
         continue;
       }
       const fingerprint = agentFingerprint(bundle, record.agent);
       if (fingerprint === record.fingerprint) continue;
       record.fingerprint = fingerprint;
-      if (record.connection) {
-        this.stop(record, 'resources changed', true);
-        restarted.push(record.address);
-      }
+      if (!record.connection) continue;
+      this.supervisor.stop(record, 'resources changed', true);
+      restarted.push(record.address);
     }
     return { restarted, stopped };
   }
-
-  // ——— routing ———
 
   private inputEvent(
     options: { input: string; type?: string; source?: AgentEvent['source']; data?: JsonValue },
@@ -318,6 +305,18 @@ export class Orchestrator {
     };
   }
 
+  /** The record of a target the caller may address (null: the local user), its process started if needed. */
+  private ensure(agent: string, instanceKey: string, from: string | null): ProcessRecord {
+    checkTarget({ bundle: this.bundle, topology: this.topology, from, target: agent });
+    if (!instanceKeyPattern.test(instanceKey)) {
+      throw new GoondanError(
+        'E_INSTANCE_KEY_INVALID',
+        `Instance key '${instanceKey}' must be 1-128 letters, digits, '_', '.' or '-'.`,
+      );
+    }
+    return this.supervisor.ensure(agent, instanceKey);
+  }
+
   /**
    * Routes a turn input from `from` (null: the local user) to `to`. A request (replyTo set) is answered exactly
    * once through `answer`: by the callee's reply, or by an error.
@@ -332,68 +331,70 @@ export class Orchestrator {
     const replyTo = event.replyTo as RequestReplyTo | undefined;
     const answerTo = answer ?? (from ? this.answerer(from) : () => {});
     const fail = (error: GoondanError) => {
-      if (replyTo) answerTo(errorReply(replyTo.correlationId, event.id, error));
+      if (replyTo) answerTo(errorReplyEvent({ correlationId: replyTo.correlationId, eventId: event.id, error }));
       else if (onSendFailure) onSendFailure(error);
-      else
-        this.options.onOutput?.(`dropped a send to ${to}: ${error.code} ${error.message}`, {
+      else {
+        const source = {
           agent: from?.agent ?? 'user',
           instanceKey: from?.instanceKey ?? '',
-          stream: 'stderr',
-        });
+          stream: 'stderr' as const,
+        };
+        (this.options.onOutput ?? defaultOutput)(`dropped a send to ${to}: ${error.code} ${error.message}`, source);
+      }
     };
-    if (this.shutdownPromise)
+    if (this.shutdownPromise) {
       return fail(
         new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator is shutting down; no new events are routed.'),
       );
+    }
     const address = parseAddress(to);
-    const instanceKey = address.instanceKey ?? from?.instanceKey ?? this.options.instanceKey;
     let callee: ProcessRecord;
     try {
-      callee = this.ensure({ agent: address.agent, instanceKey, from: from?.agent ?? null });
+      callee = this.ensure(
+        address.agent,
+        address.instanceKey ?? from?.instanceKey ?? this.options.instanceKey,
+        from?.agent ?? null,
+      );
     } catch (thrown) {
       return fail(thrown instanceof GoondanError ? thrown : new GoondanError('E_AGENT_CRASHED', String(thrown)));
     }
-    if (callee.state === 'backoff' || callee.state === 'crash-loop') return fail(this.unavailable(callee));
+    if (callee.state === 'backoff' || callee.state === 'crash-loop') return fail(this.supervisor.unavailable(callee));
     if (callee.state === 'stopping' && !callee.respawnAfterStop) {
       return fail(new GoondanError('E_AGENT_SHUTTING_DOWN', `Agent ${callee.address} is shutting down.`));
     }
     if (replyTo) {
-      const blocking = from !== null && replyTo.async !== true;
       const callerAddress = from?.address ?? 'user';
+      const timeoutMs = replyTo.timeoutMs ?? this.options.requestTimeoutMs ?? 0;
       const { cycle } = this.pending.open(
         {
           correlationId: replyTo.correlationId,
           eventId: event.id,
           callerAddress,
           calleeAddress: callee.address,
-          blocking,
+          // The caller's turn waits on it (the user is no agent; async requests do not block a turn).
+          blocking: from !== null && replyTo.async !== true,
           answer: answerTo,
         },
         {
-          timeoutMs: replyTo.timeoutMs ?? this.options.requestTimeoutMs ?? 0,
-          onTimeout: (request) =>
-            request.answer(
-              errorReply(
-                request.correlationId,
-                request.eventId,
-                new GoondanError(
-                  'E_AGENT_REQUEST_TIMEOUT',
-                  `Agent ${callee.address} did not answer within ${replyTo.timeoutMs} ms.`,
-                ),
-              ),
-            ),
+          timeoutMs,
+          onTimeout: (request) => {
+            const message = `Agent ${callee.address} did not answer within ${timeoutMs} ms.`;
+            const error = new GoondanError('E_AGENT_REQUEST_TIMEOUT', message);
+            request.answer(errorReplyEvent({ correlationId: request.correlationId, eventId: request.eventId, error }));
+          },
         },
       );
       if (cycle) {
-        return fail(
-          new GoondanError(
-            'E_AGENT_REQUEST_CYCLE',
-            `A request from ${callerAddress} to ${callee.address} would deadlock: ${cycle.join(' → ')}.`,
-          ),
-        );
+        const message = `A request from ${callerAddress} to ${callee.address} would deadlock: ${cycle.join(' → ')}.`;
+        return fail(new GoondanError('E_AGENT_REQUEST_CYCLE', message));
       }
     }
-    this.deliver(callee, { type: 'event', from: from?.address ?? ORCHESTRATOR, to: callee.address, payload: event });
+    this.supervisor.deliver(callee, {
+      type: 'event',
+      from: from?.address ?? ORCHESTRATOR,
+      to: callee.address,
+      payload: event,
+    });
   }
 
   /** How answers reach an agent process: as an `event` on its pipe, if it is still the same process. */
@@ -405,144 +406,48 @@ export class Orchestrator {
     };
   }
 
-  private deliver(record: ProcessRecord, message: IpcEventMessage): void {
-    record.outstanding.add(message.payload.id);
-    if (record.state === 'ready' && record.connection) record.connection.transport.send(message);
-    else record.buffer.push(message);
-    this.changed();
+  /**
+   * Cancels the callee's turn for `eventId`: `sent` when the process was told (its turn ends `cancelled` and it
+   * answers), `dropped` when the event was still waiting here for the process to be ready.
+   */
+  private cancelTurn(address: string, eventId: string): 'sent' | 'dropped' {
+    const callee = this.supervisor.records.get(address);
+    if (callee?.state === 'ready' && callee.connection) {
+      const cancel = controlEvent({ type: eventTypes.turnCancel, source: ORCHESTRATOR, data: { eventId } });
+      callee.connection.transport.send({ type: 'event', from: ORCHESTRATOR, to: callee.address, payload: cancel });
+      return 'sent';
+    }
+    if (callee) {
+      callee.buffer = callee.buffer.filter((message) => message.payload.id !== eventId);
+      callee.outstanding.delete(eventId);
+    }
+    return 'dropped';
   }
 
-  /** The record of `agent/instanceKey`, its process spawned if it is not running (spec §2.6.7 auto-spawn). */
-  private ensure(options: { agent: string; instanceKey: string; from: string | null }): ProcessRecord {
-    const { agent, instanceKey, from } = options;
-    checkTarget({ bundle: this.bundle, topology: this.topology, from, target: agent });
-    if (!instanceKeyPattern.test(instanceKey)) {
-      throw new GoondanError(
-        'E_INSTANCE_KEY_INVALID',
-        `Instance key '${instanceKey}' must be 1-128 letters, digits, '_', '.' or '-'.`,
-      );
-    }
-    const address = formatAddress(agent, instanceKey);
-    let record = this.records.get(address);
-    if (!record) {
-      record = {
-        agent,
-        instanceKey,
-        address,
-        state: 'stopped',
-        desired: true,
-        connection: null,
-        generation: 0,
-        buffer: [],
-        outstanding: new Set(),
-        turnsServed: 0,
-        restarts: 0,
-        attempt: 0,
-        crashTimes: [],
-        startedAt: null,
-        readyAt: null,
-        readyWaiters: [],
-        acked: false,
-        stopRequested: false,
-        respawnAfterStop: false,
-        fingerprint: agentFingerprint(this.bundle, agent),
-      };
-      this.records.set(address, record);
-    }
-    record.desired = true;
-    if (record.state === 'stopped' && !this.shutdownPromise) this.start(record);
-    return record;
-  }
-
-  // ——— process lifecycle ———
-
-  private start(record: ProcessRecord): void {
-    record.generation += 1;
-    const generation = record.generation;
-    Object.assign(record, {
-      state: 'starting',
-      startedAt: Date.now(),
-      readyAt: null,
-      acked: false,
-      stopRequested: false,
-      failure: undefined,
-      nextRestartAt: undefined,
-    });
-    const onOutput = this.options.onOutput ?? defaultOutput;
-    let connection: AgentProcessConnection;
-    try {
-      connection = this.spawnProcess({
-        config: {
-          bundleDir: this.bundle.rootDir,
-          libraries: this.options.libraries ?? [],
-          agent: record.agent,
-          instanceKey: record.instanceKey,
-          swarm: this.topology.name,
-          ...(this.options.stateDir ? { stateDir: this.options.stateDir } : {}),
-          observe: this.options.observe === true,
-          parentPid: process.pid,
-        },
-        env: this.options.env ?? process.env,
-        onOutput: (line, stream) => onOutput(line, { agent: record.agent, instanceKey: record.instanceKey, stream }),
-      });
-    } catch (thrown) {
-      record.failure = {
-        code: 'E_AGENT_CRASHED',
-        message: `Could not start the process: ${toToolError(thrown).message}`,
-      };
-      queueMicrotask(() => this.exited(record, generation, { exitCode: null, signalCode: null }));
-      return;
-    }
-    record.connection = connection;
-    connection.transport.onMessage((message) => this.receive(record, generation, message));
-    connection.transport.send({
-      type: 'event',
-      from: ORCHESTRATOR,
-      to: record.address,
-      payload: controlEvent({ type: eventTypes.bundle, source: ORCHESTRATOR, data: this.bundleJson() }),
-    });
-    void connection.exited.then((exit) => this.exited(record, generation, exit));
-    record.readyTimer = setTimeout(() => {
-      if (record.generation !== generation || record.state !== 'starting') return;
-      record.failure = {
-        code: 'E_AGENT_CRASHED',
-        message: `Agent ${record.address} did not become ready within ${this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS} ms.`,
-      };
-      connection.kill('SIGKILL');
-    }, this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
-    this.lifecycle({ type: 'started', agent: record.agent, instanceKey: record.instanceKey, pid: connection.pid });
-    this.changed();
-  }
-
-  private receive(record: ProcessRecord, generation: number, message: IpcMessage): void {
-    if (record.generation !== generation) return;
-    if (message.type === 'shutdown_ack') {
-      record.acked = true;
-      return;
-    }
+  /** Everything an agent process sends besides the handshake: replies, turn inputs, queries, notifications. */
+  private receive(record: ProcessRecord, message: IpcMessage): void {
     if (message.type !== 'event') return;
     const event = message.payload;
     const data = (event.data ?? {}) as Record<string, JsonValue>;
     switch (event.type) {
-      case eventTypes.ready:
-        return this.ready(record);
-      case eventTypes.failed:
-        record.failure = data as unknown as ProcessRecord['failure'];
-        return;
       case eventTypes.reply: {
         const reply = data as unknown as ReplyData;
-        if (reply.eventId) this.turnEnded(record, reply.eventId);
-        const request = this.pending.get(reply.correlationId);
+        if (reply.eventId) this.supervisor.turnEnded(record, reply.eventId, reply.error === undefined);
         // Only the callee may answer a request.
-        if (request?.calleeAddress === record.address) this.pending.take(reply.correlationId)?.answer(event);
+        if (this.pending.get(reply.correlationId)?.calleeAddress === record.address) {
+          this.pending.take(reply.correlationId)?.answer(event);
+        }
         return;
       }
       case eventTypes.turnEnd:
-        this.turnEnded(record, String(data.eventId));
+        this.supervisor.turnEnded(record, String(data.eventId), data.refused === undefined);
         return this.notify(record, event);
       case eventTypes.requestCancel: {
+        // The caller's tool call was cancelled: forget the request and cancel the callee's turn for it.
         const request = this.pending.get(String(data.correlationId));
-        if (request?.callerAddress === record.address) this.pending.take(request.correlationId);
+        if (request?.callerAddress !== record.address) return;
+        this.pending.take(request.correlationId);
+        this.cancelTurn(request.calleeAddress, request.eventId);
         return;
       }
       case eventTypes.spawn:
@@ -554,6 +459,7 @@ export class Orchestrator {
     }
   }
 
+  /** agents__spawn and agents__list, answered like requests. */
   private async query(record: ProcessRecord, event: AgentEvent): Promise<void> {
     const replyTo = event.replyTo;
     if (!replyTo) return;
@@ -569,248 +475,19 @@ export class Orchestrator {
       answer(replyEvent({ source: ORCHESTRATOR, data: { correlationId: replyTo.correlationId, result } }));
     } catch (thrown) {
       const error = thrown instanceof GoondanError ? thrown : new GoondanError('E_AGENT_CRASHED', String(thrown));
-      answer(errorReply(replyTo.correlationId, event.id, error));
+      answer(errorReplyEvent({ correlationId: replyTo.correlationId, eventId: event.id, error }));
     }
   }
 
-  private ready(record: ProcessRecord): void {
-    clearTimeout(record.readyTimer);
-    record.state = 'ready';
-    record.readyAt = Date.now();
-    const buffered = record.buffer.splice(0);
-    for (const message of buffered) record.connection?.transport.send(message);
-    for (const waiter of record.readyWaiters.splice(0)) waiter.resolve();
-    if (record.connection)
-      this.lifecycle({
-        type: 'ready',
-        agent: record.agent,
-        instanceKey: record.instanceKey,
-        pid: record.connection.pid,
-      });
-    this.changed();
-  }
-
-  private turnEnded(record: ProcessRecord, eventId: string): void {
-    if (record.outstanding.delete(eventId)) {
-      record.turnsServed += 1;
-      this.changed();
-    }
-  }
-
-  /** Asks one process to stop gracefully; kills its group after the grace period. */
-  private stop(record: ProcessRecord, reason: string, respawn: boolean): void {
-    const connection = record.connection;
-    if (!connection || record.stopRequested) return;
-    record.stopRequested = true;
-    record.respawnAfterStop = respawn;
-    record.state = 'stopping';
-    const gracePeriodMs = this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
-    connection.transport.send({
-      type: 'shutdown',
-      from: ORCHESTRATOR,
-      to: record.address,
-      payload: { gracePeriodMs, reason },
-    });
-    const generation = record.generation;
-    const timer = setTimeout(() => {
-      if (record.generation === generation && record.connection) record.connection.kill('SIGKILL');
-    }, gracePeriodMs);
-    void connection.exited.then(() => clearTimeout(timer));
-    this.changed();
-  }
-
-  /** A process ended: expected (we stopped it) or a crash; fail what waits on it and plan its restart. */
-  private exited(record: ProcessRecord, generation: number, exit: ProcessExit): void {
-    if (record.generation !== generation || (record.connection === null && record.state !== 'starting')) return;
-    clearTimeout(record.readyTimer);
-    const now = Date.now();
-    const expected = record.stopRequested;
-    record.connection = null;
-    record.lastExit = { code: exit.exitCode, signal: exit.signalCode, at: now };
-    const respawn = expected && record.respawnAfterStop && !this.shutdownPromise;
-    let restartInMs: number | null = null;
-    if (!expected && record.desired && !this.shutdownPromise) {
-      if (record.readyAt !== null && now - record.readyAt >= this.restartPolicy.stableAfterMs) record.attempt = 0;
-      record.attempt += 1;
-      restartInMs = restartDelay(record.attempt, this.restartPolicy);
-    }
-    if (!expected) {
-      record.crashTimes = [...record.crashTimes, now].filter((at) => now - at <= this.restartPolicy.crashLoopWindowMs);
-    }
-    const error = expected
-      ? new GoondanError('E_AGENT_SHUTTING_DOWN', `Agent ${record.address} stopped before answering.`)
-      : this.crashError(record, exit, restartInMs);
+  /** A process ended: requests waiting on it fail at once; requests it made are forgotten. */
+  private failWaitingOn(record: ProcessRecord, error: GoondanError, kept: ReadonlySet<string>): void {
     const { asCallee, asCaller } = this.pending.involving(record.address);
-    for (const request of asCallee)
-      this.pending.take(request.correlationId)?.answer(errorReply(request.correlationId, request.eventId, error));
+    for (const request of asCallee) {
+      if (kept.has(request.eventId)) continue;
+      const reply = errorReplyEvent({ correlationId: request.correlationId, eventId: request.eventId, error });
+      this.pending.take(request.correlationId)?.answer(reply);
+    }
     for (const request of asCaller) this.pending.take(request.correlationId);
-    if (!respawn) {
-      record.buffer = [];
-      record.outstanding.clear();
-      for (const waiter of record.readyWaiters.splice(0)) waiter.reject(error);
-    } else {
-      record.outstanding = new Set(record.buffer.map((message) => message.payload.id));
-    }
-    if (respawn) {
-      record.respawnAfterStop = false;
-      record.restarts += 1;
-      this.lifecycle({
-        type: 'stopped',
-        agent: record.agent,
-        instanceKey: record.instanceKey,
-        exit,
-        killed: !record.acked,
-      });
-      this.start(record);
-      return;
-    }
-    if (restartInMs === null) {
-      record.state = 'stopped';
-      if (expected)
-        this.lifecycle({
-          type: 'stopped',
-          agent: record.agent,
-          instanceKey: record.instanceKey,
-          exit,
-          killed: !record.acked,
-        });
-      else
-        this.lifecycle({
-          type: 'crashed',
-          agent: record.agent,
-          instanceKey: record.instanceKey,
-          exit,
-          restartInMs: null,
-          message: error.message,
-        });
-      this.changed();
-      return;
-    }
-    record.state = record.crashTimes.length >= this.restartPolicy.crashLoopCrashes ? 'crash-loop' : 'backoff';
-    record.nextRestartAt = now + restartInMs;
-    record.restartTimer = setTimeout(() => {
-      if (this.shutdownPromise || !record.desired || record.connection) return;
-      record.restarts += 1;
-      this.start(record);
-    }, restartInMs);
-    this.lifecycle({
-      type: 'crashed',
-      agent: record.agent,
-      instanceKey: record.instanceKey,
-      exit,
-      restartInMs,
-      message: error.message,
-    });
-    this.changed();
-  }
-
-  private crashError(record: ProcessRecord, exit: ProcessExit, restartInMs: number | null): GoondanError {
-    const how = exit.signalCode ? `was killed (${exit.signalCode})` : `exited with code ${exit.exitCode}`;
-    const then = restartInMs === null ? '' : `; restarting in ${restartInMs} ms`;
-    if (record.failure && record.failure.code !== 'E_AGENT_CRASHED') {
-      return wireError({
-        ...record.failure,
-        message: `Agent ${record.address} could not start: ${record.failure.message}${then}`,
-      });
-    }
-    const detail = record.failure ? ` ${record.failure.message}` : '';
-    return new GoondanError('E_AGENT_CRASHED', `Agent ${record.address} ${how} before answering.${detail}${then}.`);
-  }
-
-  private unavailable(record: ProcessRecord): GoondanError {
-    const wait = record.nextRestartAt ? Math.max(0, record.nextRestartAt - Date.now()) : 0;
-    return new GoondanError(
-      'E_AGENT_CRASHED',
-      `Agent ${record.address} crashed ${record.crashTimes.length} time(s) recently${record.state === 'crash-loop' ? ' (crash loop)' : ''}; the next restart is in ${wait} ms.`,
-    );
-  }
-
-  /** Drift between desired and running processes is corrected here; the state file is refreshed. */
-  private reconcile(): void {
-    if (this.shutdownPromise) return;
-    for (const record of this.records.values()) {
-      if (record.desired && record.state === 'stopped') this.start(record);
-      else if (!record.desired && record.connection && !record.stopRequested) this.stop(record, 'not wanted', false);
-      else if (record.connection && !isAlive(record.connection.pid)) {
-        this.exited(record, record.generation, { exitCode: null, signalCode: 'unknown' });
-      }
-    }
-    this.writeState();
-  }
-
-  private async shutdownAll(gracePeriodMs: number, reason: string): Promise<ShutdownReport> {
-    clearInterval(this.reconcileTimer);
-    const waits: Promise<void>[] = [];
-    const report: ShutdownReport = { acked: [], killed: [] };
-    for (const record of this.records.values()) {
-      clearTimeout(record.restartTimer);
-      record.desired = false;
-      const connection = record.connection;
-      if (!connection) {
-        record.state = 'stopped';
-        continue;
-      }
-      record.stopRequested = true;
-      record.respawnAfterStop = false;
-      record.state = 'stopping';
-      connection.transport.send({
-        type: 'shutdown',
-        from: ORCHESTRATOR,
-        to: record.address,
-        payload: { gracePeriodMs, reason },
-      });
-      waits.push(
-        (async () => {
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const inTime = await Promise.race([
-            connection.exited.then(() => true),
-            new Promise<boolean>((resolve) => {
-              timer = setTimeout(() => resolve(false), gracePeriodMs);
-            }),
-          ]);
-          clearTimeout(timer);
-          if (!inTime) {
-            connection.kill('SIGKILL');
-            report.killed.push(record.address);
-            await connection.exited;
-          } else if (record.acked) report.acked.push(record.address);
-          else report.killed.push(record.address);
-        })(),
-      );
-    }
-    this.changed();
-    await Promise.all(waits);
-    clearTimeout(this.stateTimer);
-    if (this.stateFile) removeOrchestratorState(this.stateFile);
-    process.off('exit', this.killOnExit);
-    return report;
-  }
-
-  private bundleJson(): JsonValue {
-    this.bundleJsonCache ??= bundleToJson(this.bundle);
-    return this.bundleJsonCache;
-  }
-
-  // ——— observers and state ———
-
-  private info(record: ProcessRecord): AgentProcessInfo {
-    return {
-      agent: record.agent,
-      instanceKey: record.instanceKey,
-      state: record.state,
-      pid: record.connection?.pid ?? null,
-      queueDepth: Math.max(
-        0,
-        record.outstanding.size - (record.state === 'ready' && record.outstanding.size > 0 ? 1 : 0),
-      ),
-      turnsServed: record.turnsServed,
-      restarts: record.restarts,
-      startedAt: record.startedAt,
-      ...(record.lastExit ? { lastExit: record.lastExit } : {}),
-      ...(record.nextRestartAt && (record.state === 'backoff' || record.state === 'crash-loop')
-        ? { nextRestartAt: record.nextRestartAt }
-        : {}),
-    };
   }
 
   private notify(record: ProcessRecord, event: AgentEvent): void {
@@ -821,16 +498,9 @@ export class Orchestrator {
     }
   }
 
-  private lifecycle(event: ProcessLifecycleEvent): void {
-    try {
-      this.options.onLifecycle?.(event);
-    } catch {
-      // Observers cannot break routing.
-    }
-  }
-
+  /** The state file for `gdn ps`, written at most every STATE_WRITE_DELAY_MS while things change. */
   private changed(): void {
-    if (!this.stateFile || this.stateTimer || this.shutdownPromise) return;
+    if (!this.stateFile || this.stateTimer || this.stateClosed) return;
     this.stateTimer = setTimeout(() => {
       this.stateTimer = undefined;
       this.writeState();
@@ -839,7 +509,7 @@ export class Orchestrator {
   }
 
   private writeState(): void {
-    if (!this.stateFile) return;
+    if (!this.stateFile || this.stateClosed) return;
     const snapshot: OrchestratorSnapshot = {
       pid: process.pid,
       bundleDir: this.bundle.rootDir,
@@ -854,22 +524,6 @@ export class Orchestrator {
     } catch {
       // `gdn ps` is an observer; a failed write must not stop the swarm.
     }
-  }
-}
-
-function errorReply(correlationId: string, eventId: string, error: GoondanError): AgentEvent {
-  return replyEvent({
-    source: ORCHESTRATOR,
-    data: { correlationId, eventId, error: { code: error.code, message: error.message, suggestion: error.suggestion } },
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

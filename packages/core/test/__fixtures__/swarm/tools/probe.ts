@@ -1,5 +1,5 @@
 // Tools that misbehave on purpose, for the orchestrator's integration tests.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolContext } from '@goondan/core';
 
@@ -23,6 +23,13 @@ export const handlers = {
       throw new Error('uncaught explosion');
     }, 0);
     return new Promise(() => {});
+  },
+  /** Exits the process the first time (a marker in the workdir remembers), answers after the restart. */
+  'crash-once': (ctx: ToolContext) => {
+    const marker = join(ctx.workdir, 'crashed-once');
+    if (existsSync(marker)) return { recovered: true, pid: process.pid };
+    writeFileSync(marker, String(process.pid));
+    process.exit(1);
   },
   /** Which process serves this agent. */
   pid: () => ({ pid: process.pid }),

@@ -1,0 +1,269 @@
+/**
+ * Inter-agent IPC through the Orchestrator (issue: Orchestrator; DESIGN.md §4 budgets: request round trip ≤ 1 ms
+ * median, ≥ 5,000 msgs/s, cold start ≤ 100 ms, idle RSS ≤ 60 MB).
+ *
+ * Two real agent processes: a driver, whose tool calls ctx.agents.request / send in a loop, and a trivial
+ * responder, whose turn middleware answers at once without a model call (the turn still runs through the agent
+ * runtime: FIFO, turn span written to SQLite, reply event). Every message goes driver → orchestrator → responder
+ * → orchestrator → driver, as in production. The peer is the same topology with nothing but Bun's IPC: two bare
+ * child processes relaying plain objects through a parent. Also: a responder that runs a real (scripted) model
+ * step, cold spawn to ready, and idle RSS per agent process.
+ * Usage: bun bench/ipc.ts [--json]
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadBundle, Orchestrator, resolveSwarm } from '@goondan/core';
+
+const json = process.argv.includes('--json');
+const baseDir = resolve(import.meta.dir, '..', 'packages', 'base');
+const counts = { warmup: 300, roundTrips: 3000, sends: 20000, concurrent: 20000, modelRoundTrips: 300 };
+
+const benchTool = `
+export const handlers = {
+  run: async (ctx, input) => {
+    const target = input.target;
+    const ask = () => ctx.agents.request({ target, input: 'ping' });
+    for (let i = 0; i < input.warmup; i += 1) await ask();
+    const samples = [];
+    for (let i = 0; i < input.roundTrips; i += 1) {
+      const start = performance.now();
+      await ask();
+      samples.push(performance.now() - start);
+    }
+    let throughput = null;
+    let concurrent = null;
+    if (input.sends > 0) {
+      let start = performance.now();
+      for (let i = 0; i < input.sends; i += 1) ctx.agents.send({ target, input: 'x' });
+      await ask(); // FIFO: every send has been handled once this answers
+      throughput = input.sends / ((performance.now() - start) / 1000);
+      start = performance.now();
+      const batch = [];
+      for (let i = 0; i < input.concurrent; i += 1) batch.push(ask());
+      await Promise.all(batch);
+      concurrent = input.concurrent / ((performance.now() - start) / 1000);
+    }
+    await Bun.write(ctx.workdir + '/bench.json', JSON.stringify({ samples, throughput, concurrent }));
+    return { ok: true };
+  },
+};
+`;
+
+const trivialExtension = `
+export function register(api) {
+  api.pipeline.register('turn', async (ctx) => ({
+    turnId: ctx.turnId, traceId: 'bench', eventId: ctx.event.id, status: 'completed', text: 'pong', steps: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+  }));
+}
+`;
+
+function bundleYaml(modelSteps: number): string {
+  const documents = [
+    {
+      kind: 'Swarm',
+      metadata: { name: 'bench' },
+      spec: { entryAgent: 'Agent/driver', agents: ['Agent/driver', 'Agent/responder', 'Agent/modeled'] },
+    },
+    {
+      kind: 'Agent',
+      metadata: { name: 'driver' },
+      spec: { modelConfig: { modelRef: 'Model/driver' }, tools: ['Tool/agents', 'Tool/bench'] },
+    },
+    {
+      kind: 'Agent',
+      metadata: { name: 'responder' },
+      spec: { modelConfig: { modelRef: 'Model/idle' }, extensions: ['Extension/trivial'] },
+    },
+    { kind: 'Agent', metadata: { name: 'modeled' }, spec: { modelConfig: { modelRef: 'Model/idle' } } },
+    {
+      kind: 'Model',
+      metadata: { name: 'driver' },
+      spec: {
+        provider: 'scripted',
+        model: 'driver',
+        script: [
+          { toolCalls: [{ name: 'bench__run', args: { target: 'responder', ...counts, modelRoundTrips: undefined } }] },
+          { text: 'done' },
+          {
+            toolCalls: [
+              {
+                name: 'bench__run',
+                args: { target: 'modeled', warmup: 20, roundTrips: modelSteps, sends: 0, concurrent: 0 },
+              },
+            ],
+          },
+          { text: 'done' },
+        ],
+      },
+    },
+    // The modeled responder's script runs out at once: every turn is one model call answering a fixed text.
+    { kind: 'Model', metadata: { name: 'idle' }, spec: { provider: 'scripted', model: 'idle', script: [] } },
+    {
+      kind: 'Tool',
+      metadata: { name: 'bench' },
+      spec: { entry: './bench-tool.js', timeoutMs: 600000, exports: [{ name: 'run', parameters: { type: 'object' } }] },
+    },
+    { kind: 'Extension', metadata: { name: 'trivial' }, spec: { entry: './trivial.js' } },
+  ];
+  return documents.map((document) => JSON.stringify({ apiVersion: 'goondan.ai/v1', ...document })).join('\n---\n');
+}
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+async function ours(dir: string) {
+  writeFileSync(join(dir, 'goondan.yaml'), bundleYaml(counts.modelRoundTrips));
+  writeFileSync(join(dir, 'bench-tool.js'), benchTool);
+  writeFileSync(join(dir, 'trivial.js'), trivialExtension);
+  const { bundle, problems } = await loadBundle({ dir, libraries: [baseDir] });
+  if (!bundle) throw new Error(`bench bundle invalid: ${JSON.stringify(problems)}`);
+  const orchestrator = new Orchestrator({
+    bundle,
+    topology: resolveSwarm(bundle)!,
+    instanceKey: 'bench',
+    libraries: [baseDir],
+    stateFile: null,
+    onOutput: (line) => console.error(`[agent] ${line}`),
+  });
+  try {
+    // Cold start: spawn to ready handshake, one fresh process at a time.
+    const cold: number[] = [];
+    const fresh: number[] = [];
+    for (let index = 0; index < 8; index += 1) {
+      const start = performance.now();
+      const info = await orchestrator.spawn('responder', `cold-${index}`);
+      cold.push(performance.now() - start);
+      fresh.push(info.pid!);
+    }
+    await Bun.sleep(1000);
+    Bun.gc(true);
+    const idleFresh = fresh.map(rssMb);
+
+    const read = () =>
+      JSON.parse(readFileSync(join(dir, '.goondan', 'workspaces', 'driver', 'bench', 'bench.json'), 'utf8'));
+    await orchestrator.request({ input: 'trivial' });
+    const trivial = read() as { samples: number[]; throughput: number; concurrent: number };
+    await orchestrator.request({ input: 'modeled' });
+    const modeled = read() as { samples: number[] };
+    // Idle: an agent process collects garbage once after a second without turns.
+    await Bun.sleep(2500);
+    const processes = orchestrator.list();
+    const pidOf = (agent: string) =>
+      processes.find((process) => process.agent === agent && process.instanceKey === 'bench')!.pid!;
+    return {
+      roundTripMs: { median: percentile(trivial.samples, 0.5), p99: percentile(trivial.samples, 0.99) },
+      sendsPerSecond: trivial.throughput,
+      concurrentRequestsPerSecond: trivial.concurrent,
+      modelTurnRoundTripMs: { median: percentile(modeled.samples, 0.5), p99: percentile(modeled.samples, 0.99) },
+      coldStartMs: { median: percentile(cold, 0.5), min: Math.min(...cold), max: Math.max(...cold) },
+      idleRssMb: {
+        freshMedian: percentile(idleFresh, 0.5),
+        responderAfterBench: rssMb(pidOf('responder')),
+        driverAfterBench: rssMb(pidOf('driver')),
+      },
+    };
+  } finally {
+    await orchestrator.shutdown();
+  }
+}
+
+/**
+ * Peer: the same relay topology with bare Bun IPC and plain objects — a driver child times round trips to an echo
+ * child, every message relayed by the parent (driver → parent → echo → parent → driver), no agent runtime.
+ */
+async function peer(dir: string) {
+  const driver = join(dir, 'peer-driver.js');
+  const echo = join(dir, 'peer-echo.js');
+  writeFileSync(
+    driver,
+    `let next = null;
+     process.on('message', async (m) => {
+       if (m.payload?.type === 'agent.reply') return next?.();
+       if (m.start === undefined) return;
+       const samples = [];
+       for (let i = 0; i < m.start; i += 1) {
+         const started = performance.now();
+         await new Promise((resolve) => {
+           next = resolve;
+           process.send({ type: 'event', from: 'a/bench', to: 'b', payload: { id: 'evt' + i, type: 'agent.message', input: 'ping' } });
+         });
+         samples.push(performance.now() - started);
+       }
+       process.send({ samples });
+     });
+     process.on('disconnect', () => process.exit(0));
+     process.send({ ready: true });`,
+  );
+  writeFileSync(
+    echo,
+    `process.on('message', (m) => process.send({ type: 'event', from: 'b/bench', to: 'a', payload: { id: m.payload.id, type: 'agent.reply', input: 'pong' } }));
+     process.on('disconnect', () => process.exit(0));
+     process.send({ ready: true });`,
+  );
+  const children: Record<string, ReturnType<typeof Bun.spawn>> = {};
+  let done: (samples: number[]) => void = () => {};
+  const finished = new Promise<number[]>((resolve) => (done = resolve));
+  const ready: Promise<void>[] = [];
+  for (const [name, file] of [
+    ['a', driver],
+    ['b', echo],
+  ] as const) {
+    let isReady: () => void = () => {};
+    ready.push(new Promise((resolve) => (isReady = resolve)));
+    children[name] = Bun.spawn([process.execPath, file], {
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'inherit'],
+      ipc(message) {
+        if (message.ready) return isReady();
+        if (message.samples) return done(message.samples);
+        children[message.to]!.send(message);
+      },
+    });
+  }
+  await Promise.all(ready);
+  children.a!.send({ start: counts.warmup + counts.roundTrips });
+  const samples = (await finished).slice(counts.warmup);
+  for (const child of Object.values(children)) child.kill();
+  return { roundTripMs: { median: percentile(samples, 0.5), p99: percentile(samples, 0.99) } };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gdn-bench-ipc-'));
+try {
+  const result = await ours(dir);
+  const peerResult = await peer(dir);
+  const ratio = result.roundTripMs.median / peerResult.roundTripMs.median;
+  if (json) {
+    console.log(JSON.stringify({ ...result, peer: peerResult, roundTripRatio: Number(ratio.toFixed(2)) }));
+  } else {
+    const f = (value: number, digits = 3) => value.toFixed(digits);
+    console.log('inter-agent IPC through the Orchestrator (two agent processes, trivial responder)');
+    console.log(
+      `  request round trip   median ${f(result.roundTripMs.median)} ms   p99 ${f(result.roundTripMs.p99)} ms   (budget ≤ 1 ms median)`,
+    );
+    console.log(
+      `  bare Bun IPC relay   median ${f(peerResult.roundTripMs.median)} ms   p99 ${f(peerResult.roundTripMs.p99)} ms   ratio ${ratio.toFixed(1)}`,
+    );
+    console.log(`  sends                ${Math.round(result.sendsPerSecond)} msgs/s (budget ≥ 5,000)`);
+    console.log(`  concurrent requests  ${Math.round(result.concurrentRequestsPerSecond)} requests/s`);
+    console.log(
+      `  model-turn responder median ${f(result.modelTurnRoundTripMs.median)} ms   p99 ${f(result.modelTurnRoundTripMs.p99)} ms   (one scripted model step per turn)`,
+    );
+    console.log(
+      `  cold spawn to ready  median ${f(result.coldStartMs.median, 1)} ms   min ${f(result.coldStartMs.min, 1)}   max ${f(result.coldStartMs.max, 1)}   (budget ≤ 100 ms)`,
+    );
+    console.log(
+      `  idle RSS             fresh ${f(result.idleRssMb.freshMedian, 1)} MB   responder after bench ${f(result.idleRssMb.responderAfterBench, 1)} MB   driver after bench ${f(result.idleRssMb.driverAfterBench, 1)} MB   (budget ≤ 60 MB)`,
+    );
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

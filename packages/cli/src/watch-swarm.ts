@@ -1,0 +1,67 @@
+import { type FSWatcher, watch } from 'node:fs';
+import { relative } from 'node:path';
+import { resolveSwarm } from '@goondan/core';
+import { printProblems } from './commands/validate.ts';
+import { openBundle } from './open-bundle.ts';
+import type { AgentSession } from './open-session.ts';
+import { useColor } from './terminal.ts';
+
+const DEBOUNCE_MS = 150;
+
+/**
+ * Edit & Restart (`--watch`): on every change under the bundle directory (not .goondan/), reload and validate the
+ * bundle; when it is valid, the Orchestrator restarts only the agent instances whose resources changed — their
+ * conversations are on disk and resume. An invalid bundle is reported and the running swarm is left as it was.
+ * Resolves when `stopped` does.
+ */
+export async function watchSwarm(options: {
+  session: AgentSession;
+  swarm?: string;
+  stopped: Promise<void>;
+  log: (line: string) => void;
+}): Promise<void> {
+  const { session, log } = options;
+  const orchestrator = session.orchestrator;
+  if (!orchestrator) return;
+  const dir = session.bundle.rootDir;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let reloading = Promise.resolve();
+  const reload = async () => {
+    const opened = await openBundle(dir);
+    if (!opened.bundle) {
+      log('[watch] the bundle has problems; the running agents are left as they were:');
+      printProblems(opened.dir, opened.problems, useColor(process.stderr));
+      return;
+    }
+    const topology = resolveSwarm(opened.bundle, options.swarm);
+    if (!topology) {
+      log('[watch] the bundle no longer declares a Swarm; the running agents are left as they were.');
+      return;
+    }
+    const { restarted, stopped } = orchestrator.reload(opened.bundle, topology);
+    const parts = [
+      `restarted ${restarted.join(', ') || 'none'}`,
+      ...(stopped.length ? [`stopped ${stopped.join(', ')}`] : []),
+    ];
+    log(`[watch] reloaded: ${parts.join('; ')}`);
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(dir, { recursive: true }, (_event, filename) => {
+      const name = filename ? relative('.', String(filename)) : '';
+      if (name.startsWith('.goondan') || name.includes('node_modules')) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        reloading = reloading
+          .then(reload)
+          .catch((thrown) => log(`[watch] reload failed: ${(thrown as Error)?.message}`));
+      }, DEBOUNCE_MS);
+    });
+    log(`[watch] watching ${dir} for changes; Ctrl-C to stop.`);
+    await options.stopped;
+  } finally {
+    clearTimeout(timer);
+    watcher?.close();
+    await reloading;
+  }
+}

@@ -1,0 +1,424 @@
+import { GoondanError } from '../errors/goondan-error.ts';
+import { toToolError } from '../errors/to-tool-error.ts';
+import type { JsonValue } from '../types.ts';
+import { wireError } from './agents-client.ts';
+import type { AgentProcessInfo } from './agents-runtime.ts';
+import {
+  controlEvent,
+  eventTypes,
+  formatAddress,
+  type IpcEventMessage,
+  type IpcMessage,
+  ORCHESTRATOR,
+} from './ipc-message.ts';
+import { isProcessAlive } from './is-process-alive.ts';
+import { type RestartPolicy, restartDelay } from './restart-backoff.ts';
+import type {
+  AgentProcessConfig,
+  AgentProcessConnection,
+  ProcessExit,
+  SpawnAgentProcess,
+} from './spawn-agent-process.ts';
+
+/** Lifecycle of agent processes, for logs: started, ready, crashed (with the planned restart), stopped. */
+export type ProcessLifecycleEvent =
+  | { type: 'started' | 'ready'; agent: string; instanceKey: string; pid: number }
+  | {
+      type: 'crashed';
+      agent: string;
+      instanceKey: string;
+      exit: ProcessExit;
+      restartInMs: number | null;
+      message: string;
+    }
+  | { type: 'stopped'; agent: string; instanceKey: string; exit: ProcessExit; killed: boolean };
+
+export interface ShutdownReport {
+  acked: string[];
+  killed: string[];
+}
+
+/** One agent instance and the process that serves it (if any). */
+export interface ProcessRecord {
+  agent: string;
+  instanceKey: string;
+  address: string;
+  state: AgentProcessInfo['state'];
+  /** Reconciliation keeps a process running for every record that is desired. */
+  desired: boolean;
+  connection: AgentProcessConnection | null;
+  /** Bumped at every spawn: messages and exits of an earlier process are ignored. */
+  generation: number;
+  /** Events routed before the process was ready, delivered in order once it is. */
+  buffer: IpcEventMessage[];
+  /** Ids of events delivered whose turn has not ended. */
+  outstanding: Set<string>;
+  turnsServed: number;
+  restarts: number;
+  /** Crashes in a row (reset once a process stayed up stableAfterMs). */
+  attempt: number;
+  crashTimes: number[];
+  startedAt: number | null;
+  readyAt: number | null;
+  lastExit?: AgentProcessInfo['lastExit'];
+  nextRestartAt?: number;
+  restartTimer?: ReturnType<typeof setTimeout>;
+  readyTimer?: ReturnType<typeof setTimeout>;
+  /** Why the process could not start (its `process.failed` event). */
+  failure?: { code: string; message: string; suggestion?: string };
+  readyWaiters: { resolve: () => void; reject: (error: GoondanError) => void }[];
+  acked: boolean;
+  /** We told it to stop: its exit is not a crash. */
+  stopRequested: boolean;
+  /** Start it again once it has stopped (--watch restart); events meanwhile wait in the buffer. */
+  respawnAfterStop: boolean;
+  fingerprint: string;
+}
+
+export interface ProcessSupervisorOptions {
+  spawnProcess: SpawnAgentProcess;
+  restartPolicy: RestartPolicy;
+  gracePeriodMs: number;
+  readyTimeoutMs: number;
+  env: Record<string, string | undefined>;
+  /** What a new process of `record` is told at start. */
+  processConfig: (record: ProcessRecord) => AgentProcessConfig;
+  /** The validated bundle, sent to every process first (`process.bundle`). */
+  bundleData: () => JsonValue;
+  fingerprint: (agent: string) => string;
+  onOutput: (line: string, source: { agent: string; instanceKey: string; stream: 'stdout' | 'stderr' }) => void;
+  /** Every message of the current process except the handshake, `process.failed` and `shutdown_ack`. */
+  onMessage: (record: ProcessRecord, message: IpcMessage) => void;
+  /** A process ended; requests waiting on it fail with `error`, except those of `kept` events (still buffered). */
+  onExit: (record: ProcessRecord, error: GoondanError, kept: ReadonlySet<string>) => void;
+  onLifecycle: (event: ProcessLifecycleEvent) => void;
+  changed: () => void;
+}
+
+/**
+ * The process side of the Orchestrator: one record per agent instance; spawns with a ready handshake, restarts
+ * crashes with exponential backoff (crash-loop state when they repeat), stops gracefully (shutdown → ack, SIGKILL
+ * of the process group after the grace period), and reconciles desired against running processes.
+ */
+export class ProcessSupervisor {
+  readonly records = new Map<string, ProcessRecord>();
+  private shuttingDown = false;
+
+  constructor(private readonly options: ProcessSupervisorOptions) {}
+
+  /** The record of `agent/instanceKey`, its process started if it is not running (spec §2.6.7 auto-spawn). */
+  ensure(agent: string, instanceKey: string): ProcessRecord {
+    const address = formatAddress(agent, instanceKey);
+    let record = this.records.get(address);
+    if (!record) {
+      record = {
+        agent,
+        instanceKey,
+        address,
+        state: 'stopped',
+        desired: true,
+        connection: null,
+        generation: 0,
+        buffer: [],
+        outstanding: new Set(),
+        turnsServed: 0,
+        restarts: 0,
+        attempt: 0,
+        crashTimes: [],
+        startedAt: null,
+        readyAt: null,
+        readyWaiters: [],
+        acked: false,
+        stopRequested: false,
+        respawnAfterStop: false,
+        fingerprint: this.options.fingerprint(agent),
+      };
+      this.records.set(address, record);
+    }
+    record.desired = true;
+    if (record.state === 'stopped' && !this.shuttingDown) this.start(record);
+    return record;
+  }
+
+  /** Sends to the process when it is ready; otherwise the event waits in the record's buffer. */
+  deliver(record: ProcessRecord, message: IpcEventMessage): void {
+    record.outstanding.add(message.payload.id);
+    if (record.state === 'ready' && record.connection) record.connection.transport.send(message);
+    else record.buffer.push(message);
+    this.options.changed();
+  }
+
+  /** Resolves once the record's process is ready; rejects if it ends first. */
+  whenReady(record: ProcessRecord): Promise<void> {
+    if (record.state === 'ready') return Promise.resolve();
+    if (record.state === 'backoff' || record.state === 'crash-loop') return Promise.reject(this.unavailable(record));
+    return new Promise((resolve, reject) => record.readyWaiters.push({ resolve, reject }));
+  }
+
+  /** A turn ended (or an event was refused: not served). */
+  turnEnded(record: ProcessRecord, eventId: string, served: boolean): void {
+    record.outstanding.delete(eventId);
+    if (served) record.turnsServed += 1;
+    this.options.changed();
+  }
+
+  /** Why an instance waiting for its restart cannot take events now. */
+  unavailable(record: ProcessRecord): GoondanError {
+    const wait = record.nextRestartAt ? Math.max(0, record.nextRestartAt - Date.now()) : 0;
+    const loop = record.state === 'crash-loop' ? ' (crash loop)' : '';
+    return new GoondanError(
+      'E_AGENT_CRASHED',
+      `Agent ${record.address} crashed ${record.crashTimes.length} time(s) recently${loop}; the next restart is in ${wait} ms.`,
+    );
+  }
+
+  /** Asks one process to stop gracefully (restarting it afterwards if `respawn`); kills it after the grace. */
+  stop(record: ProcessRecord, reason: string, respawn: boolean): void {
+    const connection = record.connection;
+    if (!connection || record.stopRequested) return;
+    record.stopRequested = true;
+    record.respawnAfterStop = respawn;
+    record.state = 'stopping';
+    const { gracePeriodMs } = this.options;
+    connection.transport.send({
+      type: 'shutdown',
+      from: ORCHESTRATOR,
+      to: record.address,
+      payload: { gracePeriodMs, reason },
+    });
+    const generation = record.generation;
+    const timer = setTimeout(() => {
+      if (record.generation === generation && record.connection) record.connection.kill('SIGKILL');
+    }, gracePeriodMs);
+    void connection.exited.then(() => clearTimeout(timer));
+    this.options.changed();
+  }
+
+  /** Drift between desired and running processes is corrected here. */
+  reconcile(): void {
+    if (this.shuttingDown) return;
+    for (const record of this.records.values()) {
+      if (record.desired && record.state === 'stopped') this.start(record);
+      else if (!record.desired && record.connection && !record.stopRequested) this.stop(record, 'not wanted', false);
+      else if (record.connection && !isProcessAlive(record.connection.pid)) {
+        // Gone without an exit event: treat it as the crash it is.
+        this.exited(record, record.generation, { exitCode: null, signalCode: 'unknown' });
+      }
+    }
+  }
+
+  /** Graceful shutdown of every process; resolves when none is left. */
+  async shutdownAll(gracePeriodMs: number, reason: string): Promise<ShutdownReport> {
+    this.shuttingDown = true;
+    const report: ShutdownReport = { acked: [], killed: [] };
+    const waits: Promise<void>[] = [];
+    for (const record of this.records.values()) {
+      clearTimeout(record.restartTimer);
+      record.desired = false;
+      const connection = record.connection;
+      if (!connection) {
+        record.state = 'stopped';
+        continue;
+      }
+      Object.assign(record, { stopRequested: true, respawnAfterStop: false, state: 'stopping' });
+      connection.transport.send({
+        type: 'shutdown',
+        from: ORCHESTRATOR,
+        to: record.address,
+        payload: { gracePeriodMs, reason },
+      });
+      waits.push(
+        (async () => {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const grace = new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), gracePeriodMs);
+          });
+          const inTime = await Promise.race([connection.exited.then(() => true), grace]);
+          clearTimeout(timer);
+          if (!inTime) {
+            connection.kill('SIGKILL');
+            await connection.exited;
+          }
+          (inTime && record.acked ? report.acked : report.killed).push(record.address);
+        })(),
+      );
+    }
+    this.options.changed();
+    await Promise.all(waits);
+    report.acked.sort();
+    report.killed.sort();
+    return report;
+  }
+
+  /** SIGKILL to every process group, now. */
+  killAll(): void {
+    for (const record of this.records.values()) record.connection?.kill('SIGKILL');
+  }
+
+  info(record: ProcessRecord): AgentProcessInfo {
+    const waiting = record.outstanding.size - (record.state === 'ready' && record.outstanding.size > 0 ? 1 : 0);
+    const restarting = record.state === 'backoff' || record.state === 'crash-loop';
+    return {
+      agent: record.agent,
+      instanceKey: record.instanceKey,
+      state: record.state,
+      pid: record.connection?.pid ?? null,
+      queueDepth: Math.max(0, waiting),
+      turnsServed: record.turnsServed,
+      restarts: record.restarts,
+      startedAt: record.startedAt,
+      ...(record.lastExit ? { lastExit: record.lastExit } : {}),
+      ...(record.nextRestartAt && restarting ? { nextRestartAt: record.nextRestartAt } : {}),
+    };
+  }
+
+  private start(record: ProcessRecord): void {
+    record.generation += 1;
+    const generation = record.generation;
+    Object.assign(record, {
+      state: 'starting',
+      startedAt: Date.now(),
+      readyAt: null,
+      acked: false,
+      stopRequested: false,
+      failure: undefined,
+      nextRestartAt: undefined,
+    });
+    let connection: AgentProcessConnection;
+    try {
+      connection = this.options.spawnProcess({
+        config: this.options.processConfig(record),
+        env: this.options.env,
+        onOutput: (line, stream) =>
+          this.options.onOutput(line, { agent: record.agent, instanceKey: record.instanceKey, stream }),
+      });
+    } catch (thrown) {
+      record.failure = {
+        code: 'E_AGENT_CRASHED',
+        message: `Could not start the process: ${toToolError(thrown).message}`,
+      };
+      queueMicrotask(() => this.exited(record, generation, { exitCode: null, signalCode: null }));
+      return;
+    }
+    record.connection = connection;
+    connection.transport.onMessage((message) => this.receive(record, generation, message));
+    const bundle = controlEvent({ type: eventTypes.bundle, source: ORCHESTRATOR, data: this.options.bundleData() });
+    connection.transport.send({ type: 'event', from: ORCHESTRATOR, to: record.address, payload: bundle });
+    void connection.exited.then((exit) => this.exited(record, generation, exit));
+    const { readyTimeoutMs } = this.options;
+    record.readyTimer = setTimeout(() => {
+      if (record.generation !== generation || record.state !== 'starting') return;
+      record.failure = { code: 'E_AGENT_CRASHED', message: `It did not become ready within ${readyTimeoutMs} ms.` };
+      connection.kill('SIGKILL');
+    }, readyTimeoutMs);
+    this.lifecycle(record, { type: 'started', pid: connection.pid });
+    this.options.changed();
+  }
+
+  private receive(record: ProcessRecord, generation: number, message: IpcMessage): void {
+    if (record.generation !== generation) return;
+    if (message.type === 'shutdown_ack') {
+      record.acked = true;
+      return;
+    }
+    if (message.type === 'event' && message.payload.type === eventTypes.ready) return this.ready(record);
+    if (message.type === 'event' && message.payload.type === eventTypes.failed) {
+      record.failure = message.payload.data as unknown as ProcessRecord['failure'];
+      return;
+    }
+    this.options.onMessage(record, message);
+  }
+
+  private ready(record: ProcessRecord): void {
+    clearTimeout(record.readyTimer);
+    record.state = 'ready';
+    record.readyAt = Date.now();
+    for (const message of record.buffer.splice(0)) record.connection?.transport.send(message);
+    for (const waiter of record.readyWaiters.splice(0)) waiter.resolve();
+    if (record.connection) this.lifecycle(record, { type: 'ready', pid: record.connection.pid });
+    this.options.changed();
+  }
+
+  /** A process ended: expected (we stopped it) or a crash; fail what waits on it and plan its restart. */
+  private exited(record: ProcessRecord, generation: number, exit: ProcessExit): void {
+    if (record.generation !== generation || (record.connection === null && record.state !== 'starting')) return;
+    clearTimeout(record.readyTimer);
+    const policy = this.options.restartPolicy;
+    const now = Date.now();
+    const expected = record.stopRequested;
+    record.connection = null;
+    record.lastExit = { code: exit.exitCode, signal: exit.signalCode, at: now };
+    const respawn = expected && record.respawnAfterStop && !this.shuttingDown;
+    let restartInMs: number | null = null;
+    if (!expected) {
+      record.crashTimes = [...record.crashTimes, now].filter((at) => now - at <= policy.crashLoopWindowMs);
+      if (record.desired && !this.shuttingDown) {
+        if (record.readyAt !== null && now - record.readyAt >= policy.stableAfterMs) record.attempt = 0;
+        record.attempt += 1;
+        restartInMs = restartDelay(record.attempt, policy);
+      }
+    }
+    const error = expected
+      ? new GoondanError('E_AGENT_SHUTTING_DOWN', `Agent ${record.address} stopped before answering.`)
+      : crashError(record, exit, restartInMs);
+    // Events that arrived while it stopped for a restart wait for the new process.
+    const kept = new Set(respawn ? record.buffer.map((message) => message.payload.id) : []);
+    this.options.onExit(record, error, kept);
+    if (respawn) {
+      record.outstanding = kept;
+      record.respawnAfterStop = false;
+      record.restarts += 1;
+      this.lifecycle(record, { type: 'stopped', exit, killed: !record.acked });
+      this.start(record);
+      return;
+    }
+    record.buffer = [];
+    record.outstanding.clear();
+    for (const waiter of record.readyWaiters.splice(0)) waiter.reject(error);
+    if (restartInMs === null) {
+      record.state = 'stopped';
+      if (expected) this.lifecycle(record, { type: 'stopped', exit, killed: !record.acked });
+      else this.lifecycle(record, { type: 'crashed', exit, restartInMs: null, message: error.message });
+      this.options.changed();
+      return;
+    }
+    record.state = record.crashTimes.length >= policy.crashLoopCrashes ? 'crash-loop' : 'backoff';
+    record.nextRestartAt = now + restartInMs;
+    record.restartTimer = setTimeout(() => {
+      if (this.shuttingDown || !record.desired || record.connection) return;
+      record.restarts += 1;
+      this.start(record);
+    }, restartInMs);
+    this.lifecycle(record, { type: 'crashed', exit, restartInMs, message: error.message });
+    this.options.changed();
+  }
+
+  private lifecycle(
+    record: ProcessRecord,
+    event: DistributiveOmit<ProcessLifecycleEvent, 'agent' | 'instanceKey'>,
+  ): void {
+    try {
+      this.options.onLifecycle({
+        ...event,
+        agent: record.agent,
+        instanceKey: record.instanceKey,
+      } as ProcessLifecycleEvent);
+    } catch {
+      // Observers cannot break supervision (STYLE habit 8).
+    }
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** What requests waiting on a crashed process fail with: its own start failure, else E_AGENT_CRASHED. */
+function crashError(record: ProcessRecord, exit: ProcessExit, restartInMs: number | null): GoondanError {
+  const how = exit.signalCode ? `was killed (${exit.signalCode})` : `exited with code ${exit.exitCode}`;
+  const then = restartInMs === null ? '' : ` Restarting in ${restartInMs} ms.`;
+  if (record.failure && record.failure.code !== 'E_AGENT_CRASHED') {
+    const cause = record.failure.message.replace(/\.?$/, '.');
+    return wireError({ ...record.failure, message: `Agent ${record.address} could not start: ${cause}${then}` });
+  }
+  const detail = record.failure ? ` ${record.failure.message}` : '';
+  return new GoondanError('E_AGENT_CRASHED', `Agent ${record.address} ${how} before answering.${detail}${then}`);
+}
