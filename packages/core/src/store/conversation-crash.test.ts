@@ -104,8 +104,12 @@ describe('crash safety (real process, SIGKILL)', () => {
         seen.push(loaded.length);
         await Bun.sleep(1);
       }
+      const final = reader.load().map((message) => message.id);
+      expect(final.length).toBeGreaterThanOrEqual(400);
+      expect(final).toEqual(final.map((_, index) => `m-${index}`));
       db.close();
-      expect(new Set(seen).size).toBeGreaterThan(2);
+      // At least one read happened while the writer was running (how many depends on machine load).
+      expect(seen.length).toBeGreaterThan(0);
     } finally {
       await writer.kill();
     }
