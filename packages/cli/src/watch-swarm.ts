@@ -50,6 +50,8 @@ export async function watchSwarm(options: {
     watcher = watch(dir, { recursive: true }, (_event, filename) => {
       const name = filename ? relative('.', String(filename)) : '';
       if (name.startsWith('.goondan') || name.includes('node_modules')) return;
+      // Only what can change a resource: YAML and code. Output files written into the bundle must not loop reloads.
+      if (name !== '' && !/\.(ya?ml|[cm]?[jt]sx?|json)$/.test(name)) return;
       clearTimeout(timer);
       timer = setTimeout(() => {
         reloading = reloading
