@@ -113,7 +113,11 @@ async function agentPids(bundle: string, count: number): Promise<number[]> {
 describe('gdn run with a Swarm', () => {
   test('the example swarm: coordinator delegates and notifies, worker tool calls show with its name; trace spans both', async () => {
     const bundle = await makeTempDir('gdn-example-swarm-');
-    await cp(join(repoRoot, 'examples', 'swarm'), bundle, { recursive: true });
+    // Leave out state a local run of the example may have left behind.
+    await cp(join(repoRoot, 'examples', 'swarm'), bundle, {
+      recursive: true,
+      filter: (source) => !source.includes('.goondan'),
+    });
     const result = await gdn(['run', '--bundle', bundle, '--input', 'Summarise our architecture']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("Here is the worker's summary");
