@@ -1,7 +1,7 @@
 /**
  * Inter-agent communication (spec v2.0-b §2.6, §11): request (waits for the callee's turn), send
  * (fire-and-forget), spawn, list and catalog. Everything goes through `ctx.agents`, the Orchestrator client of the
- * agent process; failures come back as error ToolResults with E_AGENT_* codes (spec §2.6.5).
+ * agent process; failures come back as error ToolResults with agent error codes (E_AGENT_UNKNOWN, E_AGENT_CRASHED, …) (spec §2.6.5).
  */
 import { type AgentsRuntime, GoondanError, type JsonValue, type ToolContext } from '@goondan/core';
 

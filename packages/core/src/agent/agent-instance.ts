@@ -14,7 +14,7 @@ import type { AgentToolset } from '../tools/agent-toolset.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
 import { type AgentEvent, newId } from './agent-event.ts';
-import { createMessage } from './create-message.ts';
+import { createMessage, toolCallsOf } from './create-message.ts';
 import { answerUnansweredToolCalls } from './repair-conversation.ts';
 import { toModelTools } from './to-model-tools.ts';
 import { toToolResultPart } from './to-tool-result-part.ts';
@@ -481,9 +481,10 @@ export class AgentInstance {
     stepSpanId: string;
   }): Promise<void> {
     const { state, calls, assistant, catalog, stepSpanId } = options;
-    const holder = (id: string) =>
-      assistant.find((message) => JSON.stringify(message.data.content).includes(`"toolCallId":"${id}"`)) ??
-      assistant[0]!;
+    // The assistant message that holds each call (spec §2.5.4), found once per step.
+    const holders = new Map<string, Message>();
+    for (const message of assistant) for (const part of toolCallsOf(message)) holders.set(part.toolCallId, message);
+    const holder = (id: string) => holders.get(id) ?? assistant[0]!;
     const limit = Math.max(1, this.options.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY);
     const results: ToolResult[] = new Array(calls.length);
     let nextIndex = 0;

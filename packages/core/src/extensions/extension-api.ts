@@ -1,5 +1,4 @@
 import type { StepMiddleware, TurnMiddleware } from '../agent/turn-types.ts';
-import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { JsonObject, JsonValue, ToolCallMiddleware, ToolCatalogItem, ToolHandler } from '../types.ts';
 
 export type PipelineKind = 'turn' | 'step' | 'toolCall';
@@ -52,7 +51,3 @@ export interface ExtensionApi {
 
 /** The shape an Extension's entry module exports. */
 export type ExtensionRegister = (api: ExtensionApi) => void | Promise<void>;
-
-export interface ExtensionHooks {
-  registry: ToolRegistry;
-}

@@ -69,7 +69,7 @@ export interface AgentCatalogEntry {
 /**
  * The agents runtime a tool reaches as `ctx.agents` (addition to spec §7.3, docs/decisions.md): present in agent
  * processes run by an Orchestrator, absent in the single-agent in-process path. Failures throw GoondanError with
- * E_AGENT_* codes, which the executor turns into error ToolResults (spec §2.6.5).
+ * agent error codes (E_AGENT_UNKNOWN, E_AGENT_CRASHED, …), which the executor turns into error ToolResults (spec §2.6.5).
  */
 export interface AgentsRuntime {
   request(options: AgentRequestOptions): Promise<AgentReply>;
