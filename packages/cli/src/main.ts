@@ -1,4 +1,5 @@
 import { GoondanError, helpUrlFor } from '@goondan/core';
+import { auditCommand, auditHelp } from './commands/audit.ts';
 import { chatCommand, chatHelp } from './commands/chat.ts';
 import { mcpCommand, mcpHelp } from './commands/mcp.ts';
 import { psCommand, psHelp } from './commands/ps.ts';
@@ -19,6 +20,7 @@ Commands:
   run --input TEXT      run one turn of an agent and print the reply
   chat                  chat with an agent in the terminal
   trace                 show the last turns as a tree of steps, model calls and tool calls
+  audit                 the audit log of tool calls: decision, approval, status, duration
   ps                    the agent processes of running swarms: state, pid, queue, turns, restarts
   mcp serve             offer an agent's tools to MCP clients (stdio, or --http PORT)
 
@@ -30,6 +32,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   run: { run: runCommand, help: runHelp },
   chat: { run: chatCommand, help: chatHelp },
   trace: { run: traceCommand, help: traceHelp },
+  audit: { run: auditCommand, help: auditHelp },
   ps: { run: psCommand, help: psHelp },
   mcp: { run: mcpCommand, help: mcpHelp },
 };

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { baseBundleDir } from '@goondan/base';
 import {
   type AgentResource,
+  type ApprovalAnswer,
+  type ApprovalRecord,
   type Bundle,
   ConversationStore,
   forwardNotification,
@@ -32,6 +34,13 @@ export interface AgentSession {
   historyLength(): number;
   runTurn(input: string, options: { source: string; signal?: AbortSignal }): Promise<TurnResult>;
   reset(): Promise<void>;
+  /**
+   * Answers an approval raised by any agent of the session (the chosen one, or one it called). Resolves false
+   * when the instance is not running here (its approval stays pending in its database).
+   */
+  answerApproval(record: ApprovalRecord, answer: ApprovalAnswer): Promise<boolean>;
+  /** Finishes a turn a restart left waiting for approval (in-process; a swarm's agents resume by themselves). */
+  resume(options: { signal?: AbortSignal }): Promise<TurnResult | null>;
   /** In-process: closes the instance. Swarm: graceful shutdown of every agent process. */
   close(): Promise<void>;
   /** Swarm mode only. */
@@ -51,6 +60,9 @@ export interface SessionFlags {
   peerObserver?: (agent: string) => TurnObserver | undefined;
   /** Lifecycle lines (crashes, restarts) on stderr; off for --json. */
   quiet?: boolean;
+  /** Approvals raised by any agent of the session, and how they ended: the front end asks a person. */
+  onApproval?: (record: ApprovalRecord) => void;
+  onApprovalResolved?: (record: ApprovalRecord) => void;
 }
 
 function graceOf(flag: string | undefined): number | undefined {
@@ -101,6 +113,11 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
     observe: true,
     gracePeriodMs: graceOf(flags.grace),
     onNotification: ({ agent, instanceKey: key, event }) => {
+      // Approvals surface to whoever drives the session, whichever agent raised them.
+      forwardNotification(event, {
+        onApprovalRequested: (record) => flags.onApproval?.(record),
+        onApprovalResolved: (record) => flags.onApprovalResolved?.(record),
+      });
       const observer = agent === agentName && key === instanceKey ? flags.observer : flags.peerObserver?.(agent);
       if (observer) forwardNotification(event, observer);
     },
@@ -127,6 +144,9 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
     reset: async () => {
       await orchestrator.request({ input: '', type: 'conversation.reset', target: agentName, instanceKey });
     },
+    answerApproval: async (record, answer) =>
+      orchestrator.answerApproval({ agent: record.agent, instanceKey: record.instanceKey, id: record.id, answer }),
+    resume: async () => null,
     close: async () => {
       await orchestrator.shutdown({ reason: 'the command ended' });
     },
@@ -153,7 +173,11 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
     handlers: opened.handlers,
     agent,
     instanceKey: flags.instance ?? 'default',
-    observer: flags.observer,
+    observer: {
+      ...flags.observer,
+      onApprovalRequested: (record) => flags.onApproval?.(record),
+      onApprovalResolved: (record) => flags.onApprovalResolved?.(record),
+    },
   });
   return {
     mode: 'in-process',
@@ -163,6 +187,11 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
     historyLength: () => instance.conversation().length,
     runTurn: (input, options) => instance.enqueue(userEvent(input, options.source), { signal: options.signal }),
     reset: async () => instance.reset(),
+    answerApproval: async (record, answer) => {
+      instance.answerApproval(record.id, answer);
+      return true;
+    },
+    resume: (options) => instance.resume(options),
     close: () => instance.close(),
   };
 }

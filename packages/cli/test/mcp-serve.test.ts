@@ -82,7 +82,7 @@ describe('gdn mcp serve (stdio)', () => {
     const { tools } = await client.listTools();
     expect(tools).toEqual(expectedTools() as never);
     expect(tools.map((tool) => tool.name)).not.toContain('secret__peek');
-    expect(stderr).toContain('gdn mcp serve: serving 10 tools of Agent/helper over stdio');
+    expect(stderr).toContain('gdn mcp serve: serving 12 tools of Agent/helper over stdio');
   });
 
   test('tools/call runs the pipeline: output as JSON text and structuredContent', async () => {

@@ -26,6 +26,8 @@ const catalogNames = [
   'file-system__read',
   'file-system__write',
   'file-system__list',
+  'file-system__replace',
+  'file-system__delete',
   'bash__exec',
   'bash__script',
 ];
@@ -77,7 +79,7 @@ describe('gdn tools list', () => {
     const result = await gdn(['tools', 'list', '--bundle', bundle]);
     expect(result.exitCode).toBe(0);
     const out = result.stdout;
-    expect(out).toStartWith('9 tools in the catalog (Agent/helper)');
+    expect(out).toStartWith('11 tools in the catalog (Agent/helper)');
     expect(out).toContain('calc__add  [config:calc]\n  Adds two integers and returns their sum.');
     expect(out).toContain('  - a: integer  First addend\n  - b: integer  Second addend');
     expect(out).toContain('  - reason?: string');
@@ -161,14 +163,21 @@ describe('gdn tools call', () => {
     expect(outside.json.error!.code).toBe('E_PATH_OUTSIDE_WORKDIR');
   });
 
-  test('bash__exec runs in --workdir, and by default in the instance workspace', async () => {
+  test('bash__exec (restricted: ask) is refused without --yes, and with it runs in --workdir or the instance workspace', async () => {
     const workdir = await makeTempDir('gdn-bash-');
-    const { result, json } = await call('bash__exec', '{"command":"pwd -P && echo hi >&2"}', '--workdir', workdir);
+    const refused = await call('bash__exec', '{"command":"touch made-it"}', '--workdir', workdir);
+    expect(refused.result.exitCode).toBe(1);
+    expect(refused.json.error?.code).toBe('E_APPROVAL_DENIED');
+    expect(refused.json.error?.message).toContain('--yes');
+    expect(existsSync(join(workdir, 'made-it'))).toBe(false);
+
+    const args = ['--workdir', workdir, '--yes'];
+    const { result, json } = await call('bash__exec', '{"command":"pwd -P && echo hi >&2"}', ...args);
     expect(result.exitCode).toBe(0);
     expect(json.status).toBe('ok');
     expect(json.output).toMatchObject({ exitCode: 0, stdout: `${workdir}\n`, stderr: 'hi\n' });
 
-    const byDefault = await call('bash__exec', '{"command":"pwd -P"}', '--instance', 'k1');
+    const byDefault = await call('bash__exec', '{"command":"pwd -P"}', '--instance', 'k1', '--yes');
     expect(byDefault.json.output!.stdout).toBe(`${join(bundle, '.goondan', 'workspaces', 'helper', 'k1')}\n`);
   });
 

@@ -1,9 +1,14 @@
 // The public API of @goondan/core. Every export here is an API decision (STYLE habit 6).
 
 export { type AgentEvent, newId, userEvent } from './agent/agent-event.ts';
-export { AgentInstance, type AgentInstanceOptions, DEFAULT_MAX_STEPS_PER_TURN } from './agent/agent-instance.ts';
+export {
+  AgentInstance,
+  type AgentInstanceOptions,
+  COMMAND_LINE_SOURCE,
+  DEFAULT_MAX_STEPS_PER_TURN,
+} from './agent/agent-instance.ts';
 export { createMessage } from './agent/create-message.ts';
-export { instancePaths } from './agent/instance-paths.ts';
+export { type InstanceDatabaseFile, instancePaths, listInstanceDatabases } from './agent/instance-paths.ts';
 export { agentModel, type OpenAgentInstanceOptions, openAgentInstance } from './agent/open-agent-instance.ts';
 export type {
   StepMiddleware,
@@ -73,7 +78,35 @@ export {
 export { resolveSwarm, type SwarmTopology } from './orchestrator/swarm-topology.ts';
 export { joinSwarmTraces } from './orchestrator/swarm-traces.ts';
 export type { Transport } from './orchestrator/transport.ts';
+export type {
+  ApprovalCoordinator,
+  ApprovalGate,
+  ApprovalRequest,
+  ApprovalResolution,
+} from './permissions/approvals.ts';
+export {
+  DEFAULT_CONFIRM_ABOVE,
+  type GuardrailFlags,
+  type GuardrailOptions,
+  type GuardrailPlan,
+  type GuardrailPlanner,
+  type GuardrailPreview,
+  guardrailParameters,
+  PREVIEW_CHANGE_LIMIT,
+  withGuardrail,
+} from './permissions/guardrail.ts';
+export {
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  DEFAULT_CATEGORY_DECISIONS,
+  PermissionPolicy,
+  type PolicyVerdict,
+} from './permissions/permission-policy.ts';
+export type * from './permissions/permission-types.ts';
+export { DEFAULT_RISK_CATEGORY, permissionDecisions, riskCategories } from './permissions/permission-types.ts';
+export { redactSecrets, secretValuesFromEnv } from './permissions/redact-secrets.ts';
 export { composeMiddleware, type Middleware } from './pipeline/compose-middleware.ts';
+export { ApprovalStore } from './store/approval-store.ts';
+export { type AuditFilter, type AuditRecord, AuditStore, type AuditStoreOptions } from './store/audit-store.ts';
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
 export { ConversationStore } from './store/conversation-store.ts';
 export { InstanceStateStore } from './store/instance-state-store.ts';
@@ -85,7 +118,7 @@ export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agen
 export { CatalogBuilder } from './tools/catalog-builder.ts';
 export { toJsonSafe } from './tools/to-json-safe.ts';
 export { ToolCatalog } from './tools/tool-catalog.ts';
-export { type CallScope, type ExecutionPolicy, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
+export { type CallScope, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
 export { isPendingSubmission, JobTable } from './tools/tool-jobs.ts';
 export { buildToolName, checkNamePart, parseToolName, providerToolNamePattern } from './tools/tool-name.ts';
 export {

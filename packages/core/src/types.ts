@@ -24,6 +24,8 @@ export interface ToolExportSpec {
   name: string;
   description?: string;
   parameters?: JsonSchemaObject;
+  /** Risk category for permissions (default: the Tool's spec.category, else `sensitive`). */
+  category?: 'safe' | 'sensitive' | 'restricted';
 }
 
 /** Spec §13.1 */

@@ -111,7 +111,10 @@ export class McpBridge {
       const handler: ToolHandler = async (ctx, input) =>
         toToolOutput(await connection.callTool(tool.name, input ?? {}, ctx.signal), where);
       try {
-        api.tools.register(item, handler, { timeoutMs: config.timeoutMs });
+        api.tools.register(item, handler, {
+          timeoutMs: config.timeoutMs,
+          category: config.toolCategories[tool.name] ?? config.category,
+        });
         current.set(name, { mcpName: tool.name, fingerprint: fingerprintOf(tool) });
       } catch (thrown) {
         this.reportOnce(

@@ -1,10 +1,13 @@
 import { resolve } from 'node:path';
 import {
   checkNamePart,
+  DEFAULT_RISK_CATEGORY,
   DEFAULT_TOOL_TIMEOUT_MS,
   GoondanError,
   type JsonValue,
+  type RiskCategory,
   resolveValueSource,
+  riskCategories,
 } from '@goondan/core';
 
 /** One MCP server of the extension's config, checked and with defaults applied. */
@@ -19,6 +22,10 @@ interface McpServerCommon {
   connectTimeoutMs: number;
   /** When true, the agent does not start unless this server connects. */
   required: boolean;
+  /** Risk category of the server's tools (permissions); `sensitive` unless the bundle says otherwise. */
+  category: RiskCategory;
+  /** Per tool, by the name the server gives it: overrides `category`. */
+  toolCategories: Record<string, RiskCategory>;
 }
 
 export interface McpStdioServerConfig extends McpServerCommon {
@@ -42,9 +49,20 @@ const MAX_TIMEOUT_MS = 3_600_000;
 /** Long server names would leave too little of the 64 characters for the tool part. */
 const MAX_SERVER_NAME_LENGTH = 32;
 
-const commonKeys = ['name', 'timeoutMs', 'connectTimeoutMs', 'required'];
+const commonKeys = ['name', 'timeoutMs', 'connectTimeoutMs', 'required', 'category', 'toolCategories'];
 const stdioKeys = new Set([...commonKeys, 'command', 'args', 'env', 'cwd']);
 const httpKeys = new Set([...commonKeys, 'url', 'headers']);
+
+function category(value: unknown, at: string): RiskCategory {
+  if (typeof value === 'string' && (riskCategories as readonly string[]).includes(value)) return value as RiskCategory;
+  throw new Error(`${at} must be one of ${riskCategories.join(', ')} (got ${JSON.stringify(value)})`);
+}
+
+function toolCategories(value: unknown, at: string): Record<string, RiskCategory> {
+  if (value === undefined) return {};
+  if (!isObject(value)) throw new Error(`${at} must map MCP tool names to a category`);
+  return Object.fromEntries(Object.entries(value).map(([tool, given]) => [tool, category(given, `${at}.${tool}`)]));
+}
 
 function isObject(value: unknown): value is Record<string, JsonValue> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -78,6 +96,8 @@ export function parseMcpConfig(
       timeoutMs: positiveInteger(entry.timeoutMs, `${at}.timeoutMs`, DEFAULT_TOOL_TIMEOUT_MS),
       connectTimeoutMs: positiveInteger(entry.connectTimeoutMs, `${at}.connectTimeoutMs`, DEFAULT_CONNECT_TIMEOUT_MS),
       required: optionalBoolean(entry.required, `${at}.required`),
+      category: entry.category === undefined ? DEFAULT_RISK_CATEGORY : category(entry.category, `${at}.category`),
+      toolCategories: toolCategories(entry.toolCategories, `${at}.toolCategories`),
     };
     const hasCommand = entry.command !== undefined;
     const hasUrl = entry.url !== undefined;

@@ -18,6 +18,7 @@ export function registerControlTools(api: ExtensionApi, exposure: Exposure): voi
       parameters: noParameters,
     },
     () => exposure.list(),
+    { category: 'safe' },
   );
   api.tools.register(
     {
@@ -41,6 +42,7 @@ export function registerControlTools(api: ExtensionApi, exposure: Exposure): voi
       },
     },
     (_ctx, input: { names: string[] }) => exposure.enable(input.names, { strict: true }),
+    { category: 'safe' },
   );
   api.tools.register(
     {
@@ -63,6 +65,7 @@ export function registerControlTools(api: ExtensionApi, exposure: Exposure): voi
       },
     },
     (_ctx, input: { minutes: number }) => exposure.setTtl(input.minutes),
+    { category: 'safe' },
   );
   api.tools.register(
     {
@@ -71,5 +74,6 @@ export function registerControlTools(api: ExtensionApi, exposure: Exposure): voi
       parameters: noParameters,
     },
     () => exposure.reset(),
+    { category: 'safe' },
   );
 }

@@ -178,6 +178,8 @@ describe('tool-exposure (builtin-tools-assistant.md 도구 레지스트리)', ()
     expect((listed.onDemand as { name: string }[]).map((entry) => entry.name)).toEqual([
       'weather__forecast',
       'file-system__write',
+      'file-system__replace',
+      'file-system__delete',
       'bash__exec',
       'bash__script',
       'notes__add',
@@ -192,8 +194,8 @@ describe('tool-exposure (builtin-tools-assistant.md 도구 레지스트리)', ()
     await instance.enqueue(userEvent('list'));
     const listed = toolResults(instance.conversation())[0]!.output as Record<string, unknown>;
     expect(listed.onDemand).toHaveLength(2);
-    expect(listed.onDemandTotal).toBe(11);
-    expect(listed.hint).toContain('9 more on-demand tools are not listed here.');
+    expect(listed.onDemandTotal).toBe(13);
+    expect(listed.hint).toContain('11 more on-demand tools are not listed here.');
     expect(lines).toEqual([
       "[tool-exposure] baseline tool 'greet__helo' is not in this agent's catalog (yet); check config.baseline.",
     ]);

@@ -80,5 +80,6 @@ export function register(api: ExtensionApi): void {
       }
       return output;
     },
+    { category: 'safe' },
   );
 }

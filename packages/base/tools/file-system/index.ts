@@ -5,6 +5,8 @@ import type { ToolContext, ToolHandler } from '@goondan/core';
 import { GoondanError } from '@goondan/core';
 import { type ResolvedPath, resolveInsideWorkdir } from '../../src/resolve-inside-workdir.ts';
 import { completeUtf8Length, decodeUtf8Strict } from '../../src/utf8.ts';
+import { remove } from './delete.ts';
+import { replace } from './replace.ts';
 
 export const DEFAULT_READ_BYTES = 100_000;
 export const MAX_READ_BYTES = 1_000_000;
@@ -183,4 +185,4 @@ async function list(ctx: ToolContext, input: ListInput) {
   return { path: target.relativePath, entries, truncated };
 }
 
-export const handlers: Record<string, ToolHandler> = { read, write, list };
+export const handlers: Record<string, ToolHandler> = { read, write, list, replace, delete: remove };

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
-import { GoondanError, type TurnResult } from '@goondan/core';
+import { type ApprovalRecord, GoondanError, type TurnResult } from '@goondan/core';
+import { APPROVAL_CHOICES, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -13,6 +14,13 @@ Interactive chat in the terminal. The reply streams as the model writes it; each
   Ctrl-C during a turn   cancels the turn (tools see the abort); the conversation stays consistent
   Ctrl-C at the prompt   leaves (so do Ctrl-D and /exit)
   /reset                 starts the instance's conversation afresh
+
+When a tool call needs approval (the agent's spec.permissions say ask), the chat shows the call and waits:
+  y                      approve this call once
+  a                      approve every call of this tool for the rest of the conversation
+  n [reason]             deny it; the model is told the reason
+Approvals of agents it called show here too. Unanswered approvals stay stored: leaving and coming back (or
+'gdn approvals approve ID' from another terminal) goes on where the turn stopped.
 
 Options:
   --agent A      the agent to chat with (default: the Swarm's entryAgent, or the only Agent)
@@ -42,13 +50,25 @@ export async function chatCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'chat');
   const color = useColor();
   let streamed = false;
+  const endStream = () => {
+    if (streamed) process.stdout.write('\n');
+    streamed = false;
+  };
+  // Approvals raised by this agent or any agent it called, asked one at a time in arrival order.
+  const approvals: ApprovalRecord[] = [];
+  const askNext = () => {
+    const head = approvals[0];
+    if (!head) return;
+    endStream();
+    console.log(describeApproval(head, color));
+    prompt();
+  };
   const session = await openSessionFromFlags({
     ...values,
     peerObserver: (agent) =>
       toolCallPrinter({
         write: (line) => {
-          if (streamed) process.stdout.write('\n');
-          streamed = false;
+          endStream();
           console.log(`[${agent}]${line}`);
         },
         color,
@@ -56,8 +76,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     observer: {
       ...toolCallPrinter({
         write: (line) => {
-          if (streamed) process.stdout.write('\n');
-          streamed = false;
+          endStream();
           console.log(line);
         },
         color,
@@ -67,6 +86,18 @@ export async function chatCommand(argv: string[]): Promise<number> {
         streamed = true;
         process.stdout.write(text);
       },
+    },
+    onApproval: (record) => {
+      if (approvals.some((waiting) => waiting.id === record.id)) return;
+      approvals.push(record);
+      if (approvals.length === 1) askNext();
+    },
+    onApprovalResolved: (record) => {
+      const index = approvals.findIndex((waiting) => waiting.id === record.id);
+      if (index >= 0) approvals.splice(index, 1);
+      endStream();
+      console.log(describeResolution(record, color));
+      if (index === 0) askNext();
     },
   });
   if (!session) return 1;
@@ -86,6 +117,14 @@ export async function chatCommand(argv: string[]): Promise<number> {
   }
   const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
   let running: AbortController | null = null;
+  let leaving = false;
+  let inputEnded = false;
+  let busy = false;
+  const inputs: string[] = [];
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
   const interrupt = () => {
     if (running) {
       running.abort('interrupted');
@@ -95,47 +134,110 @@ export async function chatCommand(argv: string[]): Promise<number> {
   };
   lines.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
-  const prompt = () => {
-    if (interactive) lines.setPrompt(paint('you> ', 'bold', color));
-    if (interactive) lines.prompt();
-  };
-  prompt();
-  void signals?.stopped.then(() => lines.close());
-  for await (const line of lines) {
-    const text = line.trim();
-    if (text === '/exit' || text === '/quit') break;
-    if (text === '') {
-      prompt();
-      continue;
-    }
-    if (text === '/reset') {
-      await session.reset();
-      console.log(paint('Conversation cleared.', 'dim', color));
-      prompt();
-      continue;
-    }
+  function prompt() {
+    if (!interactive) return;
+    lines.setPrompt(paint(approvals.length > 0 ? 'approve> ' : 'you> ', 'bold', color));
+    lines.prompt();
+  }
+
+  /** Runs one turn (or the resumed one) and prints how it ended; false when the chat should go on. */
+  const runTurn = async (start: (signal: AbortSignal) => Promise<TurnResult | null>) => {
     running = new AbortController();
     streamed = false;
-    let result: TurnResult;
+    let result: TurnResult | null;
     try {
-      result = await session.runTurn(text, { source: 'chat', signal: running.signal });
+      result = await start(running.signal);
     } catch (thrown) {
       // Swarm mode: the agent's process could not serve the turn (crashed, shutting down); the chat goes on.
       if (!(thrown instanceof GoondanError)) throw thrown;
-      running = null;
       console.log(paint(`(${thrown.code}: ${thrown.message})`, 'red', color));
-      prompt();
-      continue;
+      return;
+    } finally {
+      running = null;
     }
-    running = null;
+    if (!result) return;
     if (streamed) process.stdout.write('\n');
     else if (result.text) console.log(`${paint(`${agentLabel}> `, 'cyan', color)}${result.text}`);
     if (result.status === 'cancelled') console.log(paint('(turn cancelled)', 'yellow', color));
     else if (result.status === 'max_steps') console.log(paint(`(${result.reason})`, 'yellow', color));
     else if (result.status === 'error')
       console.log(paint(`(${result.error?.code}: ${result.error?.message})`, 'red', color));
-    prompt();
-  }
+  };
+
+  const pump = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      while (inputs.length > 0 && !leaving) {
+        const text = inputs.shift()!.trim();
+        if (text === '/exit' || text === '/quit') {
+          leaving = true;
+          break;
+        }
+        if (text === '') continue;
+        if (text === '/reset') {
+          await session.reset();
+          console.log(paint('Conversation cleared.', 'dim', color));
+          continue;
+        }
+        await runTurn((signal) => session.runTurn(text, { source: 'chat', signal }));
+        prompt();
+      }
+    } finally {
+      busy = false;
+    }
+    if (leaving || inputEnded) finish();
+  };
+
+  const answer = (line: string) => {
+    const head = approvals[0]!;
+    const given = parseApprovalAnswer(line);
+    if (!given) {
+      console.log(paint(`Answer ${APPROVAL_CHOICES}.`, 'yellow', color));
+      prompt();
+      return;
+    }
+    approvals.shift();
+    session.answerApproval(head, given).then(
+      (delivered) => {
+        if (!delivered)
+          console.log(
+            paint(`(${head.agent}/${head.instanceKey} is not running; the approval stays pending)`, 'red', color),
+          );
+      },
+      (thrown: Error) =>
+        console.log(paint(`(${(thrown as GoondanError).code ?? 'error'}: ${thrown.message})`, 'red', color)),
+    );
+    if (approvals.length > 0) askNext();
+  };
+
+  lines.on('line', (line) => {
+    if (approvals.length > 0) return answer(line);
+    inputs.push(line);
+    void pump();
+  });
+  lines.on('close', () => {
+    inputEnded = true;
+    // Nobody is left to answer: pending approvals stay stored, and the turn resumes at the next `gdn chat`.
+    if (approvals.length > 0) {
+      console.log(
+        paint(
+          `(${approvals.length} approval(s) still pending: answer with 'gdn approvals approve ID' or in the next 'gdn chat'; the turn goes on then)`,
+          'yellow',
+          color,
+        ),
+      );
+      finish();
+    } else if (!busy) finish();
+  });
+  void signals?.stopped.then(() => lines.close());
+  // A turn the last session left waiting for approval goes on first.
+  busy = true;
+  await runTurn((signal) => session.resume({ signal }));
+  busy = false;
+  prompt();
+  void pump();
+  await finished;
   lines.close();
   process.off('SIGINT', interrupt);
   await session.close();

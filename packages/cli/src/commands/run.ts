@@ -1,4 +1,6 @@
-import type { TurnResult } from '@goondan/core';
+import { createInterface } from 'node:readline';
+import type { ApprovalAnswer, ApprovalRecord, TurnResult } from '@goondan/core';
+import { describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { UsageError, useColor } from '../terminal.ts';
@@ -21,6 +23,8 @@ Options:
   --grace MS       (swarm) how long agents may finish their current turn at shutdown (default 10000)
 
 Tool calls are shown on standard error as they run. Ctrl-C cancels the turn.
+A call that needs approval is shown on standard error; on a terminal it is answered there (y, a, n [reason]),
+otherwise from anywhere with 'gdn approvals approve|deny ID' while the run waits (until the approval expires).
 With a Swarm in the bundle, an Orchestrator runs each agent instance in a process of its own: Ctrl-C or SIGTERM
 shut them down gracefully (each finishes its current turn), a second Ctrl-C kills them.
 Exit status: 0 completed, 1 error (or invalid bundle), 2 usage error, 3 step cap reached, 130 cancelled.`;
@@ -52,7 +56,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
   const toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[] = [];
   const printer = toolCallPrinter({ write: (line) => console.error(line), color: useColor(process.stderr) });
+  const asker = approvalAsker({ interactive: process.stdin.isTTY === true && values.input !== '-' });
   const session = await openSessionFromFlags({
+    onApproval: (record) => asker.ask(record),
+    onApprovalResolved: (record) => asker.resolved(record),
     ...values,
     quiet: values.json === true,
     peerObserver: (agent) =>
@@ -73,6 +80,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     },
   });
   if (!session) return 1;
+  asker.deliver = (record, answer) => session.answerApproval(record, answer);
   if (values.watch && session.mode !== 'swarm') {
     await session.close();
     throw new UsageError('--watch needs a bundle that declares a Swarm', 'run');
@@ -92,10 +100,61 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (signals?.exitCode === undefined) throw thrown;
     console.error(`[interrupted] ${(thrown as Error).message}`);
   } finally {
+    asker.close();
     await session.close();
     signals?.dispose();
   }
   return signals?.exitCode ?? (result ? exitCodeFor(result) : 0);
+}
+
+/**
+ * Shows approvals on standard error. On a terminal they are answered there, one at a time; otherwise the run
+ * waits for an answer given elsewhere (`gdn approvals`), which the instance picks up from its database.
+ */
+function approvalAsker(options: { interactive: boolean }) {
+  const color = useColor(process.stderr);
+  const queue: ApprovalRecord[] = [];
+  let deliver: ((record: ApprovalRecord, answer: ApprovalAnswer) => Promise<boolean>) | null = null;
+  let lines: ReturnType<typeof createInterface> | null = null;
+  const show = () => {
+    const head = queue[0];
+    if (!head) return;
+    console.error(describeApproval(head, color));
+    if (!options.interactive) {
+      console.error(
+        `  answer elsewhere: gdn approvals approve ${head.id} [--conversation] | gdn approvals deny ${head.id} --reason TEXT`,
+      );
+      return;
+    }
+    lines ??= createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    lines.question('approve> ', (line) => {
+      const answer = parseApprovalAnswer(line);
+      if (!answer || !deliver || queue[0]?.id !== head.id) return show();
+      queue.shift();
+      deliver(head, answer).catch((thrown: Error) => console.error(`approval ${head.id}: ${thrown.message}`));
+      show();
+    });
+  };
+  return {
+    /** How answers reach the instance (set once the session is open). */
+    set deliver(value: (record: ApprovalRecord, answer: ApprovalAnswer) => Promise<boolean>) {
+      deliver = value;
+    },
+    ask(record: ApprovalRecord) {
+      if (queue.some((waiting) => waiting.id === record.id)) return;
+      queue.push(record);
+      if (queue.length === 1) show();
+    },
+    resolved(record: ApprovalRecord) {
+      const index = queue.findIndex((waiting) => waiting.id === record.id);
+      if (index >= 0) queue.splice(index, 1);
+      console.error(describeResolution(record, color));
+      if (index === 0) show();
+    },
+    close() {
+      lines?.close();
+    },
+  };
 }
 
 function printResult(

@@ -1,6 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import {
+  type ApprovalGate,
+  type ApprovalResolution,
+  COMMAND_LINE_SOURCE,
   createAgentToolset,
   createMessage,
   createScriptedModel,
@@ -27,9 +31,11 @@ export const toolsHelp = `Usage: gdn tools <list|call> [options]
       tool exposure applied): full name (resource__export), description, parameters and source.
       Without agents in the bundle, every Tool the bundle declares.
 
-  gdn tools call <name> '<json-args>' [--agent A] [--workdir D] [--instance K] [--wait]
-      Calls one tool through the real pipeline (catalog guard, argument validation, toolCall middleware,
-      handler) with no model involved, and prints the ToolResult as JSON.
+  gdn tools call <name> '<json-args>' [--agent A] [--workdir D] [--instance K] [--wait] [--yes]
+      Calls one tool through the real pipeline (catalog guard, permissions, argument validation, toolCall
+      middleware, handler) with no model involved, and prints the ToolResult as JSON. The call counts as made by
+      the person at the command line (source user:cli) and is written to the audit log.
+      --yes         approve the call if the agent's permissions say ask (on a terminal you are asked instead)
       --workdir D   the tool's workdir (default: <bundle>/.goondan/workspaces/<agent>/<instance>)
       --instance K  instance key for the default workdir (default: "default")
       --wait        when the result is pending, wait for the job and print its final result
@@ -54,7 +60,10 @@ export async function toolsCommand(argv: string[]): Promise<number> {
 interface OpenedTools {
   agentName: string | null;
   catalog: () => Promise<ToolCatalog>;
-  call: (call: ToolCall, options: { workdir?: string; signal: AbortSignal }) => Promise<ToolResult>;
+  call: (
+    call: ToolCall,
+    options: { workdir?: string; signal: AbortSignal; approvals: ApprovalGate },
+  ) => Promise<ToolResult>;
   jobs: JobTable;
   close: () => Promise<void>;
 }
@@ -109,6 +118,8 @@ async function openTools(flags: { bundle?: string; agent?: string; instance?: st
           workdir: options.workdir ?? mkdirp(workdir),
           logger: stderrLogger,
           signal: options.signal,
+          source: COMMAND_LINE_SOURCE,
+          approvals: options.approvals,
         },
       }),
     jobs: toolset.executor.jobs,
@@ -185,6 +196,7 @@ async function toolsCall(argv: string[]): Promise<number> {
       workdir: { type: 'string' },
       instance: { type: 'string' },
       wait: { type: 'boolean' },
+      yes: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -202,13 +214,49 @@ async function toolsCall(argv: string[]): Promise<number> {
   const workdir = values.workdir ? mkdirp(resolve(values.workdir)) : undefined;
   let final: ToolResult;
   try {
-    const result = await opened.call(call, { ...(workdir ? { workdir } : {}), signal: turn.signal });
+    const result = await opened.call(call, {
+      ...(workdir ? { workdir } : {}),
+      signal: turn.signal,
+      approvals: commandLineApprovals({ yes: values.yes === true }),
+    });
     final = result.status === 'pending' && values.wait ? await waitForJob(opened.jobs, result.handle!) : result;
   } finally {
     await opened.close();
   }
   console.log(JSON.stringify(final, null, 2));
   return final.status === 'error' ? 1 : 0;
+}
+
+/**
+ * `ask` calls of `gdn tools call`: the person running the command decides — `--yes` approves, a terminal asks,
+ * anything else is refused (nobody to ask) with a hint.
+ */
+function commandLineApprovals(options: { yes: boolean }): ApprovalGate {
+  const answered = (approved: boolean, by: string, reason: string | null): ApprovalResolution => ({
+    outcome: approved ? 'approved' : 'denied',
+    id: null,
+    scope: approved ? 'once' : null,
+    by,
+    reason,
+  });
+  return {
+    async request(request) {
+      if (options.yes) return answered(true, 'cli --yes', null);
+      if (process.stdin.isTTY !== true)
+        return answered(
+          false,
+          'cli',
+          `it needs approval (${request.rule}); run gdn tools call with --yes to approve it`,
+        );
+      const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+      const line = await new Promise<string>((resolveLine) =>
+        lines.question(`${request.toolName} needs approval (${request.rule}). Run it? [y/N] `, resolveLine),
+      );
+      lines.close();
+      const approved = /^y(es)?$/i.test(line.trim());
+      return answered(approved, 'user', approved ? null : 'not approved at the prompt');
+    },
+  };
 }
 
 function waitForJob(jobs: JobTable, handle: string): Promise<ToolResult> {

@@ -6,7 +6,10 @@ import { toToolError } from '../errors/to-tool-error.ts';
 import type { ModelCallSettings } from '../models/model-call-settings.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
 import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
+import { ApprovalCoordinator, type ApprovalGate } from '../permissions/approvals.ts';
+import type { ApprovalAnswer, ApprovalRecord, AuditEntry, CallSource } from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
+import type { ApprovalStore } from '../store/approval-store.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';
 import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
@@ -15,7 +18,7 @@ import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
 import { type AgentEvent, newId } from './agent-event.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
-import { answerUnansweredToolCalls } from './repair-conversation.ts';
+import { abortedResult, answerUnansweredToolCalls, findUnansweredToolCalls } from './repair-conversation.ts';
 import { toModelTools } from './to-model-tools.ts';
 import { toToolResultPart } from './to-tool-result-part.ts';
 import type {
@@ -55,10 +58,31 @@ export interface AgentInstanceOptions {
   toolConcurrency?: number;
   /** Reaches tools as ctx.agents (set by the agent process under an Orchestrator). */
   agents?: AgentsRuntime;
+  /** Where approvals, grants and step checkpoints are kept. Without it `ask` calls are refused (nobody can answer). */
+  approvalStore?: ApprovalStore;
+  /** Applied to arguments stored with approvals (secrets redacted). */
+  redact?: (value: JsonValue) => JsonValue;
+  /** Told about every tool call (the audit log). */
+  audit?: (entry: AuditEntry) => void;
+}
+
+/** The source of calls made outside a turn (`gdn tools call`, previews): the person at the command line. */
+export const COMMAND_LINE_SOURCE: CallSource = { kind: 'user', name: 'cli' };
+
+/** A turn that stopped (process ended) while calls of its last step waited for approval; `resume` finishes it. */
+interface SuspendedTurn {
+  turnId: string | null;
+  traceId: string | null;
+  source: CallSource;
+  assistant: Message;
+  calls: ToolCall[];
 }
 
 interface TurnState {
   event: AgentEvent;
+  source: CallSource;
+  /** Set when the turn resumes a suspended one: its unanswered calls run first, no user message is added. */
+  resume?: SuspendedTurn;
   turnId: string;
   traceId: string;
   turnSpanId: string;
@@ -94,14 +118,52 @@ export class AgentInstance {
   private turnsServed = 0;
   private waiting = 0;
   private closed = false;
+  private suspended: SuspendedTurn | null = null;
+  private readonly approvals: ApprovalCoordinator | null;
 
   constructor(private readonly options: AgentInstanceOptions) {
     this.agentName = options.agent.metadata.name;
     this.instanceKey = options.instanceKey;
     this.messages = options.conversation.load();
-    // A crash or kill between a tool call and its result leaves a call unanswered; answer it before going on.
-    const repair = answerUnansweredToolCalls(this.messages, 'The agent stopped before this tool call finished.');
-    if (repair) this.appendMessages([repair], null);
+    const store = options.approvalStore;
+    this.approvals = store
+      ? new ApprovalCoordinator({
+          store,
+          agent: this.agentName,
+          instanceKey: this.instanceKey,
+          timeoutMs: options.toolset.executor.permissions.approvalTimeoutMs,
+          ...(options.redact ? { redact: options.redact } : {}),
+          onRequested: (record) => this.notify('onApprovalRequested', record),
+          onResolved: (record) => this.notify('onApprovalResolved', record),
+        })
+      : null;
+    // A crash or kill between a tool call and its result leaves a call unanswered. When one of them was waiting
+    // for approval the turn is suspended (resume() finishes it); otherwise each gets the result saved before the
+    // crash, or E_TOOL_ABORTED, before anything else happens.
+    const unanswered = findUnansweredToolCalls(this.messages);
+    if (unanswered) {
+      const asked = store
+        ? unanswered.calls.map((call) => store.forToolCall(call.id)).find((record) => record !== null)
+        : undefined;
+      if (asked) {
+        this.suspended = {
+          turnId: asked.turnId,
+          traceId: asked.traceId,
+          source: asked.source,
+          assistant: unanswered.assistant,
+          calls: unanswered.calls,
+        };
+      } else {
+        const saved = store?.savedResults(unanswered.calls.map((call) => call.id));
+        const repair = answerUnansweredToolCalls(
+          this.messages,
+          'The agent stopped before this tool call finished.',
+          saved,
+        );
+        if (repair) this.appendMessages([repair], null);
+      }
+    }
+    if (!this.suspended) store?.clearResults();
     this.runTurnPipeline = composeMiddleware<TurnState, TurnMiddlewareContext, TurnResult>({
       middlewares: options.turnMiddlewares ?? [],
       bind: (state, next) => ({
@@ -171,13 +233,14 @@ export class AgentInstance {
    * The catalog the model would see at the next Step: Agent spec.tools plus registered tools, after step
    * middleware (e.g. tool exposure). No model call, nothing appended.
    */
-  async previewCatalog(): Promise<ToolCatalog> {
+  async previewCatalog(options: { source?: CallSource } = {}): Promise<ToolCatalog> {
     let seen: ToolCatalog | undefined;
     await this.previewStep((catalog) => {
       seen = catalog;
     });
     this.spanBuffer = [];
-    return seen ?? this.options.toolset.catalogBuilder.build();
+    const { executor, catalogBuilder } = this.options.toolset;
+    return executor.visibleCatalog(seen ?? catalogBuilder.build(), options.source ?? COMMAND_LINE_SOURCE);
   }
 
   /** Runs step middleware up to the model call; a middleware that throws becomes E_TURN_FAILED naming the cause. */
@@ -191,6 +254,7 @@ export class AgentInstance {
           source: { kind: 'system', name: 'preview' },
           createdAt: new Date().toISOString(),
         },
+        source: COMMAND_LINE_SOURCE,
         turnId: newId('turn'),
         traceId: newTraceId(),
         turnSpanId: newSpanId(),
@@ -217,8 +281,12 @@ export class AgentInstance {
    * Calls one tool as the model would at the next Step (catalog after step middleware, guard, validation, toolCall
    * middleware, handler), with an assistant message holding the call. Nothing is appended to the conversation.
    */
-  async callTool(call: ToolCall, options: { signal?: AbortSignal; workdir?: string } = {}): Promise<ToolResult> {
-    const catalog = await this.previewCatalog();
+  async callTool(
+    call: ToolCall,
+    options: { signal?: AbortSignal; workdir?: string; source?: CallSource; approvals?: ApprovalGate } = {},
+  ): Promise<ToolResult> {
+    const source = options.source ?? COMMAND_LINE_SOURCE;
+    const catalog = await this.previewCatalog({ source });
     const message = createMessage(
       {
         role: 'assistant',
@@ -236,9 +304,47 @@ export class AgentInstance {
         workdir: options.workdir ?? this.options.workdir,
         logger: this.options.logger ?? console,
         signal: options.signal,
+        source,
+        ...this.permissionScope(),
+        ...(options.approvals ? { approvals: options.approvals } : {}),
         ...(this.options.agents ? { agents: this.options.agents } : {}),
       },
     });
+  }
+
+  /** Approvals waiting for a person's answer in this instance, oldest first. */
+  pendingApprovals(): ApprovalRecord[] {
+    return this.approvals?.pending() ?? [];
+  }
+
+  /**
+   * Answers a pending approval (approve once, approve for this conversation, or deny with a reason); the waiting
+   * call goes on at once. Other processes answer through the database (`gdn approvals`), which this one polls.
+   * @throws GoondanError E_APPROVAL_NOT_FOUND when the id is unknown or the approval is no longer pending.
+   */
+  answerApproval(id: string, answer: ApprovalAnswer): ApprovalRecord {
+    if (!this.approvals)
+      throw new GoondanError(
+        'E_APPROVAL_NOT_FOUND',
+        `Agent instance ${this.agentName}/${this.instanceKey} keeps no approvals.`,
+      );
+    return this.approvals.answer(id, answer);
+  }
+
+  /** True when a turn stopped by a restart waits to be resumed (its calls waited for approval). */
+  get hasSuspendedTurn(): boolean {
+    return this.suspended !== null;
+  }
+
+  /**
+   * Finishes a turn that a restart interrupted while calls of its last step waited for approval: calls that had
+   * finished keep their saved results, the asked ones wait for (or use) their stored answers, calls that were
+   * running get E_TOOL_ABORTED; then the turn goes on with the next step. Null when nothing is suspended. Any
+   * queued event resumes it first, so the conversation never continues past unanswered calls.
+   */
+  resume(options: { signal?: AbortSignal } = {}): Promise<TurnResult | null> {
+    if (!this.suspended) return Promise.resolve(null);
+    return this.enqueueResume(options.signal);
   }
 
   /** The tool jobs of this instance (pending results), for polling. */
@@ -253,6 +359,7 @@ export class AgentInstance {
 
   /** Queues an event; resolves when its Turn ends. One Turn runs at a time, in arrival order. */
   enqueue(event: AgentEvent, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+    if (this.suspended) void this.enqueueResume();
     this.waiting += 1;
     const run = this.queue.then(() => {
       this.waiting -= 1;
@@ -262,8 +369,31 @@ export class AgentInstance {
     return run;
   }
 
+  private enqueueResume(signal?: AbortSignal): Promise<TurnResult | null> {
+    const suspended = this.suspended;
+    if (!suspended) return Promise.resolve(null);
+    this.suspended = null;
+    const event: AgentEvent = {
+      id: newId('evt'),
+      type: 'turn.resume',
+      input: '',
+      source: suspended.source as AgentEvent['source'],
+      ...(suspended.traceId ? { traceContext: { traceId: suspended.traceId } } : {}),
+      createdAt: new Date().toISOString(),
+    };
+    this.waiting += 1;
+    const run = this.queue.then(() => {
+      this.waiting -= 1;
+      return this.runTurn(event, signal ?? new AbortController().signal, suspended);
+    });
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
   /** Starts the conversation afresh (an event like any other: `truncate`). */
   reset(): void {
+    this.approvals?.reset();
+    this.suspended = null;
     this.options.conversation.truncate();
     this.messages.length = 0;
     for (const listener of this.options.onReset ?? []) {
@@ -279,6 +409,7 @@ export class AgentInstance {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.approvals?.close();
     this.options.toolset.executor.jobs.abortAll();
     for (const listener of this.options.onClose ?? []) {
       await Promise.resolve()
@@ -287,8 +418,8 @@ export class AgentInstance {
     }
   }
 
-  private async runTurn(event: AgentEvent, signal: AbortSignal): Promise<TurnResult> {
-    const turnId = newId('turn');
+  private async runTurn(event: AgentEvent, signal: AbortSignal, resume?: SuspendedTurn): Promise<TurnResult> {
+    const turnId = resume?.turnId ?? newId('turn');
     const traceId = event.traceContext?.traceId ?? newTraceId();
     const turnSpanId = newSpanId();
     const startedAt = Date.now();
@@ -308,7 +439,16 @@ export class AgentInstance {
     this.notify('onTurnStart', { turnId, traceId, event });
     let result: TurnResult;
     try {
-      result = await this.runTurnPipeline({ event, turnId, traceId, turnSpanId, signal, metadata: {} });
+      result = await this.runTurnPipeline({
+        event,
+        source: { kind: event.source.kind, name: event.source.name },
+        ...(resume ? { resume } : {}),
+        turnId,
+        traceId,
+        turnSpanId,
+        signal,
+        metadata: {},
+      });
     } catch (thrown) {
       const error = toToolError(thrown, { fallbackCode: 'E_TURN_FAILED' });
       result = {
@@ -346,12 +486,27 @@ export class AgentInstance {
         : event.source.kind === 'user'
           ? { type: 'user' }
           : { type: 'system' };
-    this.appendMessages([createMessage({ role: 'user', content: event.input }, source)], turnId);
+    let firstStep = 0;
+    if (state.resume) {
+      // The step that was interrupted: its calls are answered now, then the turn goes on.
+      const catalog = await this.previewCatalog({ source: state.source });
+      await this.executeToolCalls({
+        state: { ...state, stepIndex: 0 },
+        calls: state.resume.calls,
+        assistant: [state.resume.assistant],
+        catalog,
+        stepSpanId: state.turnSpanId,
+        resumed: true,
+      });
+      firstStep = 1;
+    } else {
+      this.appendMessages([createMessage({ role: 'user', content: event.input }, source)], turnId);
+    }
     const usage = zeroUsage();
     const maxSteps = this.options.maxStepsPerTurn ?? DEFAULT_MAX_STEPS_PER_TURN;
     const base = { turnId, traceId, eventId: event.id, usage };
     let text = '';
-    for (let stepIndex = 0; ; stepIndex += 1) {
+    for (let stepIndex = firstStep; ; stepIndex += 1) {
       if (signal.aborted)
         return { ...base, status: 'cancelled', text, steps: stepIndex, reason: 'The turn was cancelled.' };
       if (stepIndex >= maxSteps) {
@@ -385,7 +540,8 @@ export class AgentInstance {
   /** The core of one Step, after step middleware has shaped `toolCatalog`. */
   private async runStep(state: StepState): Promise<StepOutcome> {
     const { toolset, model } = this.options;
-    const catalog = toolset.catalogBuilder.finalize(state.toolCatalog);
+    // Tools the permissions deny to this turn's source are not shown (the executor refuses them anyway).
+    const catalog = toolset.executor.visibleCatalog(toolset.catalogBuilder.finalize(state.toolCatalog), state.source);
     if (state.preview) {
       state.preview(catalog);
       return { text: '', toolCalls: 0, finishReason: 'preview', usage: zeroUsage() };
@@ -474,65 +630,95 @@ export class AgentInstance {
   }
 
   private async executeToolCalls(options: {
-    state: StepState;
+    state: TurnState & { stepIndex: number };
     calls: ToolCall[];
     assistant: Message[];
-    catalog: ReturnType<AgentToolset['catalogBuilder']['finalize']>;
+    catalog: ToolCatalog;
     stepSpanId: string;
+    /** Calls of a step interrupted by a restart: saved results stand, unasked unfinished calls are aborted. */
+    resumed?: boolean;
   }): Promise<void> {
-    const { state, calls, assistant, catalog, stepSpanId } = options;
+    const { state, calls, assistant, catalog, stepSpanId, resumed } = options;
+    const { executor } = this.options.toolset;
+    const store = this.options.approvalStore;
     // The assistant message that holds each call (spec §2.5.4), found once per step.
     const holders = new Map<string, Message>();
     for (const message of assistant) for (const part of toolCallsOf(message)) holders.set(part.toolCallId, message);
     const holder = (id: string) => holders.get(id) ?? assistant[0]!;
-    const limit = Math.max(1, this.options.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY);
     const results: ToolResult[] = new Array(calls.length);
-    let nextIndex = 0;
+    const saved = resumed && store ? store.savedResults(calls.map((call) => call.id)) : new Map<string, ToolResult>();
+    // Calls that wait for a person run beside the pool, so they hold back no other call of the step.
+    const asks = new Set<number>();
+    calls.forEach((call, index) => {
+      if (executor.verdictFor(call.name, state.source)?.decision === 'ask') asks.add(index);
+    });
+    // While a call waits for approval, finished results are saved so a restart does not lose them.
+    const checkpoint = store !== undefined && (asks.size > 0 || resumed === true);
+    const runOne = async (index: number) => {
+      const call = calls[index]!;
+      const savedResult = saved.get(call.id);
+      if (savedResult) {
+        results[index] = savedResult;
+        return;
+      }
+      if (resumed && !store?.forToolCall(call.id)) {
+        results[index] = abortedResult('The agent stopped before this tool call finished.');
+        return;
+      }
+      const started = Date.now();
+      // Made before the call so the tool can hand it on (an inter-agent request's callee turn nests under it).
+      const toolSpanId = newSpanId();
+      this.notify('onToolCallStart', { toolCallId: call.id, toolName: call.name, args: call.args });
+      const result = await executor.execute(call, {
+        catalog,
+        scope: {
+          agentName: this.agentName,
+          instanceKey: this.instanceKey,
+          turnId: state.turnId,
+          message: holder(call.id),
+          workdir: this.options.workdir,
+          logger: this.options.logger ?? console,
+          signal: state.signal,
+          trace: { traceId: state.traceId, spanId: toolSpanId },
+          source: state.source,
+          ...this.permissionScope(),
+          ...(this.options.agents ? { agents: this.options.agents } : {}),
+        },
+      });
+      results[index] = result;
+      if (checkpoint && !this.closed) this.saveCheckpoint(call.id, state.turnId, result);
+      const durationMs = Date.now() - started;
+      this.notify('onToolCallEnd', { toolCallId: call.id, toolName: call.name, result, durationMs });
+      this.record({
+        traceId: state.traceId,
+        spanId: toolSpanId,
+        parentSpanId: stepSpanId,
+        kind: 'tool',
+        name: `tool ${call.name}`,
+        startedAt: started,
+        endedAt: started + durationMs,
+        status: result.status === 'error' ? 'error' : 'ok',
+        attributes: {
+          toolName: call.name,
+          toolCallId: call.id,
+          resultStatus: result.status,
+          ...(result.error?.code ? { errorCode: result.error.code } : {}),
+        },
+      });
+    };
+    const pooled = calls.map((_, index) => index).filter((index) => !asks.has(index));
+    const limit = Math.max(1, this.options.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY);
+    let next = 0;
     const worker = async () => {
-      while (nextIndex < calls.length) {
-        const index = nextIndex;
-        nextIndex += 1;
-        const call = calls[index]!;
-        const started = Date.now();
-        // Made before the call so the tool can hand it on (an inter-agent request's callee turn nests under it).
-        const toolSpanId = newSpanId();
-        this.notify('onToolCallStart', { toolCallId: call.id, toolName: call.name, args: call.args });
-        const result = await this.options.toolset.executor.execute(call, {
-          catalog,
-          scope: {
-            agentName: this.agentName,
-            instanceKey: this.instanceKey,
-            turnId: state.turnId,
-            message: holder(call.id),
-            workdir: this.options.workdir,
-            logger: this.options.logger ?? console,
-            signal: state.signal,
-            trace: { traceId: state.traceId, spanId: toolSpanId },
-            ...(this.options.agents ? { agents: this.options.agents } : {}),
-          },
-        });
-        results[index] = result;
-        const durationMs = Date.now() - started;
-        this.notify('onToolCallEnd', { toolCallId: call.id, toolName: call.name, result, durationMs });
-        this.record({
-          traceId: state.traceId,
-          spanId: toolSpanId,
-          parentSpanId: stepSpanId,
-          kind: 'tool',
-          name: `tool ${call.name}`,
-          startedAt: started,
-          endedAt: started + durationMs,
-          status: result.status === 'error' ? 'error' : 'ok',
-          attributes: {
-            toolName: call.name,
-            toolCallId: call.id,
-            resultStatus: result.status,
-            ...(result.error?.code ? { errorCode: result.error.code } : {}),
-          },
-        });
+      while (next < pooled.length) {
+        const index = pooled[next]!;
+        next += 1;
+        await runOne(index);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));
+    await Promise.all([...[...asks].map(runOne), ...Array.from({ length: Math.min(limit, pooled.length) }, worker)]);
+    // The instance closed while calls waited (process ending): the approvals stay pending for a restart.
+    if (this.closed) return;
     // Results keep call order, whatever order they finished in.
     const toolMessages = calls.map((call, index) =>
       createMessage(
@@ -544,6 +730,23 @@ export class AgentInstance {
       ),
     );
     this.appendMessages(toolMessages, state.turnId);
+    if (checkpoint) store?.clearResults(calls.map((call) => call.id));
+  }
+
+  /** What a call needs to ask for approval and be audited. */
+  private permissionScope(): { approvals?: ApprovalCoordinator; audit?: (entry: AuditEntry) => void } {
+    return {
+      ...(this.approvals ? { approvals: this.approvals } : {}),
+      ...(this.options.audit ? { audit: this.options.audit } : {}),
+    };
+  }
+
+  private saveCheckpoint(toolCallId: string, turnId: string, result: ToolResult): void {
+    try {
+      this.options.approvalStore?.saveResult(toolCallId, turnId, result);
+    } catch (thrown) {
+      this.options.logger?.warn?.(`checkpoint write failed: ${(thrown as Error).message}`);
+    }
   }
 
   private appendMessages(messages: Message[], turnId: string | null): void {

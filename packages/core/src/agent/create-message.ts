@@ -7,11 +7,11 @@ export function createMessage(data: ModelMessage, source: MessageSource): Messag
 }
 
 /** Tool-call parts of an assistant message: `{ toolCallId, toolName }` in order. */
-export function toolCallsOf(message: Message): { toolCallId: string; toolName: string }[] {
+export function toolCallsOf(message: Message): { toolCallId: string; toolName: string; input: unknown }[] {
   if (message.data.role !== 'assistant' || !Array.isArray(message.data.content)) return [];
-  return (message.data.content as { type?: string; toolCallId?: string; toolName?: string }[])
+  return (message.data.content as { type?: string; toolCallId?: string; toolName?: string; input?: unknown }[])
     .filter((part) => part.type === 'tool-call' && typeof part.toolCallId === 'string')
-    .map((part) => ({ toolCallId: part.toolCallId!, toolName: String(part.toolName) }));
+    .map((part) => ({ toolCallId: part.toolCallId!, toolName: String(part.toolName), input: part.input }));
 }
 
 /** toolCallIds answered by a tool message. */

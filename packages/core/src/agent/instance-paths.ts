@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 
@@ -19,4 +20,31 @@ export function instancePaths(options: { rootDir: string; agentName: string; ins
     databaseFile: join(base, 'instances', options.agentName, options.instanceKey, 'state.db'),
     workdir: join(base, 'workspaces', options.agentName, options.instanceKey),
   };
+}
+
+/** One instance database found on disk. */
+export interface InstanceDatabaseFile {
+  agentName: string;
+  instanceKey: string;
+  databaseFile: string;
+}
+
+/**
+ * The instance databases that exist under `<bundle>/.goondan/instances/<agent>/<instance>/state.db`, by agent
+ * then instance. Reads directories only: nothing is opened or created.
+ */
+export function listInstanceDatabases(options: { rootDir: string; stateDir?: string }): InstanceDatabaseFile[] {
+  const root = join(options.stateDir ?? join(options.rootDir, '.goondan'), 'instances');
+  if (!existsSync(root)) return [];
+  const found: InstanceDatabaseFile[] = [];
+  for (const agent of readdirSync(root, { withFileTypes: true })) {
+    if (!agent.isDirectory()) continue;
+    for (const instance of readdirSync(join(root, agent.name), { withFileTypes: true })) {
+      const databaseFile = join(root, agent.name, instance.name, 'state.db');
+      if (instance.isDirectory() && existsSync(databaseFile))
+        found.push({ agentName: agent.name, instanceKey: instance.name, databaseFile });
+    }
+  }
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return found.sort((a, b) => byName(a.agentName, b.agentName) || byName(a.instanceKey, b.instanceKey));
 }

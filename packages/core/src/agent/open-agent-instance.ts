@@ -8,6 +8,9 @@ import { checkModelCredentials } from '../models/check-model-credentials.ts';
 import { createLanguageModel } from '../models/create-language-model.ts';
 import { modelCallSettings } from '../models/model-call-settings.ts';
 import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
+import { redactSecrets, secretValuesFromEnv } from '../permissions/redact-secrets.ts';
+import { ApprovalStore } from '../store/approval-store.ts';
+import { AuditStore } from '../store/audit-store.ts';
 import { ConversationStore } from '../store/conversation-store.ts';
 import { InstanceStateStore } from '../store/instance-state-store.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
@@ -108,6 +111,9 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     throw thrown;
   }
   toolset.executor = toolset.executor.withMiddlewares(extensions.toolCallMiddlewares);
+  // Secrets are redacted from approvals and the audit log by shape, by key, and by the values of secret variables.
+  const secretValues = secretValuesFromEnv(env);
+  const audit = new AuditStore(db, { secretValues });
   return new AgentInstance({
     agent,
     instanceKey,
@@ -125,6 +131,9 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
     stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
     maxStepsPerTurn: maxStepsFor(bundle, agent),
+    approvalStore: new ApprovalStore(db),
+    redact: (value) => redactSecrets(value, { secretValues }),
+    audit: (entry) => audit.append(entry),
     ...(options.agents ? { agents: options.agents } : {}),
   });
 }

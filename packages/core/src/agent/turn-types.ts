@@ -1,3 +1,4 @@
+import type { ApprovalRecord } from '../permissions/permission-types.ts';
 import type { JsonValue, Message, ToolCatalogItem, ToolResult } from '../types.ts';
 import type { AgentEvent } from './agent-event.ts';
 
@@ -59,4 +60,8 @@ export interface TurnObserver {
   onToolCallEnd?(event: { toolCallId: string; toolName: string; result: ToolResult; durationMs: number }): void;
   onStepEnd?(event: { turnId: string; stepIndex: number; outcome: StepOutcome }): void;
   onTurnEnd?(result: TurnResult): void;
+  /** A call waits for a person: answer with AgentInstance.answerApproval (or `gdn approvals`). */
+  onApprovalRequested?(record: ApprovalRecord): void;
+  /** An approval was answered, expired or cancelled. */
+  onApprovalResolved?(record: ApprovalRecord): void;
 }

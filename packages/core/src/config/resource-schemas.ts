@@ -31,6 +31,36 @@ const valueSource: Schema = {
   maxProperties: 1,
 };
 
+const riskCategory: Schema = { enum: ['safe', 'sensitive', 'restricted'] };
+const permissionDecision: Schema = { enum: ['allow', 'ask', 'deny'] };
+/** Tool names or globs (`*`): the characters of tool names, at most 128. */
+const toolRules: Schema = {
+  type: 'object',
+  propertyNames: { pattern: '^[a-zA-Z0-9_*-]{1,128}$' },
+  additionalProperties: permissionDecision,
+};
+const permissionRules: Record<string, Schema> = {
+  safe: permissionDecision,
+  sensitive: permissionDecision,
+  restricted: permissionDecision,
+  tools: toolRules,
+};
+const permissionsSpec: Schema = {
+  type: 'object',
+  properties: {
+    ...permissionRules,
+    sources: {
+      type: 'object',
+      description: 'keys: a source kind, or kind:name',
+      propertyNames: { pattern: '^[a-zA-Z0-9_.-]+(:[a-zA-Z0-9_./-]+)?$' },
+      additionalProperties: { type: 'object', properties: permissionRules, additionalProperties: false },
+    },
+    approvalTimeoutSeconds: { type: 'integer', minimum: 1, maximum: 604800 },
+    registryDirectCalls: { type: 'array', items: { type: 'string', pattern: '^[a-zA-Z0-9_*-]{1,128}$' } },
+  },
+  additionalProperties: false,
+};
+
 const toolSpec: Schema = {
   type: 'object',
   properties: {
@@ -42,12 +72,18 @@ const toolSpec: Schema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { name: { type: 'string' }, description: { type: 'string' }, parameters: object },
+        properties: {
+          name: { type: 'string' },
+          description: { type: 'string' },
+          parameters: object,
+          category: riskCategory,
+        },
         required: ['name'],
         additionalProperties: false,
       },
     },
     config: object,
+    category: riskCategory,
   },
   additionalProperties: false,
 };
@@ -76,6 +112,7 @@ const agentSpec: Schema = {
       type: 'object',
       properties: { maxStepsPerTurn: positiveInteger, allowRegistryDirectCalls: { type: 'boolean' } },
     },
+    permissions: permissionsSpec,
   },
 };
 

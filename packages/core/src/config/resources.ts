@@ -1,3 +1,4 @@
+import type { AgentPermissionsSpec, RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, ObjectRef, ToolExportSpec, ValueSource } from '../types.ts';
 
 /** Resource shapes (spec §4, DESIGN.md §2). Every resource keeps where it was declared, for error messages. */
@@ -37,6 +38,8 @@ export interface ToolResourceSpec {
   /** Addition: cap on a successful output's JSON size, in characters (default 100 000). */
   outputLimit?: number;
   exports: ToolExportSpec[];
+  /** Risk category of exports that declare none (default `sensitive`; docs/permissions.md). */
+  category?: RiskCategory;
   /** Settings the handler reads as `ctx.config` (e.g. http-fetch's allowPrivateNetwork). */
   config?: JsonObject;
 }
@@ -59,7 +62,10 @@ export interface AgentResourceSpec {
   prompt?: { system?: string };
   tools?: ToolRefEntry[];
   extensions?: (ObjectRef | { ref: ObjectRef; config?: JsonObject })[];
+  /** `allowRegistryDirectCalls: true` is the same as `permissions.registryDirectCalls: ["*"]`. */
   policy?: { maxStepsPerTurn?: number; allowRegistryDirectCalls?: boolean };
+  /** Which tools run, ask a person first, or are refused (docs/permissions.md). */
+  permissions?: AgentPermissionsSpec;
 }
 
 export interface SwarmResourceSpec {

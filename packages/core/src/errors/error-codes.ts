@@ -35,6 +35,30 @@ export const errorCodes = {
     name: 'ToolDuplicateError',
     suggestion: 'Give one of the tools another name; a registry never overwrites a tool silently.',
   },
+  // Permissions and approvals (docs/permissions.md)
+  E_POLICY_DENIED: {
+    name: 'PolicyDeniedError',
+    suggestion:
+      "The agent's spec.permissions refuse this tool here; do the task another way, or change the rule named in the message if the call should be possible.",
+  },
+  E_APPROVAL_DENIED: {
+    name: 'ApprovalDeniedError',
+    suggestion: 'A person refused this call; read the reason, and do not retry it unchanged.',
+  },
+  E_APPROVAL_TIMEOUT: {
+    name: 'ApprovalTimeoutError',
+    suggestion:
+      'Nobody answered the approval in time; ask the user before trying again, or raise spec.permissions.approvalTimeoutSeconds.',
+  },
+  E_APPROVAL_NOT_FOUND: {
+    name: 'ApprovalNotFoundError',
+    suggestion: "Check the approval id with 'gdn approvals list'; only pending approvals can be answered.",
+  },
+  E_CONFIRM_REQUIRED: {
+    name: 'ConfirmRequiredError',
+    suggestion:
+      'The call would change more items than the tool allows at once; call it with preview: true to see them, then again with confirm: true.',
+  },
   E_JOB_NOT_FOUND: {
     name: 'JobNotFoundError',
     suggestion: 'Use the handle returned by the pending result, in the same agent instance that started the job.',

@@ -1,4 +1,5 @@
 import type { StepMiddleware, TurnMiddleware } from '../agent/turn-types.ts';
+import type { RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, JsonValue, ToolCallMiddleware, ToolCatalogItem, ToolHandler } from '../types.ts';
 
 export type PipelineKind = 'turn' | 'step' | 'toolCall';
@@ -35,7 +36,7 @@ export interface ExtensionApi {
     register(
       item: ToolCatalogItem,
       handler: ToolHandler,
-      options?: { timeoutMs?: number; errorMessageLimit?: number },
+      options?: { timeoutMs?: number; errorMessageLimit?: number; category?: RiskCategory },
     ): void;
     unregister(name: string): boolean;
     /** Every registered tool (not only the catalog): for search and exposure control. */

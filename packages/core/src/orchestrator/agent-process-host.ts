@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../agent/agent-event.ts';
 import type { TurnObserver, TurnResult } from '../agent/turn-types.ts';
+import type { ApprovalAnswer } from '../permissions/permission-types.ts';
 import type { JsonValue } from '../types.ts';
 import type { AgentsClient } from './agents-client.ts';
 import {
@@ -18,6 +19,10 @@ export interface TurnRunner {
   enqueue(event: AgentEvent, options: { signal?: AbortSignal }): Promise<TurnResult>;
   reset?(): void;
   close(): Promise<void>;
+  /** Answers a pending approval of the instance (a person decided in the front end driving the swarm). */
+  answerApproval?(id: string, answer: ApprovalAnswer): unknown;
+  /** Finishes a turn a restart interrupted while it waited for approval. */
+  resume?(): Promise<unknown>;
 }
 
 /** After this long without a turn, the process collects garbage once. */
@@ -47,6 +52,8 @@ export class AgentProcessHost {
   /** Events the host queued: their end is reported by `finish`; any other turn's end by the observer. */
   private readonly hostEvents = new Set<string>();
   private idleWaiters: (() => void)[] = [];
+  /** Approvals of this instance waiting for a person: a turn held by one does not delay a shutdown. */
+  private readonly waitingApprovals = new Set<string>();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -78,6 +85,8 @@ export class AgentProcessHost {
       instanceKey: this.options.instanceKey,
     });
     void this.pump();
+    // A turn the last process left waiting for approval goes on (its end is reported like a job's turn).
+    void runner.resume?.().catch(() => {});
   }
 
   /** Opening the instance failed: say why (the orchestrator fails waiting requests with this code), then exit. */
@@ -107,6 +116,16 @@ export class AgentProcessHost {
         }
         this.wakeIdle();
       },
+      // Approvals always surface: whoever drives the top-level turn must be able to answer them.
+      onApprovalRequested: (record) => {
+        this.waitingApprovals.add(record.id);
+        this.notify(eventTypes.approvalRequested, record as unknown as JsonValue);
+        if (this.draining) this.wakeIdle();
+      },
+      onApprovalResolved: (record) => {
+        this.waitingApprovals.delete(record.id);
+        this.notify(eventTypes.approvalResolved, record as unknown as JsonValue);
+      },
     };
     if (!this.options.observe) return tracking;
     return {
@@ -131,6 +150,15 @@ export class AgentProcessHost {
       return;
     }
     if (event.type === eventTypes.bundle) return;
+    if (event.type === eventTypes.approvalAnswer) {
+      const { id, answer } = (event.data ?? {}) as { id?: string; answer?: ApprovalAnswer };
+      try {
+        if (typeof id === 'string' && answer) this.runner?.answerApproval?.(id, answer);
+      } catch (thrown) {
+        process.stderr.write(`approval ${id}: ${(thrown as Error)?.message ?? String(thrown)}\n`);
+      }
+      return;
+    }
     if (event.type === eventTypes.turnCancel) {
       const eventId = (event.data as { eventId?: string } | undefined)?.eventId;
       const running = this.running;
@@ -189,7 +217,9 @@ export class AgentProcessHost {
   }
 
   private wakeIdle(): void {
-    if (this.pumping || this.activeTurns > 0) return;
+    // A shutdown does not wait for a turn that waits for a person: its approval stays stored for the restart.
+    const held = this.draining && this.waitingApprovals.size > 0;
+    if ((this.pumping || this.activeTurns > 0) && !held) return;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
     // An idle agent process gives back what a burst of turns left behind (DESIGN.md §4: idle RSS budget).
     clearTimeout(this.idleTimer);
@@ -241,7 +271,9 @@ export class AgentProcessHost {
         `Agent ${this.address} is shutting down (${reason}); the event was not started.`,
       );
     }
-    if (this.pumping || this.activeTurns > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    const held = this.waitingApprovals.size > 0;
+    if ((this.pumping || this.activeTurns > 0) && !held)
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     await this.runner?.close().catch(() => {});
     this.options.transport.send({
       type: 'shutdown_ack',

@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../agent/agent-event.ts';
 import type { TurnObserver } from '../agent/turn-types.ts';
+import type { ApprovalRecord } from '../permissions/permission-types.ts';
 import type { ToolResult } from '../types.ts';
 import { eventTypes } from './ipc-message.ts';
 
@@ -29,6 +30,12 @@ export function forwardNotification(event: AgentEvent, observer: TurnObserver): 
           result: data.result as ToolResult,
           durationMs: Number(data.durationMs),
         });
+        return;
+      case eventTypes.approvalRequested:
+        observer.onApprovalRequested?.(data as unknown as ApprovalRecord);
+        return;
+      case eventTypes.approvalResolved:
+        observer.onApprovalResolved?.(data as unknown as ApprovalRecord);
         return;
     }
   } catch {

@@ -63,6 +63,12 @@ export const eventTypes = {
   toolEnd: 'runtime.tool.end',
   /** Sent for every turn that was not a request (a request's reply says the same). */
   turnEnd: 'runtime.turn.end',
+  /** Process → orchestrator, always (not only when observed): a call waits for a person (`data`: ApprovalRecord). */
+  approvalRequested: 'runtime.approval.requested',
+  /** Process → orchestrator: an approval was answered, expired or cancelled (`data`: ApprovalRecord). */
+  approvalResolved: 'runtime.approval.resolved',
+  /** Orchestrator → process: a person's answer (`data`: { id, answer: ApprovalAnswer }). */
+  approvalAnswer: 'approval.answer',
 } as const;
 
 /** A request's replyTo with the caller's terms (addition: how long it waits, and whether it blocks its turn). */

@@ -3,6 +3,7 @@ import { type AgentEvent, newId } from '../agent/agent-event.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import type { ApprovalAnswer } from '../permissions/permission-types.ts';
 import type { JsonValue } from '../types.ts';
 import { agentFingerprint } from './agent-fingerprint.ts';
 import { wireError } from './agents-client.ts';
@@ -410,6 +411,23 @@ export class Orchestrator {
    * Cancels the callee's turn for `eventId`: `sent` when the process was told (its turn ends `cancelled` and it
    * answers), `dropped` when the event was still waiting here for the process to be ready.
    */
+  /**
+   * Hands a person's answer to the agent instance whose tool call waits for it (approvals surface through
+   * `onNotification` as `runtime.approval.requested`, from any agent of the swarm). False when the instance has
+   * no running process; its approval stays pending in its database (`gdn approvals` can answer it there).
+   */
+  answerApproval(options: { agent: string; instanceKey: string; id: string; answer: ApprovalAnswer }): boolean {
+    const record = this.supervisor.records.get(formatAddress(options.agent, options.instanceKey));
+    if (record?.state !== 'ready' || !record.connection) return false;
+    const event = controlEvent({
+      type: eventTypes.approvalAnswer,
+      source: ORCHESTRATOR,
+      data: { id: options.id, answer: options.answer as unknown as JsonValue },
+    });
+    record.connection.transport.send({ type: 'event', from: ORCHESTRATOR, to: record.address, payload: event });
+    return true;
+  }
+
   private cancelTurn(address: string, eventId: string): 'sent' | 'dropped' {
     const callee = this.supervisor.records.get(address);
     if (callee?.state === 'ready' && callee.connection) {

@@ -83,8 +83,9 @@ describe('openInstanceDatabase', () => {
 
   test('a failing migration leaves the database at its previous version', () => {
     const path = join(temp.make(), 'instance.db');
+    const latest = storeMigrations.at(-1)!.version;
     const broken: StoreMigration = {
-      version: 2,
+      version: latest + 1,
       description: 'broken',
       up: (db) => {
         db.run('CREATE TABLE half (x)');
@@ -94,7 +95,7 @@ describe('openInstanceDatabase', () => {
     openInstanceDatabase(path, { migrations: storeMigrations }).close();
     expect(() => openInstanceDatabase(path, { migrations: [...storeMigrations, broken] })).toThrow();
     const db = openInstanceDatabase(path);
-    expect(pragma(db, 'user_version')).toBe(1);
+    expect(pragma(db, 'user_version')).toBe(latest);
     expect(db.query("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeNull();
     db.close();
   });

@@ -51,4 +51,73 @@ export const storeMigrations: readonly StoreMigration[] = [
       db.run('CREATE INDEX trace_spans_trace ON trace_spans (trace_id, started_at)');
     },
   },
+  {
+    version: 2,
+    description: 'approvals, conversation grants, tool result checkpoints, audit log',
+    up: (db) => {
+      db.run(`CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        instance_key TEXT NOT NULL,
+        turn_id TEXT,
+        trace_id TEXT,
+        tool_call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        category TEXT NOT NULL,
+        args TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        source TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'cancelled')),
+        scope TEXT CHECK (scope IS NULL OR scope IN ('once', 'conversation')),
+        decided_by TEXT,
+        reason TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_at INTEGER
+      )`);
+      db.run('CREATE INDEX approvals_status ON approvals (status, created_at)');
+      db.run('CREATE INDEX approvals_call ON approvals (tool_call_id)');
+      // "Approve for this conversation": cleared when the conversation is reset.
+      db.run(`CREATE TABLE approval_grants (
+        tool_name TEXT PRIMARY KEY,
+        approval_id TEXT,
+        granted_by TEXT,
+        created_at INTEGER NOT NULL
+      )`);
+      // Results of a step's calls that finished while others still wait (approval): kept across a restart.
+      db.run(`CREATE TABLE tool_result_checkpoints (
+        tool_call_id TEXT PRIMARY KEY,
+        turn_id TEXT,
+        result TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      )`);
+      db.run(`CREATE TABLE audit_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        agent TEXT NOT NULL,
+        instance_key TEXT NOT NULL,
+        turn_id TEXT,
+        tool_call_id TEXT NOT NULL,
+        trace_id TEXT,
+        tool_name TEXT NOT NULL,
+        category TEXT,
+        source TEXT,
+        decision TEXT NOT NULL,
+        rule TEXT,
+        direct INTEGER NOT NULL DEFAULT 0,
+        approval_id TEXT,
+        approval_outcome TEXT,
+        approval_scope TEXT,
+        approved_by TEXT,
+        approval_reason TEXT,
+        duration_ms REAL NOT NULL,
+        status TEXT NOT NULL,
+        error_code TEXT,
+        args TEXT,
+        output TEXT
+      )`);
+      db.run('CREATE INDEX audit_log_at ON audit_log (at)');
+      db.run('CREATE INDEX audit_log_tool ON audit_log (tool_name, at)');
+    },
+  },
 ];

@@ -1,6 +1,7 @@
 import { parseRefEntry } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, ToolResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { PermissionPolicy } from '../permissions/permission-policy.ts';
 import type { JsonObject, ToolCallMiddleware, ToolHandler } from '../types.ts';
 import { CatalogBuilder } from './catalog-builder.ts';
 import { ToolExecutor } from './tool-executor.ts';
@@ -77,6 +78,7 @@ export function createAgentToolset(options: {
         timeoutMs: tool.spec.timeoutMs,
         outputLimit: tool.spec.outputLimit,
         config,
+        category: exported.category ?? tool.spec.category,
       });
     }
   }
@@ -90,7 +92,9 @@ export function createAgentToolset(options: {
     executor: new ToolExecutor({
       registry,
       middlewares: options.middlewares,
-      policy: { allowRegistryDirectCalls: agent?.spec.policy?.allowRegistryDirectCalls === true },
+      permissions: new PermissionPolicy(agent?.spec.permissions, {
+        allowAllRegistryDirectCalls: agent?.spec.policy?.allowRegistryDirectCalls === true,
+      }),
     }),
   };
 }

@@ -32,6 +32,11 @@ export class ToolCatalog {
     return this.items.length;
   }
 
+  /** A catalog of the items for which `drop` is false. */
+  without(drop: (item: ToolCatalogItem) => boolean): ToolCatalog {
+    return new ToolCatalog(this.items.filter((item) => !drop(item)));
+  }
+
   names(): string[] {
     return this.items.map((item) => item.name);
   }

@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test';
+import { PermissionPolicy } from '../permissions/permission-policy.ts';
+import type { AuditEntry } from '../permissions/permission-types.ts';
 import type { ToolCallMiddleware, ToolCatalogItem, ToolContext } from '../types.ts';
 import { registryWith, testScope } from './test-support.ts';
 import { ToolCatalog } from './tool-catalog.ts';
@@ -43,7 +45,7 @@ function setup(
   const executor = new ToolExecutor({
     registry,
     middlewares: options.middlewares,
-    policy: { allowRegistryDirectCalls: options.allowRegistryDirectCalls },
+    permissions: new PermissionPolicy({}, { allowAllRegistryDirectCalls: options.allowRegistryDirectCalls }),
   });
   const catalog = new ToolCatalog([echo]);
   return { executor, catalog, registry };
@@ -67,23 +69,30 @@ describe('catalog guard (spec §2.3, §9)', () => {
     expect(result.error?.code).toBe('E_TOOL_NOT_IN_CATALOG');
   });
 
-  test('spec §2.3.3: registry direct calls run only when the security policy enables them, and are reported', async () => {
-    const calls: string[] = [];
+  test('spec §2.3.3: registry direct calls run only when the security policy names them, and are audited', async () => {
+    const audit: AuditEntry[] = [];
     const registry = registryWith([
       { item: echo, handler: () => null },
       { item: hidden, handler: () => 'ran hidden' },
     ]);
     const executor = new ToolExecutor({
       registry,
-      policy: { allowRegistryDirectCalls: true },
-      onDirectCall: (call) => calls.push(call.toolName),
+      permissions: new PermissionPolicy({ registryDirectCalls: ['secret__*'] }),
     });
+    const scope = { ...testScope(), audit: (entry: AuditEntry) => audit.push(entry) };
     const result = await executor.execute(
       { id: 'c1', name: 'secret__run', args: {} },
-      { catalog: new ToolCatalog([echo]), scope: testScope() },
+      { catalog: new ToolCatalog([echo]), scope },
     );
     expect(result).toEqual({ status: 'ok', output: 'ran hidden' });
-    expect(calls).toEqual(['secret__run']);
+    expect(audit.map((entry) => [entry.toolName, entry.direct, entry.status])).toEqual([['secret__run', true, 'ok']]);
+    const closed = new ToolExecutor({ registry });
+    const refused = await closed.execute(
+      { id: 'c3', name: 'secret__run', args: {} },
+      { catalog: new ToolCatalog([echo]), scope },
+    );
+    expect(refused.error?.code).toBe('E_TOOL_NOT_IN_CATALOG');
+    expect(audit.at(-1)).toMatchObject({ toolName: 'secret__run', decision: 'refused', direct: false });
     const unknown = await executor.execute(
       { id: 'c2', name: 'ghost__run', args: {} },
       { catalog: new ToolCatalog([echo]), scope: testScope() },

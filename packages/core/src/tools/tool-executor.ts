@@ -3,6 +3,9 @@ import { errorCodes, helpUrlFor } from '../errors/error-codes.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError, truncateErrorMessage } from '../errors/to-tool-error.ts';
 import type { AgentsRuntime, ToolTraceContext } from '../orchestrator/agents-runtime.ts';
+import type { ApprovalGate, ApprovalResolution } from '../permissions/approvals.ts';
+import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
+import type { AuditEntry, CallSource } from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import type {
   JsonObject,
@@ -20,21 +23,15 @@ import type { ToolCatalog } from './tool-catalog.ts';
 import { isPendingSubmission, JobTable } from './tool-jobs.ts';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.ts';
 
-/** Security policy for calls outside the catalog (spec §2.3.3: only by explicit policy). */
-export interface ExecutionPolicy {
-  allowRegistryDirectCalls?: boolean;
-}
-
 export interface ToolExecutorOptions {
   registry: ToolRegistry;
   middlewares?: readonly ToolCallMiddleware[];
-  policy?: ExecutionPolicy;
+  /** The agent's permissions (categories, tools, sources, registry direct calls). Default: the default policy. */
+  permissions?: PermissionPolicy;
   jobs?: JobTable;
-  /** Told about each registry direct call, for auditing. */
-  onDirectCall?: (call: { toolName: string; toolCallId: string }) => void;
 }
 
-/** Everything about the calling agent that a ToolContext needs (spec §7.3). */
+/** Everything about the calling agent that a ToolContext needs (spec §7.3), and who answers for the call. */
 export interface CallScope {
   agentName: string;
   instanceKey: string;
@@ -45,6 +42,12 @@ export interface CallScope {
   signal?: AbortSignal;
   trace?: ToolTraceContext;
   agents?: AgentsRuntime;
+  /** Where the turn came from; source rules of the permissions apply to it. */
+  source?: CallSource;
+  /** Where `ask` calls wait for a person. Without one, `ask` calls are refused with E_APPROVAL_DENIED. */
+  approvals?: ApprovalGate;
+  /** Told about every call once it has a result (the audit log). */
+  audit?: (entry: AuditEntry) => void;
 }
 
 interface CallState {
@@ -53,6 +56,15 @@ interface CallState {
   scope: CallScope;
   args: JsonObject;
   metadata: Record<string, JsonValue>;
+}
+
+/** What the audit entry of one call says besides its result. */
+interface CallRecord {
+  tool: RegisteredTool | undefined;
+  verdict: PolicyVerdict | null;
+  direct: boolean;
+  approval: ApprovalResolution | null;
+  args: JsonValue;
 }
 
 function errorResult(code: ErrorCode, message: string, limit?: number): ToolResult {
@@ -74,18 +86,16 @@ function errorResult(code: ErrorCode, message: string, limit?: number): ToolResu
  */
 export class ToolExecutor {
   readonly jobs: JobTable;
+  readonly permissions: PermissionPolicy;
   private readonly options: ToolExecutorOptions;
   private readonly registry: ToolRegistry;
-  private readonly policy: ExecutionPolicy;
-  private readonly onDirectCall: ToolExecutorOptions['onDirectCall'];
   private readonly run: (state: CallState) => Promise<ToolResult>;
 
   constructor(options: ToolExecutorOptions) {
     this.options = options;
     this.registry = options.registry;
-    this.policy = options.policy ?? {};
+    this.permissions = options.permissions ?? new PermissionPolicy();
     this.jobs = options.jobs ?? new JobTable();
-    this.onDirectCall = options.onDirectCall;
     this.run = composeMiddleware<CallState, ToolCallMiddlewareContext, ToolResult>({
       middlewares: options.middlewares ?? [],
       bind: bindToolCallContext,
@@ -93,28 +103,107 @@ export class ToolExecutor {
     });
   }
 
-  /** The same executor (registry, policy, jobs) with more toolCall middleware inside the existing chain. */
+  /** The same executor (registry, permissions, jobs) with more toolCall middleware inside the existing chain. */
   withMiddlewares(middlewares: readonly ToolCallMiddleware[]): ToolExecutor {
     if (middlewares.length === 0) return this;
     return new ToolExecutor({
       ...this.options,
+      permissions: this.permissions,
       jobs: this.jobs,
       middlewares: [...(this.options.middlewares ?? []), ...middlewares],
     });
   }
 
+  /** The policy's verdict for a call of `name` from `source`, or null when no such tool is registered. */
+  verdictFor(name: string, source?: CallSource): PolicyVerdict | null {
+    const tool = this.registry.get(name);
+    return tool ? this.permissions.decide(name, tool.category, source) : null;
+  }
+
+  /** The catalog without the tools the policy denies to `source` (denied tools are not shown to the model). */
+  visibleCatalog(catalog: ToolCatalog, source?: CallSource): ToolCatalog {
+    let hidden = false;
+    for (const item of catalog.items) {
+      if (this.verdictFor(item.name, source)?.decision === 'deny') {
+        hidden = true;
+        break;
+      }
+    }
+    if (!hidden) return catalog;
+    return catalog.without((item) => this.verdictFor(item.name, source)?.decision === 'deny');
+  }
+
   async execute(call: ToolCall, options: { catalog: ToolCatalog; scope: CallScope }): Promise<ToolResult> {
+    const started = performance.now();
+    const record: CallRecord = { tool: undefined, verdict: null, direct: false, approval: null, args: call.args };
+    const result = await this.executeRecorded(call, options, record);
+    const { scope } = options;
+    if (scope.audit) {
+      try {
+        scope.audit({
+          at: Date.now(),
+          agent: scope.agentName,
+          instanceKey: scope.instanceKey,
+          turnId: scope.turnId,
+          toolCallId: call.id,
+          traceId: scope.trace?.traceId ?? null,
+          toolName: call.name,
+          category: record.tool?.category ?? null,
+          source: scope.source ? `${scope.source.kind}:${scope.source.name}` : null,
+          decision: record.verdict?.decision ?? 'refused',
+          rule: record.verdict?.rule ?? null,
+          direct: record.direct,
+          approval: record.approval
+            ? {
+                id: record.approval.id ?? '',
+                outcome: record.approval.outcome,
+                scope: record.approval.scope,
+                by: record.approval.by,
+                reason: record.approval.reason,
+              }
+            : null,
+          durationMs: performance.now() - started,
+          status: result.status,
+          errorCode: result.error?.code ?? null,
+          args: record.args,
+          output:
+            result.status === 'ok'
+              ? (result.output ?? null)
+              : result.status === 'pending'
+                ? { handle: result.handle ?? null }
+                : null,
+        });
+      } catch (thrown) {
+        scope.logger.warn?.(`audit write failed: ${(thrown as Error)?.message ?? String(thrown)}`);
+      }
+    }
+    return result;
+  }
+
+  private async executeRecorded(
+    call: ToolCall,
+    options: { catalog: ToolCatalog; scope: CallScope },
+    record: CallRecord,
+  ): Promise<ToolResult> {
     const { catalog, scope } = options;
     // Spec §9.1: the catalog of this Step is the default scope, checked at execution time.
     if (!catalog.has(call.name)) {
-      const direct = this.policy.allowRegistryDirectCalls === true && this.registry.has(call.name);
+      const direct = this.permissions.allowsDirectCall(call.name) && this.registry.has(call.name);
+      const registered = this.registry.get(call.name);
+      // Denied tools are hidden from the catalog; a call to one anyway is told why.
+      const denied = registered ? this.permissions.decide(call.name, registered.category, scope.source) : null;
+      if (!direct && denied?.decision === 'deny') {
+        record.tool = registered;
+        record.verdict = denied;
+        return deniedResult(call.name, registered!, denied, scope.source);
+      }
       if (!direct) {
         return errorResult(
           'E_TOOL_NOT_IN_CATALOG',
           `Tool '${call.name}' is not available in the current Tool Catalog.${describeNearby(call.name, catalog)}`,
         );
       }
-      this.onDirectCall?.({ toolName: call.name, toolCallId: call.id });
+      record.direct = true;
     }
     const tool = this.registry.get(call.name);
     if (!tool) {
@@ -123,8 +212,16 @@ export class ToolExecutor {
         `Tool '${call.name}' is in the catalog but nothing is registered to run it.`,
       );
     }
+    record.tool = tool;
     const limit = tool.errorMessageLimit;
+    // Permissions: after the catalog guard, before validation and middleware; a denial never reaches the tool.
+    const verdict = this.permissions.decide(call.name, tool.category, scope.source);
     const args = parseArguments(call.args);
+    if (typeof args !== 'string') record.args = args;
+    if (verdict.decision === 'deny') {
+      record.verdict = verdict;
+      return deniedResult(call.name, tool, verdict, scope.source);
+    }
     if (typeof args === 'string')
       return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${args}`, limit);
     let validate: ReturnType<RegisteredTool['validator']>;
@@ -142,11 +239,74 @@ export class ToolExecutor {
       const problems = describeSchemaErrors(validate.errors);
       return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${problems.join('; ')}`, limit);
     }
+    record.verdict = verdict;
+    if (verdict.decision === 'ask') {
+      const refusal = await this.askApproval({ call, tool, scope, args, verdict, record });
+      if (refusal) return refusal;
+    }
     try {
       return await this.run({ tool, call, scope, args, metadata: {} });
     } catch (thrown) {
       // Only middleware can throw here: the handler's own failures are turned into results below.
       return { status: 'error', error: toToolError(thrown, { limit, fallbackCode: 'E_TOOL_MIDDLEWARE' }) };
+    }
+  }
+
+  /** Waits for a person's decision; returns the error result when the call may not run. */
+  private async askApproval(options: {
+    call: ToolCall;
+    tool: RegisteredTool;
+    scope: CallScope;
+    args: JsonObject;
+    verdict: PolicyVerdict;
+    record: CallRecord;
+  }): Promise<ToolResult | null> {
+    const { call, tool, scope, args, verdict, record } = options;
+    const limit = tool.errorMessageLimit;
+    if (!scope.approvals) {
+      return errorResult(
+        'E_APPROVAL_DENIED',
+        `Tool '${call.name}' needs a person's approval (${verdict.rule}), and nobody can approve calls here.`,
+        limit,
+      );
+    }
+    let resolution: ApprovalResolution;
+    try {
+      resolution = await scope.approvals.request({
+        toolName: call.name,
+        toolCallId: call.id,
+        category: tool.category,
+        args,
+        rule: verdict.rule,
+        source: scope.source ?? { kind: 'system', name: 'unknown' },
+        turnId: scope.turnId,
+        traceId: scope.trace?.traceId ?? null,
+        signal: scope.signal,
+      });
+    } catch (thrown) {
+      return { status: 'error', error: toToolError(thrown, { limit, fallbackCode: 'E_APPROVAL_DENIED' }) };
+    }
+    record.approval = resolution;
+    switch (resolution.outcome) {
+      case 'approved':
+        return null;
+      case 'denied':
+        return errorResult(
+          'E_APPROVAL_DENIED',
+          `A person denied the call of '${call.name}'${resolution.by ? ` (${resolution.by})` : ''}. Reason: ${resolution.reason?.trim() || 'none given'}.`,
+          limit,
+        );
+      case 'expired':
+        return errorResult(
+          'E_APPROVAL_TIMEOUT',
+          `Nobody answered the approval of '${call.name}' (${resolution.id}) in time; the call did not run.`,
+          limit,
+        );
+      default:
+        return errorResult(
+          'E_TOOL_ABORTED',
+          `The call of '${call.name}' was cancelled while it waited for approval (${resolution.id}).`,
+        );
     }
   }
 
@@ -283,6 +443,23 @@ function capOutput(output: JsonValue, limit: number): JsonValue {
     preview: serialized.slice(0, limit),
     note: `Output was ${serialized.length} characters as JSON; only the first ${limit} are shown. Ask for less.`,
   };
+}
+
+function deniedResult(
+  name: string,
+  tool: RegisteredTool,
+  verdict: PolicyVerdict,
+  source: CallSource | undefined,
+): ToolResult {
+  return errorResult(
+    'E_POLICY_DENIED',
+    `Tool '${name}' (${tool.category}) is denied by the agent's permissions (${verdict.rule}${describeSource(source)}).`,
+    tool.errorMessageLimit,
+  );
+}
+
+function describeSource(source: CallSource | undefined): string {
+  return source ? ` for turns from ${source.kind}:${source.name}` : '';
 }
 
 function describeNearby(name: string, catalog: ToolCatalog): string {

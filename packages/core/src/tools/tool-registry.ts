@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
+import { DEFAULT_RISK_CATEGORY, type RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, ToolCatalogItem, ToolHandler } from '../types.ts';
 import { compileParameters } from './schema-validator.ts';
 import { parseToolName, providerToolNamePattern } from './tool-name.ts';
@@ -13,6 +14,8 @@ export interface ToolRegistrationOptions {
   timeoutMs?: number;
   outputLimit?: number;
   config?: JsonObject;
+  /** Risk category (permissions); default DEFAULT_RISK_CATEGORY. */
+  category?: RiskCategory;
 }
 
 /** One executable tool: what the model may see, and what runs. */
@@ -23,6 +26,7 @@ export interface RegisteredTool {
   readonly timeoutMs: number;
   readonly outputLimit: number;
   readonly config: JsonObject;
+  readonly category: RiskCategory;
   /** Compiled on first call, then reused (compiling 10 000 schemas up front would slow start-up). */
   validator(): ValidateFunction | null;
 }
@@ -64,6 +68,7 @@ export class ToolRegistry {
       timeoutMs: options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       outputLimit: options.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
       config: options.config ?? {},
+      category: options.category ?? DEFAULT_RISK_CATEGORY,
       validator: () => {
         if (compiled === undefined) compiled = item.parameters ? compileParameters(item.parameters) : null;
         return compiled;

@@ -1,0 +1,53 @@
+import type { ApprovalAnswer, ApprovalRecord } from '@goondan/core';
+import { paint } from './terminal.ts';
+import { shortArgs } from './tool-call-printer.ts';
+
+/** The words a person may answer an approval with, shown under every request. */
+export const APPROVAL_CHOICES = 'y = approve once · a = approve for this conversation · n [reason] = deny';
+
+/** A pending approval as the terminal shows it (several lines, no trailing newline). */
+export function describeApproval(record: ApprovalRecord, color: boolean): string {
+  const who = `${record.agent}/${record.instanceKey}`;
+  const seconds = Math.max(0, Math.round((record.expiresAt - Date.now()) / 1000));
+  return [
+    `${paint('? approval needed', 'yellow', color)} ${paint(record.id, 'dim', color)} ${who} wants to call ${paint(record.toolName, 'bold', color)} (${record.category})`,
+    `  arguments: ${shortArgs(record.args, 400)}`,
+    `  why: ${record.rule}; expires in ${seconds}s`,
+    `  ${APPROVAL_CHOICES}`,
+  ].join('\n');
+}
+
+/** How an approval ended, in one line. */
+export function describeResolution(record: ApprovalRecord, color: boolean): string {
+  const text =
+    record.status === 'approved'
+      ? paint(`approved${record.scope === 'conversation' ? ' for this conversation' : ''}`, 'green', color)
+      : paint(record.status, record.status === 'denied' ? 'red' : 'yellow', color);
+  const by = record.decidedBy ? ` by ${record.decidedBy}` : '';
+  const reason = record.reason ? ` (${record.reason})` : '';
+  return `  ${paint('↳', 'dim', color)} ${record.toolName} ${text}${by}${reason}`;
+}
+
+/**
+ * Reads an answer typed at an approval prompt: `y`/`yes` approve once, `a`/`always` approve for the conversation,
+ * `n`/`no`/`deny` with an optional reason after it. Null for anything else (the prompt is shown again).
+ */
+export function parseApprovalAnswer(line: string, by = 'user'): ApprovalAnswer | null {
+  const text = line.trim();
+  const [word = '', ...rest] = text.split(/\s+/);
+  const reason = rest.join(' ').trim();
+  switch (word.toLowerCase()) {
+    case 'y':
+    case 'yes':
+      return { action: 'approve', scope: 'once', by };
+    case 'a':
+    case 'always':
+      return { action: 'approve', scope: 'conversation', by };
+    case 'n':
+    case 'no':
+    case 'deny':
+      return { action: 'deny', by, ...(reason ? { reason } : {}) };
+    default:
+      return null;
+  }
+}

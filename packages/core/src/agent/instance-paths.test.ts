@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { createTempDirs } from '../store/test-support.ts';
+import { instancePaths, listInstanceDatabases } from './instance-paths.ts';
+
+const temp = createTempDirs();
+afterEach(() => temp.cleanup());
+
+describe('listInstanceDatabases', () => {
+  test('finds the state.db of each agent instance, by agent then instance, and skips the rest', () => {
+    const rootDir = temp.make();
+    for (const [agentName, instanceKey] of [
+      ['writer', 'default'],
+      ['coder', 'b'],
+      ['coder', 'a'],
+    ] as const) {
+      openInstanceDatabase(instancePaths({ rootDir, agentName, instanceKey }).databaseFile).close();
+    }
+    // An instance directory without a database, and a stray file beside the agents.
+    mkdirSync(join(rootDir, '.goondan', 'instances', 'writer', 'empty'), { recursive: true });
+    writeFileSync(join(rootDir, '.goondan', 'instances', 'notes.txt'), 'not an agent');
+    expect(listInstanceDatabases({ rootDir })).toEqual([
+      { agentName: 'coder', instanceKey: 'a', databaseFile: join(rootDir, '.goondan/instances/coder/a/state.db') },
+      { agentName: 'coder', instanceKey: 'b', databaseFile: join(rootDir, '.goondan/instances/coder/b/state.db') },
+      {
+        agentName: 'writer',
+        instanceKey: 'default',
+        databaseFile: join(rootDir, '.goondan/instances/writer/default/state.db'),
+      },
+    ]);
+  });
+
+  test('is empty, and creates nothing, when no instance has run', () => {
+    const rootDir = temp.make();
+    expect(listInstanceDatabases({ rootDir })).toEqual([]);
+    expect(listInstanceDatabases({ rootDir, stateDir: join(rootDir, 'elsewhere') })).toEqual([]);
+    expect(existsSync(join(rootDir, '.goondan'))).toBe(false);
+  });
+});

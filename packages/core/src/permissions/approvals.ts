@@ -1,0 +1,227 @@
+import { newId } from '../agent/agent-event.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import type { ApprovalStore } from '../store/approval-store.ts';
+import type { JsonValue } from '../types.ts';
+import type { ApprovalAnswer, ApprovalRecord, ApprovalScope, CallSource, RiskCategory } from './permission-types.ts';
+
+/** What the executor asks for when a policy says `ask`. */
+export interface ApprovalRequest {
+  toolName: string;
+  toolCallId: string;
+  category: RiskCategory;
+  args: JsonValue;
+  rule: string;
+  source: CallSource;
+  turnId: string | null;
+  traceId: string | null;
+  /** The turn's signal: a cancelled turn cancels its approvals. */
+  signal?: AbortSignal;
+}
+
+/** How an approval ended. `id` is null only for calls approved by a grant made before approvals were stored. */
+export interface ApprovalResolution {
+  outcome: 'approved' | 'denied' | 'expired' | 'cancelled';
+  id: string | null;
+  scope: ApprovalScope | null;
+  by: string | null;
+  reason: string | null;
+}
+
+/** Where calls that need a person's decision wait for it (the executor reaches it through the call's scope). */
+export interface ApprovalGate {
+  request(request: ApprovalRequest): Promise<ApprovalResolution>;
+}
+
+export interface ApprovalCoordinatorOptions {
+  store: ApprovalStore;
+  agent: string;
+  instanceKey: string;
+  timeoutMs: number;
+  /** How often answers written by other processes are looked for while something waits (default 250 ms). */
+  pollIntervalMs?: number;
+  /** Applied to the arguments stored with the approval (secrets redacted). */
+  redact?: (args: JsonValue) => JsonValue;
+  onRequested?: (record: ApprovalRecord) => void;
+  onResolved?: (record: ApprovalRecord) => void;
+}
+
+interface Waiter {
+  resolve: (record: ApprovalRecord) => void;
+  timer: ReturnType<typeof setTimeout>;
+  detach: () => void;
+}
+
+/** Longest wait a timer can express; longer expiries are re-armed. */
+const MAX_TIMER_MS = 2_000_000_000;
+
+/**
+ * The approvals of one agent instance. A call whose policy says `ask` is stored as a pending approval and waits
+ * until a person answers (in this process through `answer`, or from another process through the database),
+ * the approval expires, or the turn is cancelled. A call already asked about (a turn resumed after a restart)
+ * waits on its stored approval instead of asking twice; a tool approved "for this conversation" is not asked
+ * about again until the conversation is reset.
+ */
+export class ApprovalCoordinator implements ApprovalGate {
+  private readonly waiters = new Map<string, Waiter>();
+  private pollTimer: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ApprovalCoordinatorOptions) {}
+
+  async request(request: ApprovalRequest): Promise<ApprovalResolution> {
+    const { store } = this.options;
+    const grant = store.grant(request.toolName);
+    if (grant) return { outcome: 'approved', id: grant.approvalId, scope: 'conversation', by: grant.by, reason: null };
+    const now = Date.now();
+    let record = store.forToolCall(request.toolCallId);
+    if (!record) {
+      record = {
+        id: newId('apr'),
+        agent: this.options.agent,
+        instanceKey: this.options.instanceKey,
+        turnId: request.turnId,
+        traceId: request.traceId,
+        toolCallId: request.toolCallId,
+        toolName: request.toolName,
+        category: request.category,
+        args: this.options.redact ? this.options.redact(request.args) : request.args,
+        rule: request.rule,
+        source: request.source,
+        status: 'pending',
+        scope: null,
+        decidedBy: null,
+        reason: null,
+        createdAt: now,
+        expiresAt: now + this.options.timeoutMs,
+        decidedAt: null,
+      };
+      store.create(record);
+    }
+    if (record.status === 'pending' && record.expiresAt <= now) record = store.close(record.id, 'expired') ?? record;
+    if (record.status !== 'pending') return resolutionOf(record);
+    if (request.signal?.aborted) return resolutionOf(store.close(record.id, 'cancelled') ?? record);
+    const waiting = this.wait(record, request.signal);
+    this.notify('onRequested', record);
+    return resolutionOf(await waiting);
+  }
+
+  /**
+   * Answers a pending approval of this instance and releases the call waiting on it.
+   * @throws GoondanError E_APPROVAL_NOT_FOUND when there is no such approval or it is no longer pending.
+   */
+  answer(id: string, answer: ApprovalAnswer): ApprovalRecord {
+    const before = this.options.store.get(id);
+    if (!before) throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${id}' in ${this.address()}.`);
+    if (before.status !== 'pending')
+      throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' is already ${before.status}.`);
+    const after = this.options.store.answer(id, answer);
+    if (!after || after.status === 'pending') {
+      // The answer came after the expiry time: the approval has expired.
+      const expired = this.options.store.close(id, 'expired');
+      this.settle(id, expired);
+      throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' expired before it was answered.`);
+    }
+    this.settle(id, after);
+    return after;
+  }
+
+  /** Pending approvals of this instance, oldest first. */
+  pending(): ApprovalRecord[] {
+    return this.options.store.list({ status: 'pending' });
+  }
+
+  /** The conversation starts afresh: grants end, pending approvals are cancelled (their calls get E_TOOL_ABORTED). */
+  reset(): void {
+    const ids = [...this.waiters.keys()];
+    this.options.store.resetConversation();
+    for (const id of ids) this.settle(id, this.options.store.get(id));
+  }
+
+  /** Stops timers. Waiting calls stay unanswered: their approvals stay pending in the database for a restart. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.pollTimer);
+    for (const waiter of this.waiters.values()) {
+      clearTimeout(waiter.timer);
+      waiter.detach();
+    }
+    this.waiters.clear();
+  }
+
+  private wait(record: ApprovalRecord, signal?: AbortSignal): Promise<ApprovalRecord> {
+    return new Promise((resolve) => {
+      const onAbort = () => this.settle(record.id, this.options.store.close(record.id, 'cancelled'));
+      const arm = (): ReturnType<typeof setTimeout> =>
+        setTimeout(
+          () => {
+            if (Date.now() < record.expiresAt) {
+              const waiter = this.waiters.get(record.id);
+              if (waiter) waiter.timer = arm();
+              return;
+            }
+            this.settle(record.id, this.options.store.close(record.id, 'expired'));
+          },
+          Math.min(MAX_TIMER_MS, Math.max(0, record.expiresAt - Date.now())),
+        );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.set(record.id, {
+        resolve,
+        timer: arm(),
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      });
+      this.startPolling();
+    });
+  }
+
+  private settle(id: string, record: ApprovalRecord | null): void {
+    const waiter = this.waiters.get(id);
+    if (!waiter || !record || record.status === 'pending') return;
+    this.waiters.delete(id);
+    clearTimeout(waiter.timer);
+    waiter.detach();
+    if (this.waiters.size === 0) this.stopPolling();
+    this.notify('onResolved', record);
+    waiter.resolve(record);
+  }
+
+  /** Answers given by another process (`gdn approvals approve`) reach the waiting call through the database. */
+  private startPolling(): void {
+    if (this.pollTimer || this.closed) return;
+    this.pollTimer = setInterval(() => {
+      try {
+        const statuses = this.options.store.statuses([...this.waiters.keys()]);
+        for (const [id, status] of statuses) if (status !== 'pending') this.settle(id, this.options.store.get(id));
+      } catch {
+        // A busy or closed database is retried at the next tick; the approval's own timer still runs.
+      }
+    }, this.options.pollIntervalMs ?? 250);
+    this.pollTimer.unref?.();
+  }
+
+  private stopPolling(): void {
+    clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
+  }
+
+  private address(): string {
+    return `${this.options.agent}/${this.options.instanceKey}`;
+  }
+
+  private notify(key: 'onRequested' | 'onResolved', record: ApprovalRecord): void {
+    try {
+      this.options[key]?.(record);
+    } catch {
+      // Observers cannot break a call (STYLE habit 8).
+    }
+  }
+}
+
+function resolutionOf(record: ApprovalRecord): ApprovalResolution {
+  return {
+    outcome: record.status === 'pending' ? 'cancelled' : record.status,
+    id: record.id,
+    scope: record.scope,
+    by: record.decidedBy,
+    reason: record.reason,
+  };
+}

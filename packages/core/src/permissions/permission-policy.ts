@@ -1,0 +1,119 @@
+import type {
+  AgentPermissionsSpec,
+  CallSource,
+  PermissionDecision,
+  PermissionRules,
+  RiskCategory,
+} from './permission-types.ts';
+
+/** What an agent without `spec.permissions` does per category (docs/permissions.md). */
+export const DEFAULT_CATEGORY_DECISIONS: Readonly<Record<RiskCategory, PermissionDecision>> = {
+  safe: 'allow',
+  sensitive: 'allow',
+  restricted: 'ask',
+};
+
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
+
+/** A policy's answer for one call, with the rule that gave it (shown in errors, approvals and the audit log). */
+export interface PolicyVerdict {
+  decision: PermissionDecision;
+  rule: string;
+}
+
+const strictness: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny: 2 };
+
+interface CompiledRules {
+  label: string;
+  categories: Partial<Record<RiskCategory, PermissionDecision>>;
+  exact: Map<string, PermissionDecision>;
+  /** Most specific first (longest literal text). */
+  globs: { pattern: string; test: RegExp; decision: PermissionDecision }[];
+}
+
+/**
+ * An agent's permissions (issue: permissions and approvals): a decision per risk category and per tool name, for
+ * the agent and per source of the turn. Within one level the most specific rule wins (exact tool name, then the
+ * longest glob, then the category); the agent level falls back to the defaults. Source levels can only tighten:
+ * the answer is the strictest of the agent's and every matching source's (`kind`, then `kind:name`).
+ */
+export class PermissionPolicy {
+  readonly approvalTimeoutMs: number;
+  private readonly agent: CompiledRules;
+  private readonly sources: Map<string, CompiledRules>;
+  private readonly direct: CompiledRules | null;
+  private readonly cache = new Map<string, PolicyVerdict>();
+
+  constructor(spec: AgentPermissionsSpec = {}, options: { allowAllRegistryDirectCalls?: boolean } = {}) {
+    this.agent = compile(spec, 'agent');
+    this.sources = new Map(
+      Object.entries(spec.sources ?? {}).map(([key, rules]) => [key, compile(rules, `sources.${key}`)]),
+    );
+    const directNames = [...(spec.registryDirectCalls ?? []), ...(options.allowAllRegistryDirectCalls ? ['*'] : [])];
+    this.direct =
+      directNames.length === 0
+        ? null
+        : compile({ tools: Object.fromEntries(directNames.map((name) => [name, 'allow' as const])) }, 'direct');
+    this.approvalTimeoutMs = (spec.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000;
+  }
+
+  /** The decision for a call of `toolName` (of `category`) in a turn from `source`. Cached per source and tool. */
+  decide(toolName: string, category: RiskCategory, source?: CallSource | null): PolicyVerdict {
+    const key = `${source ? `${source.kind}:${source.name}` : ''}\u0000${toolName}\u0000${category}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    let verdict = lookup(this.agent, toolName, category) ?? {
+      decision: DEFAULT_CATEGORY_DECISIONS[category],
+      rule: `default ${category}: ${DEFAULT_CATEGORY_DECISIONS[category]}`,
+    };
+    if (source) {
+      for (const key of [source.kind, `${source.kind}:${source.name}`]) {
+        const rules = this.sources.get(key);
+        const tighter = rules ? lookup(rules, toolName, category) : undefined;
+        if (tighter && strictness[tighter.decision] > strictness[verdict.decision]) verdict = tighter;
+      }
+    }
+    if (this.cache.size > 100_000) this.cache.clear();
+    this.cache.set(key, verdict);
+    return verdict;
+  }
+
+  /** True when a policy names `toolName` for registry direct calls (spec §2.3.3, §9.1: only by explicit policy). */
+  allowsDirectCall(toolName: string): boolean {
+    return this.direct !== null && lookup(this.direct, toolName, null) !== undefined;
+  }
+}
+
+/** `*` matches any run of characters (tool names have no other special characters). */
+export function globToRegExp(pattern: string): RegExp {
+  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`);
+}
+
+function compile(rules: PermissionRules, label: string): CompiledRules {
+  const exact = new Map<string, PermissionDecision>();
+  const globs: CompiledRules['globs'] = [];
+  for (const [pattern, decision] of Object.entries(rules.tools ?? {})) {
+    if (pattern.includes('*')) globs.push({ pattern, test: globToRegExp(pattern), decision });
+    else exact.set(pattern, decision);
+  }
+  globs.sort((left, right) => right.pattern.replaceAll('*', '').length - left.pattern.replaceAll('*', '').length);
+  const categories: CompiledRules['categories'] = {};
+  for (const category of ['safe', 'sensitive', 'restricted'] as const) {
+    if (rules[category] !== undefined) categories[category] = rules[category];
+  }
+  return { label, categories, exact, globs };
+}
+
+function lookup(rules: CompiledRules, toolName: string, category: RiskCategory | null): PolicyVerdict | undefined {
+  const prefix = rules.label === 'agent' ? '' : `${rules.label}.`;
+  const exact = rules.exact.get(toolName);
+  if (exact) return { decision: exact, rule: `${prefix}tools.${toolName}: ${exact}` };
+  for (const glob of rules.globs) {
+    if (glob.test.test(toolName))
+      return { decision: glob.decision, rule: `${prefix}tools."${glob.pattern}": ${glob.decision}` };
+  }
+  const byCategory = category ? rules.categories[category] : undefined;
+  if (byCategory) return { decision: byCategory, rule: `${prefix}${category}: ${byCategory}` };
+  return undefined;
+}

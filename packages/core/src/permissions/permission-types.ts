@@ -1,0 +1,107 @@
+import type { JsonValue } from '../types.ts';
+
+/** How much harm a tool can do (builtin-tools-assistant.md): each Tool export carries one. */
+export const riskCategories = ['safe', 'sensitive', 'restricted'] as const;
+export type RiskCategory = (typeof riskCategories)[number];
+
+/** The category of an export that declares none (docs/permissions.md). MCP tools default to it too. */
+export const DEFAULT_RISK_CATEGORY: RiskCategory = 'sensitive';
+
+/** What a policy says about one call: run it, ask a person first, or refuse it. */
+export const permissionDecisions = ['allow', 'ask', 'deny'] as const;
+export type PermissionDecision = (typeof permissionDecisions)[number];
+
+/** One level of rules: a decision per category and per tool name (exact, or a glob with `*`). */
+export interface PermissionRules {
+  safe?: PermissionDecision;
+  sensitive?: PermissionDecision;
+  restricted?: PermissionDecision;
+  tools?: Record<string, PermissionDecision>;
+}
+
+/** Agent `spec.permissions`. Source rules can only tighten the agent's rules, never loosen them. */
+export interface AgentPermissionsSpec extends PermissionRules {
+  /** Keys `kind` or `kind:name` of the turn's source (e.g. `agent`, `user:telegram`). */
+  sources?: Record<string, PermissionRules>;
+  /** How long an `ask` waits for a person before the call fails with E_APPROVAL_TIMEOUT (default 600). */
+  approvalTimeoutSeconds?: number;
+  /** Tool names (or globs) a call may reach in the registry when they are not in the step's catalog (spec §9 MAY). */
+  registryDirectCalls?: string[];
+}
+
+/** Where a turn (and so each of its tool calls) came from. */
+export interface CallSource {
+  kind: string;
+  name: string;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
+export type ApprovalScope = 'once' | 'conversation';
+
+/** A stored request for a person's decision about one tool call. */
+export interface ApprovalRecord {
+  id: string;
+  agent: string;
+  instanceKey: string;
+  turnId: string | null;
+  traceId: string | null;
+  toolCallId: string;
+  toolName: string;
+  category: RiskCategory;
+  /** The call's arguments with secrets redacted (what the person is shown). */
+  args: JsonValue;
+  /** Why it needs approval, e.g. `category restricted: ask`. */
+  rule: string;
+  source: CallSource;
+  status: ApprovalStatus;
+  scope: ApprovalScope | null;
+  decidedBy: string | null;
+  reason: string | null;
+  createdAt: number;
+  expiresAt: number;
+  decidedAt: number | null;
+}
+
+/** A person's answer to an approval. */
+export interface ApprovalAnswer {
+  action: 'approve' | 'deny';
+  /** For approve: this call only (default), or every call of this tool for the rest of the conversation. */
+  scope?: ApprovalScope;
+  /** For deny: told to the model with E_APPROVAL_DENIED. */
+  reason?: string;
+  /** Who decided (default `user`). */
+  by?: string;
+}
+
+/** One line of the audit log: every call that reached the executor, whatever became of it. */
+export interface AuditEntry {
+  at: number;
+  agent: string;
+  instanceKey: string;
+  turnId: string | null;
+  toolCallId: string;
+  traceId: string | null;
+  toolName: string;
+  category: RiskCategory | null;
+  /** `kind:name` of the turn's source, or null when the call had none. */
+  source: string | null;
+  /** The policy's decision; `refused` when the catalog guard, lookup or argument validation stopped the call. */
+  decision: PermissionDecision | 'refused';
+  /** The rule that decided, e.g. `tools.bash__exec: ask` or `default restricted: ask`. */
+  rule: string | null;
+  /** The call reached the registry outside the catalog (spec §9 registry direct call). */
+  direct: boolean;
+  approval: {
+    id: string;
+    outcome: Exclude<ApprovalStatus, 'pending'>;
+    scope: ApprovalScope | null;
+    by: string | null;
+    reason: string | null;
+  } | null;
+  durationMs: number;
+  status: 'ok' | 'error' | 'pending';
+  errorCode: string | null;
+  /** Raw values: the audit store redacts secrets and caps their size before writing. */
+  args: JsonValue;
+  output: JsonValue | null;
+}
