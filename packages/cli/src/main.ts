@@ -1,4 +1,5 @@
 import { GoondanError, helpUrlFor } from '@goondan/core';
+import { approvalsCommand, approvalsHelp } from './commands/approvals.ts';
 import { auditCommand, auditHelp } from './commands/audit.ts';
 import { chatCommand, chatHelp } from './commands/chat.ts';
 import { mcpCommand, mcpHelp } from './commands/mcp.ts';
@@ -31,6 +32,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   tools: { run: toolsCommand, help: toolsHelp },
   run: { run: runCommand, help: runHelp },
   chat: { run: chatCommand, help: chatHelp },
+  approvals: { run: approvalsCommand, help: approvalsHelp },
   trace: { run: traceCommand, help: traceHelp },
   audit: { run: auditCommand, help: auditHelp },
   ps: { run: psCommand, help: psHelp },

@@ -1,16 +1,12 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import {
   type AuditFilter,
   type AuditRecord,
   AuditStore,
-  findBundleDir,
-  GoondanError,
-  listInstanceDatabases,
   openInstanceDatabase,
   permissionDecisions,
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { instanceDatabasesFor } from '../instance-databases.ts';
 import { paint, type Style, UsageError, useColor } from '../terminal.ts';
 
 export const auditHelp = `Usage: gdn audit [--agent A] [--instance K] [--tool NAME|GLOB] [--decision D] [--status S] [--approvals]
@@ -96,24 +92,9 @@ export async function auditCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'audit');
   const filter = readFilter(values);
-  const dir = values.bundle ? resolve(values.bundle) : findBundleDir(process.cwd());
-  if (values.bundle && !existsSync(join(dir, 'goondan.yaml'))) {
-    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${values.bundle}.`);
-  }
-  const all = listInstanceDatabases({ rootDir: dir });
-  const chosen = all.filter(
-    (file) =>
-      (values.agent === undefined || file.agentName === values.agent) &&
-      (values.instance === undefined || file.instanceKey === values.instance),
-  );
-  if (chosen.length === 0 && (values.agent !== undefined || values.instance !== undefined)) {
-    const wanted = `${values.agent ?? '*'}/${values.instance ?? '*'}`;
-    const known = all.map((file) => `${file.agentName}/${file.instanceKey}`).join(', ');
-    console.error(
-      `gdn audit: no instance database for ${wanted} under ${join(dir, '.goondan', 'instances')}. ${
-        known ? `Instances with one: ${known}.` : 'No agent instance of this bundle has run yet.'
-      }`,
-    );
+  const { dir, all, chosen, problem } = instanceDatabasesFor(values);
+  if (problem) {
+    console.error(`gdn audit: ${problem}`);
     return 1;
   }
   const records: AuditRecord[] = [];

@@ -1,5 +1,4 @@
 import { newId } from '../agent/agent-event.ts';
-import { GoondanError } from '../errors/goondan-error.ts';
 import type { ApprovalStore } from '../store/approval-store.ts';
 import type { JsonValue } from '../types.ts';
 import type { ApprovalAnswer, ApprovalRecord, ApprovalScope, CallSource, RiskCategory } from './permission-types.ts';
@@ -110,19 +109,12 @@ export class ApprovalCoordinator implements ApprovalGate {
    * @throws GoondanError E_APPROVAL_NOT_FOUND when there is no such approval or it is no longer pending.
    */
   answer(id: string, answer: ApprovalAnswer): ApprovalRecord {
-    const before = this.options.store.get(id);
-    if (!before) throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${id}' in ${this.address()}.`);
-    if (before.status !== 'pending')
-      throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' is already ${before.status}.`);
-    const after = this.options.store.answer(id, answer);
-    if (!after || after.status === 'pending') {
-      // The answer came after the expiry time: the approval has expired.
-      const expired = this.options.store.close(id, 'expired');
-      this.settle(id, expired);
-      throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' expired before it was answered.`);
+    try {
+      return this.options.store.answerPending(id, answer, `${this.options.agent}/${this.options.instanceKey}`);
+    } finally {
+      // Whatever became of it (answered now, or found expired), a call waiting on it goes on.
+      this.settle(id, this.options.store.get(id));
     }
-    this.settle(id, after);
-    return after;
   }
 
   /** Pending approvals of this instance, oldest first. */
@@ -201,10 +193,6 @@ export class ApprovalCoordinator implements ApprovalGate {
   private stopPolling(): void {
     clearInterval(this.pollTimer);
     this.pollTimer = undefined;
-  }
-
-  private address(): string {
-    return `${this.options.agent}/${this.options.instanceKey}`;
   }
 
   private notify(key: 'onRequested' | 'onResolved', record: ApprovalRecord): void {

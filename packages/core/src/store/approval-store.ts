@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { GoondanError } from '../errors/goondan-error.ts';
 import type {
   ApprovalAnswer,
   ApprovalRecord,
@@ -144,6 +145,22 @@ export class ApprovalStore {
       }
     })();
     return this.get(id);
+  }
+
+  /**
+   * Answers an approval that must still be pending (what a person's answer from any front end goes through).
+   * @throws GoondanError E_APPROVAL_NOT_FOUND when there is no such approval, it was already decided, or it
+   *   expired before the answer came (it is then marked expired).
+   */
+  answerPending(id: string, answer: ApprovalAnswer, where = 'this instance'): ApprovalRecord {
+    const before = this.get(id);
+    if (!before) throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${id}' in ${where}.`);
+    if (before.status !== 'pending')
+      throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' is already ${before.status}.`);
+    const after = this.answer(id, answer);
+    if (after && after.status !== 'pending') return after;
+    this.close(id, 'expired');
+    throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' expired before it was answered.`);
   }
 
   /** Ends a pending approval without a person's answer (timeout or a cancelled turn). */

@@ -1,0 +1,160 @@
+import {
+  type ApprovalAnswer,
+  type ApprovalRecord,
+  ApprovalStore,
+  GoondanError,
+  type InstanceDatabaseFile,
+  openInstanceDatabase,
+} from '@goondan/core';
+import { describeResolution } from '../approval-prompt.ts';
+import { parseCommandArgs } from '../cli-args.ts';
+import { instanceDatabasesFor } from '../instance-databases.ts';
+import { paint, UsageError, useColor } from '../terminal.ts';
+import { shortArgs } from '../tool-call-printer.ts';
+
+export const approvalsHelp = `Usage: gdn approvals <list|approve|deny> [options]
+
+Tool calls that wait for a person (the agent's spec.permissions say ask) are stored in their instance's
+database until answered, expired or cancelled. These commands answer them from any terminal, also while the
+agent is not running: a waiting agent picks the answer up at once; a stopped one applies it when its turn resumes
+(the next 'gdn chat', 'gdn run', or the swarm's restart of the agent).
+
+  gdn approvals list [--all] [--agent A] [--instance K] [--json]
+      Pending approvals of every instance of the bundle, oldest first (--all: answered ones too).
+
+  gdn approvals approve ID [--conversation] [--by NAME]
+      Approve the call once; --conversation also approves every later call of that tool in the conversation.
+
+  gdn approvals deny ID [--reason TEXT] [--by NAME]
+      Deny the call; the model receives E_APPROVAL_DENIED with the reason.
+
+Common options:
+  --bundle DIR   the bundle directory (default: the current directory or a parent with goondan.yaml)
+
+Exit status: 0 done, 1 no such pending approval (E_APPROVAL_NOT_FOUND), 2 usage error.`;
+
+export async function approvalsCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    console.log(approvalsHelp);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub === 'list') return listApprovals(rest);
+  if (sub === 'approve' || sub === 'deny') return answerApproval(sub, rest);
+  throw new UsageError(`unknown subcommand 'approvals ${sub}' (expected list, approve or deny)`, 'approvals');
+}
+
+function withStore<T>(file: InstanceDatabaseFile, use: (store: ApprovalStore) => T): T {
+  const db = openInstanceDatabase(file.databaseFile);
+  try {
+    return use(new ApprovalStore(db));
+  } finally {
+    db.close();
+  }
+}
+
+async function listApprovals(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    command: 'approvals',
+    argv,
+    spec: {
+      agent: { type: 'string' },
+      instance: { type: 'string' },
+      all: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(approvalsHelp);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'approvals');
+  const { chosen, problem } = instanceDatabasesFor(values);
+  if (problem) {
+    console.error(`gdn approvals: ${problem}`);
+    return 1;
+  }
+  const now = Date.now();
+  const records = chosen
+    .flatMap((file) =>
+      withStore(file, (store) => store.list(values.all ? { limit: 1000 } : { status: 'pending', limit: 1000 })),
+    )
+    // A pending approval past its expiry is expired, whether or not its agent has noticed yet.
+    .map((record) =>
+      record.status === 'pending' && record.expiresAt <= now ? { ...record, status: 'expired' as const } : record,
+    )
+    .filter((record) => values.all || record.status === 'pending')
+    .sort((a, b) => a.createdAt - b.createdAt);
+  if (values.json) {
+    console.log(JSON.stringify(records, null, 2));
+    return 0;
+  }
+  if (records.length === 0) {
+    console.log(values.all ? 'No approvals yet.' : 'No approvals are waiting.');
+    return 0;
+  }
+  const color = useColor();
+  for (const record of records) printRecord(record, color, now);
+  return 0;
+}
+
+function printRecord(record: ApprovalRecord, color: boolean, now: number): void {
+  const state =
+    record.status === 'pending'
+      ? paint(`pending, expires in ${Math.max(0, Math.round((record.expiresAt - now) / 1000))}s`, 'yellow', color)
+      : describeResolution(record, false).replace(/^\s*↳ \S+ /, '');
+  console.log(
+    `${paint(record.id, 'bold', color)}  ${record.agent}/${record.instanceKey}  ${record.toolName} (${record.category})  ${state}`,
+  );
+  console.log(`    ${shortArgs(record.args, 200)}`);
+  console.log(
+    paint(
+      `    ${record.rule}; asked ${new Date(record.createdAt).toISOString()} in a turn from ${record.source.kind}:${record.source.name}`,
+      'dim',
+      color,
+    ),
+  );
+}
+
+async function answerApproval(action: 'approve' | 'deny', argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    command: 'approvals',
+    argv,
+    spec: {
+      conversation: { type: 'boolean' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      agent: { type: 'string' },
+      instance: { type: 'string' },
+    },
+  });
+  if (values.help) {
+    console.log(approvalsHelp);
+    return 0;
+  }
+  const [id, ...extra] = positionals;
+  if (!id) throw new UsageError(`missing the approval id: gdn approvals ${action} ID`, 'approvals');
+  if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`, 'approvals');
+  if (action === 'deny' && values.conversation) throw new UsageError('--conversation goes with approve', 'approvals');
+  if (action === 'approve' && values.reason !== undefined)
+    throw new UsageError('--reason goes with deny (the model reads it)', 'approvals');
+  const answer: ApprovalAnswer =
+    action === 'approve'
+      ? { action, scope: values.conversation ? 'conversation' : 'once', by: values.by ?? 'user' }
+      : { action, by: values.by ?? 'user', ...(values.reason ? { reason: values.reason } : {}) };
+  const { chosen, problem } = instanceDatabasesFor(values);
+  if (problem) {
+    console.error(`gdn approvals: ${problem}`);
+    return 1;
+  }
+  for (const file of chosen) {
+    const result = withStore(file, (store) =>
+      store.get(id) ? store.answerPending(id, answer, `${file.agentName}/${file.instanceKey}`) : null,
+    );
+    if (result) {
+      console.log(describeResolution(result, useColor()).trim());
+      return 0;
+    }
+  }
+  throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${id}' in any instance of this bundle.`);
+}
