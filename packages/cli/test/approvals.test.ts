@@ -1,11 +1,21 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalRecord, AuditRecord } from '@goondan/core';
 import { startOpenAICompatibleServer } from '@goondan/core/testing';
-import { agentBundle, chatBodies, cleanupTempDirs, cliEnv, gdn, gdnJson, mainTs, serverModel } from './helpers.ts';
+import {
+  agentBundle,
+  chatBodies,
+  cleanupTempDirs,
+  cliEnv,
+  gdn,
+  gdnJson,
+  mainTs,
+  makeTempDir,
+  serverModel,
+} from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -172,5 +182,80 @@ describe('approvals from the command line (bash is restricted: ask by default)',
     const listed = await gdn(['approvals', 'list', '--bundle', bundle]);
     expect(listed.exitCode).toBe(0);
     expect(listed.stdout).toBe('No approvals are waiting.\n');
+  });
+
+  test('an approval raised by a called agent surfaces in the top-level chat, and holds the request timeout meanwhile', async () => {
+    const bundle = await makeTempDir('gdn-swarm-approval-');
+    const script = (steps: object[]) => JSON.stringify(steps);
+    await writeFile(
+      join(bundle, 'goondan.yaml'),
+      `apiVersion: goondan.ai/v1
+kind: Swarm
+metadata: { name: team }
+spec:
+  entryAgent: Agent/coordinator
+  agents: [Agent/coordinator, Agent/worker]
+---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: coordinator }
+spec:
+  modelConfig: { modelRef: Model/coordinator-model }
+  tools:
+    - ref: Tool/agents
+      config: { allow: [worker] }
+---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: worker }
+spec:
+  modelConfig: { modelRef: Model/worker-model }
+  tools: [Tool/file-system]
+  permissions:
+    tools: { file-system__write: ask }
+---
+apiVersion: goondan.ai/v1
+kind: Model
+metadata: { name: coordinator-model }
+spec:
+  provider: scripted
+  model: coordinator
+  script: ${script([
+    { toolCalls: [{ name: 'agents__request', args: { target: 'worker', input: 'write it', timeoutMs: 1500 } }] },
+    { text: 'The worker wrote it.' },
+  ])}
+---
+apiVersion: goondan.ai/v1
+kind: Model
+metadata: { name: worker-model }
+spec:
+  provider: scripted
+  model: worker
+  script: ${script([
+    { toolCalls: [{ name: 'file-system__write', args: { path: 'note.txt', content: 'from the worker' } }] },
+    { text: 'Written.' },
+  ])}
+`,
+    );
+    const chat = startInteractive(['chat', '--bundle', bundle]);
+    chat.write('get the worker to write\n');
+    await chat.waitFor('approval needed', 'stdout', 1, 20_000);
+    expect(chat.output.stdout).toContain('worker/default wants to call file-system__write (sensitive)');
+    // Longer than the request's 1.5 s timeout: the coordinator's request is held while the worker waits.
+    await Bun.sleep(2500);
+    chat.write('y\n');
+    await chat.waitFor('coordinator> The worker wrote it.', 'stdout', 1, 20_000);
+    chat.write('/exit\n');
+    expect(await chat.end()).toBe(0);
+    expect(chat.output.stdout).not.toContain('E_AGENT_REQUEST_TIMEOUT');
+    const written = join(bundle, '.goondan', 'workspaces', 'worker', 'default', 'note.txt');
+    expect(await readFile(written, 'utf8')).toBe('from the worker');
+    const audit = await gdnJson<AuditRecord[]>(['audit', '--bundle', bundle, '--json']);
+    expect(
+      audit.json.map((entry) => [entry.agent, entry.toolName, entry.decision, entry.approval?.outcome ?? null]),
+    ).toEqual([
+      ['worker', 'file-system__write', 'ask', 'approved'],
+      ['coordinator', 'agents__request', 'allow', null],
+    ]);
   });
 });

@@ -149,6 +149,11 @@ export class AgentProcessHost {
       this.client?.receiveReply(event.data as unknown as ReplyData);
       return;
     }
+    if (event.type === eventTypes.requestHold) {
+      const { correlationId, held } = (event.data ?? {}) as { correlationId?: string; held?: boolean };
+      if (typeof correlationId === 'string') this.client?.holdRequest(correlationId, held === true);
+      return;
+    }
     if (event.type === eventTypes.bundle) return;
     if (event.type === eventTypes.approvalAnswer) {
       const { id, answer } = (event.data ?? {}) as { id?: string; answer?: ApprovalAnswer };

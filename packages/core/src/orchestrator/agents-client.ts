@@ -22,6 +22,7 @@ import {
   type ReplyData,
   type RequestReplyTo,
 } from './ipc-message.ts';
+import { PausableTimer } from './pausable-timer.ts';
 import { agentCatalog, checkTarget, type SwarmTopology } from './swarm-topology.ts';
 import type { Transport } from './transport.ts';
 
@@ -44,6 +45,7 @@ export function wireError(error: NonNullable<ReplyData['error']>): GoondanError 
 
 interface Waiter {
   resolve(data: ReplyData): void;
+  timer: PausableTimer;
 }
 
 /**
@@ -76,6 +78,13 @@ export class AgentsClient implements AgentsRuntime {
   }
 
   /** Hands a reply to whoever waits for it; false when no one does (it came after a timeout). */
+  /** Pauses or resumes the timeout of a waiting request (its callee chain waits for an approval). */
+  holdRequest(correlationId: string, held: boolean): void {
+    const timer = this.waiters.get(correlationId)?.timer;
+    if (held) timer?.pause();
+    else timer?.resume();
+  }
+
   receiveReply(data: ReplyData): boolean {
     const waiter = this.waiters.get(data.correlationId);
     if (!waiter) return false;
@@ -198,7 +207,7 @@ export class AgentsClient implements AgentsRuntime {
       return Promise.reject(new GoondanError('E_TOOL_ABORTED', 'The request was cancelled before it was sent.'));
     return new Promise((resolve, reject) => {
       const cleanup = () => {
-        clearTimeout(timer);
+        timer.clear();
         signal?.removeEventListener('abort', onAbort);
         this.waiters.delete(correlationId);
       };
@@ -218,13 +227,14 @@ export class AgentsClient implements AgentsRuntime {
         forget();
         reject(new GoondanError('E_TOOL_ABORTED', `The request to ${to} was cancelled.`));
       };
-      const timer = setTimeout(() => {
+      const timer = new PausableTimer(() => {
         cleanup();
         forget();
         reject(new GoondanError('E_AGENT_REQUEST_TIMEOUT', options.timeoutMessage));
       }, options.waitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.set(correlationId, {
+        timer,
         resolve: (data) => {
           cleanup();
           resolve(data);

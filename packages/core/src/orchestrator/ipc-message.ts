@@ -67,6 +67,11 @@ export const eventTypes = {
   approvalRequested: 'runtime.approval.requested',
   /** Process → orchestrator: an approval was answered, expired or cancelled (`data`: ApprovalRecord). */
   approvalResolved: 'runtime.approval.resolved',
+  /**
+   * Orchestrator → caller process: pause (`held: true`) or resume the timeout of request `correlationId`, whose
+   * callee chain waits for a person's approval.
+   */
+  requestHold: 'agent.request.hold',
   /** Orchestrator → process: a person's answer (`data`: { id, answer: ApprovalAnswer }). */
   approvalAnswer: 'approval.answer',
 } as const;

@@ -94,6 +94,8 @@ export class Orchestrator {
   private topology: SwarmTopology;
   private readonly supervisor: ProcessSupervisor;
   private readonly pending = new PendingRequests();
+  /** Approvals each agent instance waits on: requests into such a chain do not time out meanwhile. */
+  private readonly waitingApprovals = new Map<string, Set<string>>();
   private readonly stateFile: string | null;
   private readonly startedAt = Date.now();
   private readonly reconcileTimer: ReturnType<typeof setInterval>;
@@ -389,6 +391,8 @@ export class Orchestrator {
         const message = `A request from ${callerAddress} to ${callee.address} would deadlock: ${cycle.join(' → ')}.`;
         return fail(new GoondanError('E_AGENT_REQUEST_CYCLE', message));
       }
+      // A callee already waiting for an approval holds this request too.
+      if (this.waitingApprovals.size > 0) this.updateHolds();
     }
     this.supervisor.deliver(callee, {
       type: 'event',
@@ -471,6 +475,17 @@ export class Orchestrator {
       case eventTypes.spawn:
       case eventTypes.list:
         return void this.query(record, event);
+      case eventTypes.approvalRequested:
+      case eventTypes.approvalResolved: {
+        const id = String(data.id);
+        const waiting = this.waitingApprovals.get(record.address) ?? new Set<string>();
+        if (event.type === eventTypes.approvalRequested) waiting.add(id);
+        else waiting.delete(id);
+        if (waiting.size > 0) this.waitingApprovals.set(record.address, waiting);
+        else this.waitingApprovals.delete(record.address);
+        this.updateHolds();
+        return this.notify(record, event);
+      }
       default:
         if (event.type.startsWith('runtime.')) return this.notify(record, event);
         return this.route(record, message.to, event);
@@ -497,8 +512,28 @@ export class Orchestrator {
     }
   }
 
+  /**
+   * A request whose callee (or any agent further down its chain) waits for a person's approval does not time
+   * out meanwhile: its timer here and its caller's are paused until the approval is answered or ends.
+   */
+  private updateHolds(): void {
+    const changed = this.pending.holdWaitingOn(new Set(this.waitingApprovals.keys()));
+    for (const { request, held } of changed) {
+      const caller = this.supervisor.records.get(request.callerAddress);
+      if (caller?.state !== 'ready' || !caller.connection) continue;
+      const event = controlEvent({
+        type: eventTypes.requestHold,
+        source: ORCHESTRATOR,
+        data: { correlationId: request.correlationId, held },
+      });
+      caller.connection.transport.send({ type: 'event', from: ORCHESTRATOR, to: caller.address, payload: event });
+    }
+  }
+
   /** A process ended: requests waiting on it fail at once; requests it made are forgotten. */
   private failWaitingOn(record: ProcessRecord, error: GoondanError, kept: ReadonlySet<string>): void {
+    // Its approvals stay stored; a restarted process raises them again when it resumes the turn.
+    if (this.waitingApprovals.delete(record.address)) this.updateHolds();
     const { asCallee, asCaller } = this.pending.involving(record.address);
     for (const request of asCallee) {
       if (kept.has(request.eventId)) continue;

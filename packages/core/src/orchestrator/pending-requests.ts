@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../agent/agent-event.ts';
+import { PausableTimer } from './pausable-timer.ts';
 import { WaitForGraph } from './wait-for-graph.ts';
 
 /** A request routed to a callee and not answered yet. */
@@ -14,7 +15,9 @@ export interface PendingRequest {
 }
 
 interface Entry extends PendingRequest {
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: PausableTimer;
+  /** Its timeout is paused: the callee (or one it waits on) waits for a person's approval. */
+  held: boolean;
 }
 
 /**
@@ -35,9 +38,9 @@ export class PendingRequests {
       if (cycle) return { cycle };
       this.graph.add(request.callerAddress, request.calleeAddress);
     }
-    const entry: Entry = { ...request };
+    const entry: Entry = { ...request, held: false };
     if (options.timeoutMs > 0) {
-      entry.timer = setTimeout(() => {
+      entry.timer = new PausableTimer(() => {
         if (this.take(request.correlationId)) options.onTimeout(request);
       }, options.timeoutMs);
     }
@@ -50,7 +53,7 @@ export class PendingRequests {
     const entry = this.entries.get(correlationId);
     if (!entry) return undefined;
     this.entries.delete(correlationId);
-    clearTimeout(entry.timer);
+    entry.timer?.clear();
     if (entry.blocking) this.graph.remove(entry.callerAddress, entry.calleeAddress);
     return entry;
   }
@@ -68,6 +71,35 @@ export class PendingRequests {
       else if (entry.callerAddress === address) asCaller.push(entry);
     }
     return { asCallee, asCaller };
+  }
+
+  /**
+   * Pauses the timeouts of every request that waits, directly or down a chain of requests, on an address in
+   * `waiting` (agents whose tool calls wait for approval), and resumes the others. Returns the requests whose
+   * state changed, so their callers can be told.
+   */
+  holdWaitingOn(waiting: ReadonlySet<string>): { request: PendingRequest; held: boolean }[] {
+    const blocked = new Set(waiting);
+    const held = new Set<string>();
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const entry of this.entries.values()) {
+        if (held.has(entry.correlationId) || !blocked.has(entry.calleeAddress)) continue;
+        held.add(entry.correlationId);
+        blocked.add(entry.callerAddress);
+        grew = true;
+      }
+    }
+    const changed: { request: PendingRequest; held: boolean }[] = [];
+    for (const entry of this.entries.values()) {
+      const hold = held.has(entry.correlationId);
+      if (hold === entry.held) continue;
+      entry.held = hold;
+      if (hold) entry.timer?.pause();
+      else entry.timer?.resume();
+      changed.push({ request: entry, held: hold });
+    }
+    return changed;
   }
 
   get size(): number {
