@@ -16,6 +16,7 @@ interface CatalogItem {
   description?: string;
   parameters?: Record<string, unknown>;
   source?: { type: string; name: string };
+  permission?: { category: string; decision: string; rule: string } | null;
 }
 
 const catalogNames = [
@@ -71,8 +72,13 @@ describe('gdn tools list', () => {
         additionalProperties: false,
       },
       source: { type: 'config', name: 'calc' },
+      permission: { category: 'sensitive', decision: 'allow', rule: 'default sensitive: allow' },
     });
-    expect(json.tools.find((item) => item.name === 'bash__exec')!.source).toEqual({ type: 'config', name: 'bash' });
+    const bash = json.tools.find((item) => item.name === 'bash__exec')!;
+    expect(bash.source).toEqual({ type: 'config', name: 'bash' });
+    expect(bash.permission).toEqual({ category: 'restricted', decision: 'ask', rule: 'default restricted: ask' });
+    const read = json.tools.find((item) => item.name === 'file-system__read')!;
+    expect(read.permission).toMatchObject({ category: 'safe', decision: 'allow' });
   });
 
   test('text form shows each tool with its source and parameters', async () => {
@@ -80,10 +86,10 @@ describe('gdn tools list', () => {
     expect(result.exitCode).toBe(0);
     const out = result.stdout;
     expect(out).toStartWith('11 tools in the catalog (Agent/helper)');
-    expect(out).toContain('calc__add  [config:calc]\n  Adds two integers and returns their sum.');
+    expect(out).toContain('calc__add  [config:calc]  sensitive · allow\n  Adds two integers and returns their sum.');
     expect(out).toContain('  - a: integer  First addend\n  - b: integer  Second addend');
     expect(out).toContain('  - reason?: string');
-    expect(out).toContain('bash__exec  [config:bash]');
+    expect(out).toContain('bash__exec  [config:bash]  restricted · ask');
     for (const name of catalogNames) expect(out).toContain(`\n${name}  [`);
   });
 

@@ -126,11 +126,18 @@ async function openServed(options: {
       model: createScriptedModel([], { modelId: 'mcp-serve' }),
       deliverJobCompletions: false,
       logger,
+      // A call whose permissions say ask waits, stored, for an answer given with `gdn approvals`.
+      observer: {
+        onApprovalRequested: (record) =>
+          logger.error(
+            `approval needed ${record.id}: ${record.toolName} (${record.rule}); answer with 'gdn approvals approve ${record.id}' or 'gdn approvals deny ${record.id} --reason TEXT'`,
+          ),
+      },
     });
     return {
       label: `Agent/${agent.metadata.name}`,
-      catalog: () => instance.previewCatalog(),
-      call: (call, signal) => instance.callTool(call, { signal }),
+      catalog: () => instance.previewCatalog({ source: MCP_CLIENT_SOURCE }),
+      call: (call, signal) => instance.callTool(call, { signal, source: MCP_CLIENT_SOURCE }),
       close: () => instance.close(),
     };
   }
@@ -157,11 +164,15 @@ async function openServed(options: {
           workdir,
           logger,
           signal,
+          source: MCP_CLIENT_SOURCE,
         },
       }),
     close: async () => toolset.executor.jobs.abortAll(),
   };
 }
+
+/** Calls from MCP clients come from this turn source: permissions may give them rules of their own. */
+const MCP_CLIENT_SOURCE = { kind: 'mcp', name: 'client' } as const;
 
 function parsePort(text: string): number {
   const port = Number(text);

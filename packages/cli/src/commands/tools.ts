@@ -59,6 +59,8 @@ export async function toolsCommand(argv: string[]): Promise<number> {
 /** Tools of the agent as its next Step would have them: extensions loaded, step middleware applied. */
 interface OpenedTools {
   agentName: string | null;
+  /** Category and the permissions' decision for a call from the command line. */
+  permission: (name: string) => { category: string; decision: string; rule: string } | null;
   catalog: () => Promise<ToolCatalog>;
   call: (
     call: ToolCall,
@@ -89,6 +91,7 @@ async function openTools(flags: { bundle?: string; agent?: string; instance?: st
     });
     return {
       agentName: agent.metadata.name,
+      permission: (name) => instance.permissionOf(name),
       catalog: () => instance.previewCatalog(),
       call: (call, options) => instance.callTool(call, options),
       jobs: instance.jobs,
@@ -100,6 +103,11 @@ async function openTools(flags: { bundle?: string; agent?: string; instance?: st
   const { workdir } = instancePaths({ rootDir: opened.bundle.rootDir, agentName: 'cli', instanceKey });
   return {
     agentName: null,
+    permission: (name) => {
+      const verdict = toolset.executor.verdictFor(name, COMMAND_LINE_SOURCE);
+      const tool = toolset.registry.get(name);
+      return tool && verdict ? { category: tool.category, ...verdict } : null;
+    },
     catalog: async () => toolset.catalogBuilder.build(),
     call: (call, options) =>
       toolset.executor.execute(call, {
@@ -152,19 +160,27 @@ async function toolsList(argv: string[]): Promise<number> {
     await opened.close();
   }
   if (values.json) {
-    console.log(JSON.stringify({ agent: opened.agentName, tools: catalog.items }, null, 2));
+    const tools = catalog.items.map((item) => ({ ...item, permission: opened.permission(item.name) }));
+    console.log(JSON.stringify({ agent: opened.agentName, tools }, null, 2));
     return 0;
   }
   const color = useColor();
   const who = opened.agentName ? `Agent/${opened.agentName}` : 'no agent: every Tool the bundle declares';
   console.log(paint(`${catalog.size} tool${catalog.size === 1 ? '' : 's'} in the catalog (${who})`, 'bold', color));
-  for (const item of catalog.items) printItem(item, color);
+  for (const item of catalog.items) printItem(item, opened.permission(item.name), color);
   return 0;
 }
 
-function printItem(item: ToolCatalogItem, color: boolean): void {
+function printItem(
+  item: ToolCatalogItem,
+  permission: { category: string; decision: string } | null,
+  color: boolean,
+): void {
   const source = item.source ? `${item.source.type}:${item.source.name}` : 'unknown';
-  console.log(`\n${paint(item.name, 'cyan', color)}  ${paint(`[${source}]`, 'dim', color)}`);
+  const risk = permission
+    ? `  ${paint(`${permission.category} · ${permission.decision}`, permission.decision === 'allow' ? 'dim' : 'yellow', color)}`
+    : '';
+  console.log(`\n${paint(item.name, 'cyan', color)}  ${paint(`[${source}]`, 'dim', color)}${risk}`);
   if (item.description) console.log(`  ${item.description}`);
   for (const line of describeParameters(item.parameters)) console.log(`  ${line}`);
 }

@@ -7,7 +7,14 @@ import type { ModelCallSettings } from '../models/model-call-settings.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
 import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
 import { ApprovalCoordinator, type ApprovalGate } from '../permissions/approvals.ts';
-import type { ApprovalAnswer, ApprovalRecord, AuditEntry, CallSource } from '../permissions/permission-types.ts';
+import type {
+  ApprovalAnswer,
+  ApprovalRecord,
+  AuditEntry,
+  CallSource,
+  PermissionDecision,
+  RiskCategory,
+} from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import type { ApprovalStore } from '../store/approval-store.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';
@@ -310,6 +317,17 @@ export class AgentInstance {
         ...(this.options.agents ? { agents: this.options.agents } : {}),
       },
     });
+  }
+
+  /** A tool's risk category and what the permissions decide for a call from `source` (null: not registered). */
+  permissionOf(
+    toolName: string,
+    source: CallSource = COMMAND_LINE_SOURCE,
+  ): { category: RiskCategory; decision: PermissionDecision; rule: string } | null {
+    const { executor, registry } = this.options.toolset;
+    const tool = registry.get(toolName);
+    const verdict = executor.verdictFor(toolName, source);
+    return tool && verdict ? { category: tool.category, ...verdict } : null;
   }
 
   /** Approvals waiting for a person's answer in this instance, oldest first. */
