@@ -22,6 +22,7 @@ Commands:
   chat                  chat with an agent in the terminal
   trace                 show the last turns as a tree of steps, model calls and tool calls
   audit                 the audit log of tool calls: decision, approval, status, duration
+  approvals             list and answer tool calls that wait for a person's approval
   ps                    the agent processes of running swarms: state, pid, queue, turns, restarts
   mcp serve             offer an agent's tools to MCP clients (stdio, or --http PORT)
 
@@ -32,9 +33,9 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   tools: { run: toolsCommand, help: toolsHelp },
   run: { run: runCommand, help: runHelp },
   chat: { run: chatCommand, help: chatHelp },
-  approvals: { run: approvalsCommand, help: approvalsHelp },
   trace: { run: traceCommand, help: traceHelp },
   audit: { run: auditCommand, help: auditHelp },
+  approvals: { run: approvalsCommand, help: approvalsHelp },
   ps: { run: psCommand, help: psHelp },
   mcp: { run: mcpCommand, help: mcpHelp },
 };

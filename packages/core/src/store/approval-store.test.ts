@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import { afterEach, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import type { GoondanError } from '../errors/goondan-error.ts';
 import type { ApprovalRecord } from '../permissions/permission-types.ts';
 import { ApprovalStore, MAX_APPROVAL_REASON_CHARS } from './approval-store.ts';
 import { openInstanceDatabase } from './open-instance-database.ts';
@@ -111,6 +112,37 @@ describe('ApprovalStore', () => {
     store.create(record);
     expect(store.answer(record.id, { action: 'approve' }, NOW + 100)).toMatchObject({ status: 'pending' });
     expect(store.answer('apr_missing', { action: 'approve' }, NOW)).toBeNull();
+  });
+
+  test('answerPending answers a pending approval, and is E_APPROVAL_NOT_FOUND otherwise', () => {
+    const { store } = freshStore();
+    const now = Date.now();
+    const open = pending({ createdAt: now, expiresAt: now + 60_000 });
+    const late = pending({ createdAt: now - 2000, expiresAt: now - 1000 });
+    store.create(open);
+    store.create(late);
+    expect(store.answerPending(open.id, { action: 'approve', by: 'ops' })).toMatchObject({
+      status: 'approved',
+      decidedBy: 'ops',
+    });
+    const failure = (id: string) => {
+      try {
+        store.answerPending(id, { action: 'deny' }, 'assistant/default');
+      } catch (thrown) {
+        return thrown as GoondanError;
+      }
+      throw new Error('expected E_APPROVAL_NOT_FOUND');
+    };
+    expect(failure(open.id)).toMatchObject({
+      code: 'E_APPROVAL_NOT_FOUND',
+      message: `Approval '${open.id}' is already approved.`,
+    });
+    expect(failure('apr_missing')).toMatchObject({
+      code: 'E_APPROVAL_NOT_FOUND',
+      message: "No approval 'apr_missing' in assistant/default.",
+    });
+    expect(failure(late.id).message).toBe(`Approval '${late.id}' expired before it was answered.`);
+    expect(store.get(late.id)?.status).toBe('expired');
   });
 
   test('close ends a pending approval as expired or cancelled, and never overrides an answer', () => {

@@ -271,7 +271,9 @@ describe('policy ask', () => {
     });
     const result = await call({ id: 'c1', name: 'shell__exec', args: { command: 'ls' } }, { approvals: gate });
     expect(result.error?.code).toBe('E_APPROVAL_DENIED');
-    expect(result.error?.message).toBe("A person denied the call of 'shell__exec' (bob). Reason: use the staging box.");
+    expect(result.error?.message).toContain("'shell__exec'");
+    expect(result.error?.message).toContain('bob');
+    expect(result.error?.message).toContain('Reason: use the staging box.');
     expect(ran).toEqual([]);
     expect(audit[0]).toMatchObject({
       decision: 'ask',
@@ -285,7 +287,8 @@ describe('policy ask', () => {
     const { call } = setup();
     const { gate } = fakeGate({ outcome: 'denied', by: null, reason: '  ' });
     const result = await call({ id: 'c1', name: 'shell__exec', args: { command: 'ls' } }, { approvals: gate });
-    expect(result.error?.message).toBe("A person denied the call of 'shell__exec'. Reason: none given.");
+    expect(result.error?.message).toContain("'shell__exec'");
+    expect(result.error?.message).toContain('Reason: none given.');
   });
 
   test('expired: E_APPROVAL_TIMEOUT naming the approval', async () => {

@@ -293,7 +293,7 @@ export class ToolExecutor {
       case 'denied':
         return errorResult(
           'E_APPROVAL_DENIED',
-          `A person denied the call of '${call.name}'${resolution.by ? ` (${resolution.by})` : ''}. Reason: ${resolution.reason?.trim() || 'none given'}.`,
+          `The call of '${call.name}' was denied${resolution.by ? ` by ${resolution.by}` : ''}. Reason: ${resolution.reason?.trim() || 'none given'}.`,
           limit,
         );
       case 'expired':
