@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ToolHandler } from '../types.ts';
 import { checkExtensionEntries } from './check-extension-entries.ts';
+import { checkPermissionRules } from './check-permission-rules.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { checkReferences } from './check-references.ts';
 import { checkResourceDocument } from './check-resource-document.ts';
@@ -96,6 +97,12 @@ export async function loadBundle(options: { dir: string; libraries?: string[] })
   const loaded = await loadToolHandlers(declared.filter((entry) => entry.resource.kind === 'Tool'));
   problems.push(...loaded.problems);
   problems.push(...checkExtensionEntries(declared.filter((entry) => entry.resource.kind === 'Extension')));
+  problems.push(
+    ...checkPermissionRules(
+      declared.filter((entry) => entry.resource.kind === 'Agent'),
+      resources,
+    ),
+  );
 
   problems.sort((a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column);
   if (problems.length > 0) return { bundle: null, problems, handlers: new Map() };

@@ -1,0 +1,4 @@
+export const handlers = {
+  add: () => ({ added: true }),
+  remove: () => ({ removed: true }),
+};
