@@ -345,4 +345,28 @@ describe('approvals across a restart', () => {
     const roles = second.instance.conversation().map((message) => message.data.role);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
   });
+
+  test('a call id a provider reuses in a later turn is asked about again, never approved by the old answer', async () => {
+    const stateDir = tempDir();
+    const steps = [{ toolCalls: [{ name: 'calc__slow', args: { ms: 1 } }] }, { text: 'ok' }];
+    const first = await open({ stateDir, permissions: askSlow, steps });
+    const request = first.nextRequest();
+    const turn = first.instance.enqueue(userEvent('go'));
+    first.instance.answerApproval((await request).id, { action: 'approve' });
+    await turn;
+    await first.instance.close();
+    opened.splice(opened.indexOf(first.instance), 1);
+
+    // A fresh scripted model numbers its calls from the start again: the same call id as before.
+    const second = await open({ stateDir, permissions: askSlow, steps });
+    expect(second.instance.hasSuspendedTurn).toBe(false);
+    const again = second.nextRequest();
+    const next = second.instance.enqueue(userEvent('go again'));
+    const record = await again;
+    expect(record.toolCallId).toBe(first.requested[0]!.toolCallId);
+    expect(record.id).not.toBe(first.requested[0]!.id);
+    second.instance.answerApproval(record.id, { action: 'deny', reason: 'not twice' });
+    await next;
+    expect(toolResults(second.instance.conversation()).at(-1)!.result.error?.code).toBe('E_APPROVAL_DENIED');
+  });
 });

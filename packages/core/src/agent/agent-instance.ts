@@ -149,8 +149,11 @@ export class AgentInstance {
     // crash, or E_TOOL_ABORTED, before anything else happens.
     const unanswered = findUnansweredToolCalls(this.messages);
     if (unanswered) {
+      const since = new Date(unanswered.assistant.createdAt).getTime();
       const asked = store
-        ? unanswered.calls.map((call) => store.forToolCall(call.id)).find((record) => record !== null)
+        ? unanswered.calls
+            .map((call) => store.forToolCall(call.id, { toolName: call.name, since }))
+            .find((record) => record !== null)
         : undefined;
       if (asked) {
         this.suspended = {
@@ -679,7 +682,7 @@ export class AgentInstance {
         results[index] = savedResult;
         return;
       }
-      if (resumed && !store?.forToolCall(call.id)) {
+      if (resumed && !store?.forToolCall(call.id, { toolName: call.name, turnId: state.turnId })) {
         results[index] = abortedResult('The agent stopped before this tool call finished.');
         return;
       }

@@ -69,11 +69,13 @@ export class ApprovalCoordinator implements ApprovalGate {
 
   async request(request: ApprovalRequest): Promise<ApprovalResolution> {
     const { store } = this.options;
-    const grant = store.grant(request.toolName);
-    if (grant) return { outcome: 'approved', id: grant.approvalId, scope: 'conversation', by: grant.by, reason: null };
     const now = Date.now();
-    let record = store.forToolCall(request.toolCallId);
+    // This very call was asked about before (its turn resumes after a restart): its own answer stands.
+    let record = store.forToolCall(request.toolCallId, { toolName: request.toolName, turnId: request.turnId });
     if (!record) {
+      const grant = store.grant(request.toolName);
+      if (grant)
+        return { outcome: 'approved', id: grant.approvalId, scope: 'conversation', by: grant.by, reason: null };
       record = {
         id: newId('apr'),
         agent: this.options.agent,

@@ -58,9 +58,22 @@ describe('ApprovalStore', () => {
     const record = pending({ args: { command: 'rm -rf build', nested: [1, { ok: true }] }, turnId: null });
     store.create(record);
     expect(store.get(record.id)).toEqual(record);
-    expect(store.forToolCall(record.toolCallId)).toEqual(record);
+    const match = { toolName: record.toolName, turnId: null };
+    expect(store.forToolCall(record.toolCallId, match)).toEqual(record);
     expect(store.get('apr_missing')).toBeNull();
-    expect(store.forToolCall('call_missing')).toBeNull();
+    expect(store.forToolCall('call_missing', match)).toBeNull();
+  });
+
+  test('a call id alone never finds an approval: the tool and the turn (or a time) must match too', () => {
+    const { store } = freshStore();
+    const record = pending({ toolCallId: 'call_1_1', toolName: 'bash__exec', turnId: 'turn_a', createdAt: NOW });
+    store.create(record);
+    expect(store.forToolCall('call_1_1', { toolName: 'bash__exec', turnId: 'turn_a' })?.id).toBe(record.id);
+    // The same id in another turn (providers reuse ids) or for another tool is another call.
+    expect(store.forToolCall('call_1_1', { toolName: 'bash__exec', turnId: 'turn_b' })).toBeNull();
+    expect(store.forToolCall('call_1_1', { toolName: 'calc__add', turnId: 'turn_a' })).toBeNull();
+    expect(store.forToolCall('call_1_1', { toolName: 'bash__exec', since: NOW })?.id).toBe(record.id);
+    expect(store.forToolCall('call_1_1', { toolName: 'bash__exec', since: NOW + 1 })).toBeNull();
   });
 
   test('lists oldest first, filtered by status and limited to the newest', () => {

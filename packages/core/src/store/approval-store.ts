@@ -98,13 +98,29 @@ export class ApprovalStore {
     return row ? recordOf(row) : null;
   }
 
-  /** The newest approval raised for a tool call (a call is asked about at most once). */
-  forToolCall(toolCallId: string): ApprovalRecord | null {
-    const row = this.db
-      .query<ApprovalRow, [string]>(
-        'SELECT * FROM approvals WHERE tool_call_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
-      )
-      .get(toolCallId);
+  /**
+   * The newest approval raised for this very call: same call id and tool, and the same turn (or, when the turn is
+   * not known, raised no earlier than `since`). Providers may reuse call ids across turns, so the id alone never
+   * identifies a call: a decision about one call must not approve another.
+   */
+  forToolCall(
+    toolCallId: string,
+    match: { toolName: string; turnId?: string | null; since?: number },
+  ): ApprovalRecord | null {
+    const row =
+      match.turnId !== undefined
+        ? this.db
+            .query<ApprovalRow, [string, string, string | null]>(
+              `SELECT * FROM approvals WHERE tool_call_id = ? AND tool_name = ? AND turn_id IS ?
+               ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+            )
+            .get(toolCallId, match.toolName, match.turnId)
+        : this.db
+            .query<ApprovalRow, [string, string, number]>(
+              `SELECT * FROM approvals WHERE tool_call_id = ? AND tool_name = ? AND created_at >= ?
+               ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+            )
+            .get(toolCallId, match.toolName, match.since ?? 0);
     return row ? recordOf(row) : null;
   }
 
@@ -128,23 +144,30 @@ export class ApprovalStore {
    * the record as it stands when it was already decided (nothing changes), or null when there is no such approval.
    */
   answer(id: string, answer: ApprovalAnswer, now = Date.now()): ApprovalRecord | null {
+    this.apply(id, answer, now);
+    return this.get(id);
+  }
+
+  /** Writes the answer when the approval is still pending and not expired; true when this answer was recorded. */
+  private apply(id: string, answer: ApprovalAnswer, now: number): boolean {
     const status: ApprovalStatus = answer.action === 'approve' ? 'approved' : 'denied';
     const scope = answer.action === 'approve' ? (answer.scope ?? 'once') : null;
     const reason = answer.reason === undefined ? null : answer.reason.slice(0, MAX_APPROVAL_REASON_CHARS);
     const by = answer.by ?? 'user';
-    this.db.transaction(() => {
+    return this.db.transaction(() => {
       const changed = this.db
         .query(
           `UPDATE approvals SET status = ?, scope = ?, decided_by = ?, reason = ?, decided_at = ?
            WHERE id = ? AND status = 'pending' AND expires_at > ?`,
         )
         .run(status, scope, by, reason, now, id, now);
-      if (changed.changes > 0 && scope === 'conversation') {
+      if (changed.changes === 0) return false;
+      if (scope === 'conversation') {
         const record = this.get(id);
         if (record) this.addGrant(record.toolName, { approvalId: id, by, now });
       }
+      return true;
     })();
-    return this.get(id);
   }
 
   /**
@@ -153,12 +176,12 @@ export class ApprovalStore {
    *   expired before the answer came (it is then marked expired).
    */
   answerPending(id: string, answer: ApprovalAnswer, where = 'this instance'): ApprovalRecord {
-    const before = this.get(id);
-    if (!before) throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${id}' in ${where}.`);
-    if (before.status !== 'pending')
-      throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' is already ${before.status}.`);
-    const after = this.answer(id, answer);
-    if (after && after.status !== 'pending') return after;
+    if (this.apply(id, answer, Date.now())) return this.get(id)!;
+    // Not recorded: say why (another front end may have answered it a moment ago).
+    const current = this.get(id);
+    if (!current) throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${id}' in ${where}.`);
+    if (current.status !== 'pending')
+      throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' is already ${current.status}.`);
     this.close(id, 'expired');
     throw new GoondanError('E_APPROVAL_NOT_FOUND', `Approval '${id}' expired before it was answered.`);
   }

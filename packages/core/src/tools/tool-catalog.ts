@@ -7,10 +7,13 @@ import type { ToolCatalogItem } from '../types.ts';
  */
 export class ToolCatalog {
   readonly items: readonly ToolCatalogItem[];
+  /** Tools left out of this catalog because the permissions deny them (a call to one is told so). */
+  readonly denied: ReadonlySet<string>;
   private readonly byName: Map<string, ToolCatalogItem>;
 
-  constructor(items: readonly ToolCatalogItem[], reuse?: ToolCatalog) {
+  constructor(items: readonly ToolCatalogItem[], reuse?: ToolCatalog, denied: ReadonlySet<string> = noNames) {
     this.items = items.slice();
+    this.denied = denied;
     // The common case is an unedited catalog: reuse the previous index when every entry is the same object.
     if (reuse && sameItems(reuse.items, this.items)) {
       this.byName = reuse.byName;
@@ -32,15 +35,23 @@ export class ToolCatalog {
     return this.items.length;
   }
 
-  /** A catalog of the items for which `drop` is false. */
-  without(drop: (item: ToolCatalogItem) => boolean): ToolCatalog {
-    return new ToolCatalog(this.items.filter((item) => !drop(item)));
+  /** The catalog without the tools the permissions deny (remembered in `denied`). */
+  withoutDenied(isDenied: (item: ToolCatalogItem) => boolean): ToolCatalog {
+    const denied = new Set(this.denied);
+    const kept = this.items.filter((item) => {
+      if (!isDenied(item)) return true;
+      denied.add(item.name);
+      return false;
+    });
+    return new ToolCatalog(kept, undefined, denied);
   }
 
   names(): string[] {
     return this.items.map((item) => item.name);
   }
 }
+
+const noNames: ReadonlySet<string> = new Set();
 
 function sameItems(left: readonly ToolCatalogItem[], right: readonly ToolCatalogItem[]): boolean {
   if (left.length !== right.length) return false;

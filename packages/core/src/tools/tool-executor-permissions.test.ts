@@ -145,13 +145,20 @@ describe('policy deny', () => {
   });
 
   test('a call outside the catalog never runs: a denied tool is told why, any other is E_TOOL_NOT_IN_CATALOG', async () => {
-    const { call, ran, audit } = setup({ permissions: { tools: { vault__wipe: 'deny' } } });
-    // Denied tools are hidden from the catalog, so a call to one is answered with the denial.
-    const denied = await call({ id: 'c1', name: 'vault__wipe', args: 'not json' as never });
+    const { executor, call, ran, audit, scope } = setup({ permissions: { tools: { vault__wipe: 'deny' } } });
+    // The agent's catalog had the tool; the permissions hid it, so a call to it anyway is told why.
+    const visible = executor.visibleCatalog(new ToolCatalog([read, write, exec, wipe]), cli);
+    expect(visible.names()).toEqual(['files__read', 'files__write', 'shell__exec']);
+    expect([...visible.denied]).toEqual(['vault__wipe']);
+    const denied = await executor.execute(
+      { id: 'c1', name: 'vault__wipe', args: 'not json' as never },
+      { catalog: visible, scope: scope() },
+    );
     expect(denied.error?.code).toBe('E_POLICY_DENIED');
     expect(denied.error?.message).toContain('tools.vault__wipe: deny');
-    const hidden = await call({ id: 'c2', name: 'vault__wipe', args: {} }, { source: undefined });
-    expect(hidden.error?.code).toBe('E_POLICY_DENIED');
+    // A denied tool that was never in the catalog is not revealed: just not in the catalog.
+    const hidden = await call({ id: 'c2', name: 'vault__wipe', args: {} });
+    expect(hidden.error?.code).toBe('E_TOOL_NOT_IN_CATALOG');
     const { call: callOpen, ran: ranOpen, audit: auditOpen } = setup({ permissions: { restricted: 'allow' } });
     const outside = await callOpen({ id: 'c3', name: 'vault__wipe', args: {} });
     expect(outside.error?.code).toBe('E_TOOL_NOT_IN_CATALOG');

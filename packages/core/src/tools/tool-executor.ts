@@ -130,7 +130,7 @@ export class ToolExecutor {
       }
     }
     if (!hidden) return catalog;
-    return catalog.without((item) => this.verdictFor(item.name, source)?.decision === 'deny');
+    return catalog.withoutDenied((item) => this.verdictFor(item.name, source)?.decision === 'deny');
   }
 
   async execute(call: ToolCall, options: { catalog: ToolCatalog; scope: CallScope }): Promise<ToolResult> {
@@ -190,12 +190,15 @@ export class ToolExecutor {
     if (!catalog.has(call.name)) {
       const direct = this.permissions.allowsDirectCall(call.name) && this.registry.has(call.name);
       const registered = this.registry.get(call.name);
-      // Denied tools are hidden from the catalog; a call to one anyway is told why.
-      const denied = registered ? this.permissions.decide(call.name, registered.category, scope.source) : null;
-      if (!direct && denied?.decision === 'deny') {
+      // A tool hidden from this catalog by the permissions: a call to it anyway is told why.
+      const denied =
+        registered && catalog.denied.has(call.name)
+          ? this.permissions.decide(call.name, registered.category, scope.source)
+          : null;
+      if (!direct && registered && denied?.decision === 'deny') {
         record.tool = registered;
         record.verdict = denied;
-        return deniedResult(call.name, registered!, denied, scope.source);
+        return deniedResult(call.name, registered, denied, scope.source);
       }
       if (!direct) {
         return errorResult(
