@@ -6,14 +6,14 @@ import { shortArgs } from './tool-call-printer.ts';
 export const APPROVAL_CHOICES = 'y = approve once · a = approve for this conversation · n [reason] = deny';
 
 /** A pending approval as the terminal shows it (several lines, no trailing newline). */
-export function describeApproval(record: ApprovalRecord, color: boolean): string {
+export function describeApproval(record: ApprovalRecord, color: boolean, options: { choices?: boolean } = {}): string {
   const who = `${record.agent}/${record.instanceKey}`;
   const seconds = Math.max(0, Math.round((record.expiresAt - Date.now()) / 1000));
   return [
     `${paint('? approval needed', 'yellow', color)} ${paint(record.id, 'dim', color)} ${who} wants to call ${paint(record.toolName, 'bold', color)} (${record.category})`,
     `  arguments: ${shortArgs(record.args, 400)}`,
     `  why: ${record.rule}; expires in ${seconds}s`,
-    `  ${APPROVAL_CHOICES}`,
+    ...(options.choices === false ? [] : [`  ${APPROVAL_CHOICES}`]),
   ].join('\n');
 }
 

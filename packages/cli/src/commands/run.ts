@@ -119,7 +119,7 @@ function approvalAsker(options: { interactive: boolean }) {
   const show = () => {
     const head = queue[0];
     if (!head) return;
-    console.error(describeApproval(head, color));
+    console.error(describeApproval(head, color, { choices: options.interactive }));
     if (!options.interactive) {
       console.error(
         `  answer elsewhere: gdn approvals approve ${head.id} [--conversation] | gdn approvals deny ${head.id} --reason TEXT`,

@@ -92,7 +92,8 @@ export interface AuditEntry {
   /** The call reached the registry outside the catalog (spec §9 registry direct call). */
   direct: boolean;
   approval: {
-    id: string;
+    /** Null when no approval was stored: `gdn tools call --yes`, or a grant made before approvals were stored. */
+    id: string | null;
     outcome: Exclude<ApprovalStatus, 'pending'>;
     scope: ApprovalScope | null;
     by: string | null;

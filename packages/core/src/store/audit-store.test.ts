@@ -56,11 +56,18 @@ describe('AuditStore', () => {
       output: null,
     });
     const plain = entry({ turnId: null, traceId: null, category: null, source: null, rule: null });
+    // Approved with no stored approval (gdn tools call --yes): the approval is kept, with a null id.
+    const byFlag = entry({
+      decision: 'ask',
+      approval: { id: null, outcome: 'approved', scope: 'once', by: 'cli --yes', reason: null },
+    });
     audit.append(asked);
     audit.append(plain);
+    audit.append(byFlag);
     expect(audit.query()).toEqual([
       { ...asked, seq: 1 },
       { ...plain, seq: 2 },
+      { ...byFlag, seq: 3 },
     ]);
   });
 

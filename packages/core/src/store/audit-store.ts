@@ -88,7 +88,7 @@ function recordOf(row: AuditRow): AuditRecord {
     rule: row.rule,
     direct: row.direct === 1,
     approval:
-      row.approval_id === null
+      row.approval_outcome === null
         ? null
         : {
             id: row.approval_id,

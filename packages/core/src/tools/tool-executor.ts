@@ -155,7 +155,7 @@ export class ToolExecutor {
           direct: record.direct,
           approval: record.approval
             ? {
-                id: record.approval.id ?? '',
+                id: record.approval.id,
                 outcome: record.approval.outcome,
                 scope: record.approval.scope,
                 by: record.approval.by,
