@@ -53,6 +53,11 @@ function recordOf(row: ApprovalRow): ApprovalRecord {
   };
 }
 
+/** `?, ?, ?` for an IN list of `values`. */
+function placeholders(values: readonly unknown[]): string {
+  return values.map(() => '?').join(', ');
+}
+
 /** Longest reason kept (it reaches the model inside E_APPROVAL_DENIED). */
 export const MAX_APPROVAL_REASON_CHARS = 2000;
 
@@ -198,10 +203,9 @@ export class ApprovalStore {
   statuses(ids: readonly string[]): Map<string, ApprovalStatus> {
     const result = new Map<string, ApprovalStatus>();
     if (ids.length === 0) return result;
-    const placeholders = ids.map(() => '?').join(', ');
     const rows = this.db
       .query<{ id: string; status: ApprovalStatus }, string[]>(
-        `SELECT id, status FROM approvals WHERE id IN (${placeholders})`,
+        `SELECT id, status FROM approvals WHERE id IN (${placeholders(ids)})`,
       )
       .all(...ids);
     for (const row of rows) result.set(row.id, row.status);
@@ -246,10 +250,9 @@ export class ApprovalStore {
   savedResults(toolCallIds: readonly string[]): Map<string, ToolResult> {
     const result = new Map<string, ToolResult>();
     if (toolCallIds.length === 0) return result;
-    const placeholders = toolCallIds.map(() => '?').join(', ');
     const rows = this.db
       .query<{ tool_call_id: string; result: string }, string[]>(
-        `SELECT tool_call_id, result FROM tool_result_checkpoints WHERE tool_call_id IN (${placeholders})`,
+        `SELECT tool_call_id, result FROM tool_result_checkpoints WHERE tool_call_id IN (${placeholders(toolCallIds)})`,
       )
       .all(...toolCallIds);
     for (const row of rows) result.set(row.tool_call_id, JSON.parse(row.result) as ToolResult);
@@ -261,8 +264,9 @@ export class ApprovalStore {
       this.db.run('DELETE FROM tool_result_checkpoints');
       return;
     }
-    const placeholders = toolCallIds.map(() => '?').join(', ');
     if (toolCallIds.length > 0)
-      this.db.query(`DELETE FROM tool_result_checkpoints WHERE tool_call_id IN (${placeholders})`).run(...toolCallIds);
+      this.db
+        .query(`DELETE FROM tool_result_checkpoints WHERE tool_call_id IN (${placeholders(toolCallIds)})`)
+        .run(...toolCallIds);
   }
 }
