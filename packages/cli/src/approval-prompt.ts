@@ -51,3 +51,43 @@ export function parseApprovalAnswer(line: string, by = 'user'): ApprovalAnswer |
       return null;
   }
 }
+
+/**
+ * Approvals waiting for a person at this terminal, asked one at a time in arrival order: `show` runs whenever an
+ * approval comes to the head of the queue.
+ */
+export class ApprovalQueue {
+  private readonly waiting: ApprovalRecord[] = [];
+
+  constructor(private readonly show: (head: ApprovalRecord) => void) {}
+
+  get head(): ApprovalRecord | undefined {
+    return this.waiting[0];
+  }
+
+  get size(): number {
+    return this.waiting.length;
+  }
+
+  /** A new request (one already waiting is ignored). */
+  add(record: ApprovalRecord): void {
+    if (this.waiting.some((waiting) => waiting.id === record.id)) return;
+    this.waiting.push(record);
+    if (this.waiting.length === 1) this.show(record);
+  }
+
+  /** The head was answered here: it leaves, and the next is shown. */
+  take(): ApprovalRecord | undefined {
+    const taken = this.waiting.shift();
+    if (this.waiting[0]) this.show(this.waiting[0]);
+    return taken;
+  }
+
+  /** An approval ended elsewhere (answered, expired, cancelled): it leaves; the next is shown if it was the head. */
+  remove(id: string): void {
+    const index = this.waiting.findIndex((waiting) => waiting.id === id);
+    if (index < 0) return;
+    this.waiting.splice(index, 1);
+    if (index === 0 && this.waiting[0]) this.show(this.waiting[0]);
+  }
+}

@@ -1,6 +1,12 @@
 import { createInterface } from 'node:readline';
-import { type ApprovalRecord, GoondanError, type TurnResult } from '@goondan/core';
-import { APPROVAL_CHOICES, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
+import { GoondanError, type TurnResult } from '@goondan/core';
+import {
+  APPROVAL_CHOICES,
+  ApprovalQueue,
+  describeApproval,
+  describeResolution,
+  parseApprovalAnswer,
+} from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -55,14 +61,11 @@ export async function chatCommand(argv: string[]): Promise<number> {
     streamed = false;
   };
   // Approvals raised by this agent or any agent it called, asked one at a time in arrival order.
-  const approvals: ApprovalRecord[] = [];
-  const askNext = () => {
-    const head = approvals[0];
-    if (!head) return;
+  const approvals = new ApprovalQueue((head) => {
     endStream();
     console.log(describeApproval(head, color));
     prompt();
-  };
+  });
   const session = await openSessionFromFlags({
     ...values,
     peerObserver: (agent) =>
@@ -87,17 +90,11 @@ export async function chatCommand(argv: string[]): Promise<number> {
         process.stdout.write(text);
       },
     },
-    onApproval: (record) => {
-      if (approvals.some((waiting) => waiting.id === record.id)) return;
-      approvals.push(record);
-      if (approvals.length === 1) askNext();
-    },
+    onApproval: (record) => approvals.add(record),
     onApprovalResolved: (record) => {
-      const index = approvals.findIndex((waiting) => waiting.id === record.id);
-      if (index >= 0) approvals.splice(index, 1);
       endStream();
       console.log(describeResolution(record, color));
-      if (index === 0) askNext();
+      approvals.remove(record.id);
     },
   });
   if (!session) return 1;
@@ -136,7 +133,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', interrupt);
   function prompt() {
     if (!interactive) return;
-    lines.setPrompt(paint(approvals.length > 0 ? 'approve> ' : 'you> ', 'bold', color));
+    lines.setPrompt(paint(approvals.size > 0 ? 'approve> ' : 'you> ', 'bold', color));
     lines.prompt();
   }
 
@@ -190,14 +187,13 @@ export async function chatCommand(argv: string[]): Promise<number> {
   };
 
   const answer = (line: string) => {
-    const head = approvals[0]!;
+    const head = approvals.head!;
     const given = parseApprovalAnswer(line);
     if (!given) {
       console.log(paint(`Answer ${APPROVAL_CHOICES}.`, 'yellow', color));
       prompt();
       return;
     }
-    approvals.shift();
     session.answerApproval(head, given).then(
       (delivered) => {
         if (!delivered)
@@ -208,21 +204,21 @@ export async function chatCommand(argv: string[]): Promise<number> {
       (thrown: Error) =>
         console.log(paint(`(${(thrown as GoondanError).code ?? 'error'}: ${thrown.message})`, 'red', color)),
     );
-    if (approvals.length > 0) askNext();
+    approvals.take();
   };
 
   lines.on('line', (line) => {
-    if (approvals.length > 0) return answer(line);
+    if (approvals.size > 0) return answer(line);
     inputs.push(line);
     void pump();
   });
   lines.on('close', () => {
     inputEnded = true;
     // Nobody is left to answer: pending approvals stay stored, and the turn resumes at the next `gdn chat`.
-    if (approvals.length > 0) {
+    if (approvals.size > 0) {
       console.log(
         paint(
-          `(${approvals.length} approval(s) still pending: answer with 'gdn approvals approve ID' or in the next 'gdn chat'; the turn goes on then)`,
+          `(${approvals.size} approval(s) still pending: answer with 'gdn approvals approve ID' or in the next 'gdn chat'; the turn goes on then)`,
           'yellow',
           color,
         ),

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalRecord, TurnResult } from '@goondan/core';
-import { describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
+import { ApprovalQueue, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { UsageError, useColor } from '../terminal.ts';
@@ -113,12 +113,9 @@ export async function runCommand(argv: string[]): Promise<number> {
  */
 function approvalAsker(options: { interactive: boolean }) {
   const color = useColor(process.stderr);
-  const queue: ApprovalRecord[] = [];
   let deliver: ((record: ApprovalRecord, answer: ApprovalAnswer) => Promise<boolean>) | null = null;
   let lines: ReturnType<typeof createInterface> | null = null;
-  const show = () => {
-    const head = queue[0];
-    if (!head) return;
+  const show = (head: ApprovalRecord) => {
     console.error(describeApproval(head, color, { choices: options.interactive }));
     if (!options.interactive) {
       console.error(
@@ -129,27 +126,22 @@ function approvalAsker(options: { interactive: boolean }) {
     lines ??= createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     lines.question('approve> ', (line) => {
       const answer = parseApprovalAnswer(line);
-      if (!answer || !deliver || queue[0]?.id !== head.id) return show();
-      queue.shift();
+      // The head may have ended elsewhere meanwhile: ask about whatever heads the queue now.
+      if (!answer || !deliver || queue.head?.id !== head.id) return queue.head && show(queue.head);
       deliver(head, answer).catch((thrown: Error) => console.error(`approval ${head.id}: ${thrown.message}`));
-      show();
+      queue.take();
     });
   };
+  const queue = new ApprovalQueue(show);
   return {
     /** How answers reach the instance (set once the session is open). */
     set deliver(value: (record: ApprovalRecord, answer: ApprovalAnswer) => Promise<boolean>) {
       deliver = value;
     },
-    ask(record: ApprovalRecord) {
-      if (queue.some((waiting) => waiting.id === record.id)) return;
-      queue.push(record);
-      if (queue.length === 1) show();
-    },
+    ask: (record: ApprovalRecord) => queue.add(record),
     resolved(record: ApprovalRecord) {
-      const index = queue.findIndex((waiting) => waiting.id === record.id);
-      if (index >= 0) queue.splice(index, 1);
       console.error(describeResolution(record, color));
-      if (index === 0) show();
+      queue.remove(record.id);
     },
     close() {
       lines?.close();

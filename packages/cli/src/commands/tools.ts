@@ -103,11 +103,7 @@ async function openTools(flags: { bundle?: string; agent?: string; instance?: st
   const { workdir } = instancePaths({ rootDir: opened.bundle.rootDir, agentName: 'cli', instanceKey });
   return {
     agentName: null,
-    permission: (name) => {
-      const verdict = toolset.executor.verdictFor(name, COMMAND_LINE_SOURCE);
-      const tool = toolset.registry.get(name);
-      return tool && verdict ? { category: tool.category, ...verdict } : null;
-    },
+    permission: (name) => toolset.executor.verdictFor(name, COMMAND_LINE_SOURCE),
     catalog: async () => toolset.catalogBuilder.build(),
     call: (call, options) =>
       toolset.executor.execute(call, {

@@ -327,10 +327,7 @@ export class AgentInstance {
     toolName: string,
     source: CallSource = COMMAND_LINE_SOURCE,
   ): { category: RiskCategory; decision: PermissionDecision; rule: string } | null {
-    const { executor, registry } = this.options.toolset;
-    const tool = registry.get(toolName);
-    const verdict = executor.verdictFor(toolName, source);
-    return tool && verdict ? { category: tool.category, ...verdict } : null;
+    return this.options.toolset.executor.verdictFor(toolName, source);
   }
 
   /** Approvals waiting for a person's answer in this instance, oldest first. */

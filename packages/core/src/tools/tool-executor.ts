@@ -5,7 +5,7 @@ import { toToolError, truncateErrorMessage } from '../errors/to-tool-error.ts';
 import type { AgentsRuntime, ToolTraceContext } from '../orchestrator/agents-runtime.ts';
 import type { ApprovalGate, ApprovalResolution } from '../permissions/approvals.ts';
 import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
-import type { AuditEntry, CallSource } from '../permissions/permission-types.ts';
+import type { AuditEntry, CallSource, RiskCategory } from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import type {
   JsonObject,
@@ -90,6 +90,7 @@ export class ToolExecutor {
   private readonly options: ToolExecutorOptions;
   private readonly registry: ToolRegistry;
   private readonly run: (state: CallState) => Promise<ToolResult>;
+  private readonly deniedBySource = new Map<string, { version: number; names: ReadonlySet<string> }>();
 
   constructor(options: ToolExecutorOptions) {
     this.options = options;
@@ -114,23 +115,33 @@ export class ToolExecutor {
     });
   }
 
-  /** The policy's verdict for a call of `name` from `source`, or null when no such tool is registered. */
-  verdictFor(name: string, source?: CallSource): PolicyVerdict | null {
+  /**
+   * A registered tool's category and the policy's verdict for a call of it from `source`, or null when no such
+   * tool is registered.
+   */
+  verdictFor(name: string, source?: CallSource): (PolicyVerdict & { category: RiskCategory }) | null {
     const tool = this.registry.get(name);
-    return tool ? this.permissions.decide(name, tool.category, source) : null;
+    return tool ? { category: tool.category, ...this.permissions.decide(name, tool.category, source) } : null;
   }
 
   /** The catalog without the tools the policy denies to `source` (denied tools are not shown to the model). */
   visibleCatalog(catalog: ToolCatalog, source?: CallSource): ToolCatalog {
-    let hidden = false;
-    for (const item of catalog.items) {
-      if (this.verdictFor(item.name, source)?.decision === 'deny') {
-        hidden = true;
-        break;
-      }
+    const denied = this.deniedTools(source);
+    if (denied.size === 0 || !catalog.items.some((item) => denied.has(item.name))) return catalog;
+    return catalog.withoutDenied((item) => denied.has(item.name));
+  }
+
+  /** Registered tools the policy denies to `source`, worked out once per registry change (not every step). */
+  private deniedTools(source?: CallSource): ReadonlySet<string> {
+    const key = source ? `${source.kind}:${source.name}` : '';
+    const cached = this.deniedBySource.get(key);
+    if (cached?.version === this.registry.version) return cached.names;
+    const names = new Set<string>();
+    for (const tool of this.registry.list()) {
+      if (this.permissions.decide(tool.item.name, tool.category, source).decision === 'deny') names.add(tool.item.name);
     }
-    if (!hidden) return catalog;
-    return catalog.withoutDenied((item) => this.verdictFor(item.name, source)?.decision === 'deny');
+    this.deniedBySource.set(key, { version: this.registry.version, names });
+    return names;
   }
 
   async execute(call: ToolCall, options: { catalog: ToolCatalog; scope: CallScope }): Promise<ToolResult> {
@@ -186,29 +197,23 @@ export class ToolExecutor {
     record: CallRecord,
   ): Promise<ToolResult> {
     const { catalog, scope } = options;
+    const tool = this.registry.get(call.name);
     // Spec §9.1: the catalog of this Step is the default scope, checked at execution time.
     if (!catalog.has(call.name)) {
-      const direct = this.permissions.allowsDirectCall(call.name) && this.registry.has(call.name);
-      const registered = this.registry.get(call.name);
-      // A tool hidden from this catalog by the permissions: a call to it anyway is told why.
-      const denied =
-        registered && catalog.denied.has(call.name)
-          ? this.permissions.decide(call.name, registered.category, scope.source)
-          : null;
-      if (!direct && registered && denied?.decision === 'deny') {
-        record.tool = registered;
-        record.verdict = denied;
-        return deniedResult(call.name, registered, denied, scope.source);
-      }
-      if (!direct) {
+      // A tool the permissions hid from this catalog goes on to their check below, which says why it is refused.
+      const hiddenByPolicy =
+        tool !== undefined &&
+        catalog.denied.has(call.name) &&
+        this.permissions.decide(call.name, tool.category, scope.source).decision === 'deny';
+      const direct = tool !== undefined && this.permissions.allowsDirectCall(call.name);
+      if (!direct && !hiddenByPolicy) {
         return errorResult(
           'E_TOOL_NOT_IN_CATALOG',
           `Tool '${call.name}' is not available in the current Tool Catalog.${describeNearby(call.name, catalog)}`,
         );
       }
-      record.direct = true;
+      record.direct = direct;
     }
-    const tool = this.registry.get(call.name);
     if (!tool) {
       return errorResult(
         'E_TOOL_NOT_FOUND',
