@@ -42,7 +42,7 @@ function startInteractive(args: string[]) {
       proc.stdin.flush();
     },
     /** Waits until `key` has `text` `times` times; fails with the output when the process ends first. */
-    async waitFor(text: string, key: 'stdout' | 'stderr' = 'stdout', times = 1, timeoutMs = 10_000) {
+    async waitFor(text: string, key: 'stdout' | 'stderr' = 'stdout', times = 1, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (output[key].split(text).length - 1 < times) {
         if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > deadline)
@@ -133,6 +133,9 @@ describe('approvals from the command line (bash is restricted: ask by default)',
       const bundle = await agentBundle(serverModel(server.url));
       const first = startInteractive(['run', '--bundle', bundle, '--input', 'add and write']);
       await first.waitFor('gdn approvals approve', 'stderr');
+      // The prompt can come before calc__add (run beside it) has finished. Its end line is printed after its
+      // result is checkpointed, which is what this test claims survives the kill.
+      await first.waitFor('↳ calc__add ok', 'stderr');
       const id = /approval needed (apr_\S+)/.exec(first.output.stderr)?.[1];
       expect(id).toBeDefined();
       first.proc.kill('SIGKILL');

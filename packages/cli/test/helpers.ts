@@ -82,7 +82,7 @@ export function startGdn(args: string[], options: { env?: Record<string, string>
       return stderr;
     },
     /** Resolves once stderr contains `text`; rejects after `timeoutMs` or when the process ends first. */
-    async waitForStderr(text: string, timeoutMs = 5000): Promise<void> {
+    async waitForStderr(text: string, timeoutMs = 30_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (!stderr.includes(text)) {
         if (proc.exitCode !== null || proc.signalCode !== null)

@@ -102,13 +102,13 @@ describe('interrupting gdn run while a tool runs', () => {
 
   test('Ctrl-C (SIGINT) cancels the turn at once: exit 130, says cancelled, and the next run sees E_TOOL_ABORTED', async () => {
     const bundle = await slowBundle();
-    const started = Date.now();
     const first = startGdn(['run', '--bundle', bundle, '--instance', 'ctrlc', '--input', 'Please wait ten seconds.']);
     await first.waitForStderr('⚙ slow__wait');
+    const started = Date.now();
     first.proc.kill('SIGINT');
     const cancelled = await first.finish();
     expect(cancelled.exitCode).toBe(130);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(8000); // the tool would wait 10 s
     expect(cancelled.stderr).toMatch(/↳ slow__wait error E_TOOL_ABORTED \d+ms/);
     expect(cancelled.stderr).toContain('[cancelled] The turn was cancelled.');
     expect(cancelled.stdout).not.toContain('never reached');
@@ -132,7 +132,7 @@ describe('interrupting gdn run while a tool runs', () => {
     const first = startGdn(['run', '--bundle', bundle, '--input', 'wait', '--json']);
     // --json prints no tool lines; the fixture tool leaves a marker in its workdir once it runs.
     const marker = join(bundle, '.goondan', 'workspaces', 'helper', 'default', '.slow-started');
-    const deadline = Date.now() + 4000;
+    const deadline = Date.now() + 30_000;
     while (!existsSync(marker) && Date.now() < deadline) await Bun.sleep(10);
     expect(existsSync(marker)).toBe(true);
     first.proc.kill('SIGINT');
@@ -167,7 +167,7 @@ describe('interrupting gdn run while a tool runs', () => {
       })();
       proc.stdin.write('wait a while\n');
       proc.stdin.flush();
-      const deadline = Date.now() + 4000;
+      const deadline = Date.now() + 30_000;
       while (!stdout.includes('⚙ slow__wait') && Date.now() < deadline) await Bun.sleep(10);
       expect(stdout).toContain('⚙ slow__wait');
       proc.kill('SIGINT');

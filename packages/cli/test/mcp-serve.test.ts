@@ -216,7 +216,7 @@ describe('gdn mcp serve of an agent that uses the mcp extension', () => {
     const { pid } = whoami.structuredContent as { pid: number };
     expect(isRunning(pid)).toBe(true);
     await client.close();
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 30_000;
     while (isRunning(pid) && Date.now() < deadline) await Bun.sleep(20);
     expect(isRunning(pid)).toBe(false);
   });

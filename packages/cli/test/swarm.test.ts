@@ -33,7 +33,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs = 8000, what = 'condition') {
+async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs = 30_000, what = 'condition') {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -153,7 +153,7 @@ describe('gdn run with a Swarm', () => {
       workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 800 } }] }, { text: 'waited' }],
     });
     const run = startGdn(['run', '--bundle', bundle, '--input', 'go']);
-    await run.waitForStderr('[worker]  ⚙ slow__wait', 8000);
+    await run.waitForStderr('[worker]  ⚙ slow__wait', 30_000);
     const pids = await agentPids(bundle, 2);
     run.proc.kill('SIGTERM');
     const result = await run.finish();
@@ -168,7 +168,7 @@ describe('gdn run with a Swarm', () => {
   test('a second Ctrl-C kills the agents at once: exit 130, no agent process left', async () => {
     const bundle = await swarmBundle({ workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 30000 } }] }] });
     const run = startGdn(['run', '--bundle', bundle, '--input', 'go']);
-    await run.waitForStderr('[worker]  ⚙ slow__wait', 8000);
+    await run.waitForStderr('[worker]  ⚙ slow__wait', 30_000);
     const pids = await agentPids(bundle, 2);
     const started = Date.now();
     run.proc.kill('SIGINT');
@@ -176,20 +176,20 @@ describe('gdn run with a Swarm', () => {
     run.proc.kill('SIGINT');
     const result = await run.finish();
     expect(result.exitCode).toBe(130);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(15_000); // the worker would sleep 30 s
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
   });
 
   test('--watch restarts only the agent whose resources changed; gdn ps shows states, pids and restarts', async () => {
     const bundle = await swarmBundle({ workerScript: [{ text: 'first version' }] });
     const run = startGdn(['run', '--bundle', bundle, '--input', 'go', '--watch']);
-    await run.waitForStderr('[watch] watching', 8000);
+    await run.waitForStderr('[watch] watching', 30_000);
     const before = await ps(bundle);
     const table = await gdn(['ps', '--bundle', bundle]);
     expect(table.stdout).toMatch(/AGENT +INSTANCE +STATE +PID +QUEUE +TURNS +RESTARTS/);
     expect(table.stdout).toMatch(/coordinator +default +ready +\d+ +0 +1 +0/);
     await writeFile(join(bundle, 'goondan.yaml'), swarmYaml({ workerScript: [{ text: 'second version' }] }));
-    await run.waitForStderr('[watch] reloaded: restarted worker/default', 8000);
+    await run.waitForStderr('[watch] reloaded: restarted worker/default', 30_000);
     await waitFor(
       async () => (await ps(bundle)).orchestrators[0]?.processes[1]?.state === 'ready',
       8000,
@@ -234,10 +234,10 @@ describe('gdn chat and gdn ps with a Swarm', () => {
     })();
     chat.stdin.write('go\n');
     chat.stdin.flush();
-    await waitFor(() => stdout.includes('[worker]  ⚙ slow__wait'), 8000, 'the worker to start waiting');
+    await waitFor(() => stdout.includes('[worker]  ⚙ slow__wait'), 30_000, 'the worker to start waiting');
     const pids = await agentPids(bundle, 2);
     chat.kill('SIGINT');
-    await waitFor(() => stdout.includes('(turn cancelled)'), 5000, 'the cancelled turn');
+    await waitFor(() => stdout.includes('(turn cancelled)'), 30_000, 'the cancelled turn');
     chat.stdin.end();
     expect(await chat.exited).toBe(0);
     await reading;

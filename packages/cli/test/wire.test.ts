@@ -192,7 +192,7 @@ describe('gdn run against a local OpenAI-compatible server', () => {
       let stdout = '';
       const decoder = new TextDecoder();
       const reader = proc.stdout.getReader();
-      const deadline = Date.now() + 4000;
+      const deadline = Date.now() + 30_000;
       while (!stdout.includes('First half, ')) {
         const { value, done } = await Promise.race([
           reader.read(),

