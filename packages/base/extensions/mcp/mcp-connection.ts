@@ -9,6 +9,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { scrubEnvironment } from '../../src/scrub-environment.ts';
+import { failBrokenStreams } from './fail-broken-streams.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
 
@@ -79,7 +80,8 @@ export class McpConnection {
 
   /**
    * Calls one tool; the call is cancelled at the server when `signal` aborts or `timeoutMs` passes. An HTTP server
-   * that no longer knows our session (it restarted) refused the call without running it: reconnect, send it again.
+   * that no longer knows our session (it restarted) refused the call without running it: reconnect (a new session),
+   * send it once more.
    */
   async callTool(
     mcpName: string,
@@ -96,8 +98,9 @@ export class McpConnection {
       })) as CallToolResult;
     } catch (thrown) {
       if (signal.aborted) throw thrown; // the executor has answered already (timeout or cancellation)
-      if (thrown instanceof StreamableHTTPError && thrown.code === 404 && !isRetry) {
-        this.drop(client, 'the server no longer knows the HTTP session (it restarted?)');
+      if (!isRetry && this.refusedSession(client, thrown)) {
+        const status = (thrown as StreamableHTTPError).code;
+        this.drop(client, `the server no longer knows the HTTP session (HTTP ${status}; it restarted?)`);
         return this.callTool(mcpName, args, signal, true);
       }
       if (thrown instanceof McpError && thrown.code === ErrorCode.RequestTimeout) {
@@ -117,6 +120,17 @@ export class McpConnection {
       this.drop(client, reason);
       throw this.unavailable(`${reason} during tools/call '${mcpName}'`);
     }
+  }
+
+  /**
+   * The server refused a request of our session with 404 (the spec's "session not found") or 400 (what many servers
+   * answer for an id they do not know, or a session that is not initialised). Either is an HTTP answer given before
+   * any JSON-RPC handling, so the call did not run: sending it again in a new session cannot run it twice.
+   */
+  private refusedSession(client: Client, thrown: unknown): boolean {
+    if (!(thrown instanceof StreamableHTTPError) || (thrown.code !== 404 && thrown.code !== 400)) return false;
+    const transport = this.client === client ? this.transport : null;
+    return transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
   }
 
   /** Disconnects for good: stops retries and ends the server process (its whole process group). */
@@ -172,7 +186,10 @@ export class McpConnection {
   private createTransport(): ProcessGroupTransport | StreamableHTTPClientTransport {
     const { config } = this.options;
     if (config.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      return new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers },
+        fetch: failBrokenStreams(),
+      });
     }
     return new ProcessGroupTransport({
       command: config.command,
@@ -287,8 +304,9 @@ function describe(thrown: unknown): string {
   return String(thrown);
 }
 
-/** `MCP error -32602: Unknown tool` → `Unknown tool (JSON-RPC -32602)`. */
+/** `MCP error -32602: Unknown tool` → `Unknown tool (JSON-RPC -32602)`; a closed connection says only why. */
 function stripMcpPrefix(error: McpError): string {
+  if (error.code === ErrorCode.ConnectionClosed) return error.message.replace(/^(MCP error -?\d+: )+/, '');
   return `${error.message.replace(/^(MCP error -?\d+: )+/, '')} (JSON-RPC ${error.code})`;
 }
 

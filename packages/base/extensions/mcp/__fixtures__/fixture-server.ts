@@ -76,10 +76,13 @@ const staticTools: Tool[] = [
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 
 export function createFixtureServer(): Server {
-  const server = new Server({ name: 'fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server(
+    { name: 'fixture', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
+  );
   const hidden = new Set<string>();
   const added: Tool[] = [];
-  const stats = { calls: 0, cancelled: 0 };
+  const stats = { calls: 0, cancelled: 0, running: 0 };
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [...staticTools.filter((tool) => !hidden.has(tool.name)), ...added],
   }));
@@ -110,6 +113,12 @@ export function createFixtureServer(): Server {
       case 'protocol_error':
         throw new McpError(ErrorCode.InvalidParams, 'bad things');
       case 'slow':
+        stats.running += 1;
+        // Over HTTP this opens the response stream (headers and a first event), as servers streaming progress do.
+        await extra.sendNotification({
+          method: 'notifications/message',
+          params: { level: 'info', data: 'slow started' },
+        });
         return await new Promise<CallToolResult>((resolve, reject) => {
           const timer = setTimeout(() => resolve(text(`waited ${args.ms}`)), Number(args.ms));
           extra.signal.addEventListener('abort', () => {
@@ -117,6 +126,8 @@ export function createFixtureServer(): Server {
             stats.cancelled += 1;
             reject(new Error('cancelled'));
           });
+        }).finally(() => {
+          stats.running -= 1;
         });
       case 'stats':
         return { content: [], structuredContent: { ...stats } };
