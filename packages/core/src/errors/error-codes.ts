@@ -31,6 +31,11 @@ export const errorCodes = {
     name: 'ToolMiddlewareError',
     suggestion: 'A toolCall middleware failed; check the extension named in the message.',
   },
+  E_TOOL_OPTIONS_INVALID: {
+    name: 'ToolOptionsInvalidError',
+    suggestion:
+      'Fix the registration option named in the message: errorMessageLimit an integer of at least 20, timeoutMs and outputLimit positive integers, category safe, sensitive or restricted.',
+  },
   E_TOOL_DUPLICATE: {
     name: 'ToolDuplicateError',
     suggestion: 'Give one of the tools another name; a registry never overwrites a tool silently.',

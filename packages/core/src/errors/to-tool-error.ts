@@ -6,6 +6,9 @@ import { GoondanError } from './goondan-error.ts';
 /** Spec §2.4.3: default error message limit. */
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
 
+/** The smallest errorMessageLimit a tool may have (the YAML schema's minimum for Tool spec.errorMessageLimit). */
+export const MIN_ERROR_MESSAGE_LIMIT = 20;
+
 /** Spec §10.4, verbatim in behaviour: keep `limit` characters in all, the suffix included. */
 export function truncateErrorMessage(message: string, limit: number): string {
   if (message.length <= limit) return message;

@@ -3,8 +3,9 @@ import { GoondanError } from '../errors/goondan-error.ts';
 import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
 import { DEFAULT_RISK_CATEGORY, type RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, ToolCatalogItem, ToolHandler } from '../types.ts';
+import { checkRegistrationOptions } from './check-registration-options.ts';
 import { compileParameters } from './schema-validator.ts';
-import { parseToolName, providerToolNamePattern } from './tool-name.ts';
+import { checkToolName } from './tool-name.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_OUTPUT_LIMIT = 100_000;
@@ -41,11 +42,9 @@ export class ToolRegistry {
   version = 0;
 
   register(item: ToolCatalogItem, handler: ToolHandler, options: ToolRegistrationOptions = {}): RegisteredTool {
-    if (!providerToolNamePattern.test(item.name) || parseToolName(item.name) === null) {
-      throw new GoondanError(
-        'E_NAME_INVALID',
-        `Tool name '${item.name}' must be resource__export and match ^[a-zA-Z0-9_-]{1,64}$.`,
-      );
+    const nameProblem = typeof item?.name === 'string' ? checkToolName(item.name) : 'must be a string';
+    if (nameProblem !== null) {
+      throw new GoondanError('E_NAME_INVALID', `Tool name '${String(item?.name)}' ${nameProblem}.`);
     }
     if (typeof handler !== 'function') {
       throw new GoondanError(
@@ -53,6 +52,7 @@ export class ToolRegistry {
         `Tool '${item.name}' was registered without a handler function.`,
       );
     }
+    checkRegistrationOptions(item.name, options);
     const existing = this.tools.get(item.name);
     if (existing) {
       const from = existing.item.source
