@@ -15,6 +15,7 @@ import type {
   PermissionDecision,
   RiskCategory,
 } from '../permissions/permission-types.ts';
+import { redactKnownSecrets } from '../permissions/redact-known-secrets.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import type { ApprovalStore } from '../store/approval-store.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';
@@ -480,6 +481,8 @@ export class AgentInstance {
         error: { code: error.code!, message: error.message },
       };
     }
+    // Known secret values never leave a turn: not in its reply, its error, or anything built from them.
+    result = redactKnownSecrets(result);
     this.record(
       span(result.status === 'cancelled' ? 'cancelled' : result.status === 'error' ? 'error' : 'ok', {
         status: result.status,
@@ -769,8 +772,10 @@ export class AgentInstance {
 
   private appendMessages(messages: Message[], turnId: string | null): void {
     if (messages.length === 0) return;
-    this.options.conversation.appendMany(messages, turnId === null ? {} : { turnId });
-    this.messages.push(...messages);
+    // What the model reads back and what is stored agree: neither holds a known secret value.
+    const masked = redactKnownSecrets(messages);
+    this.options.conversation.appendMany(masked, turnId === null ? {} : { turnId });
+    this.messages.push(...masked);
   }
 
   private record(span: SpanRecord): void {
@@ -800,7 +805,7 @@ export class AgentInstance {
     const handler = this.options.observer?.[key] as ((value: typeof event) => void) | undefined;
     if (!handler) return;
     try {
-      handler.call(this.options.observer, event);
+      handler.call(this.options.observer, redactKnownSecrets(event));
     } catch {
       // Observers cannot break the loop (STYLE habit 8).
     }

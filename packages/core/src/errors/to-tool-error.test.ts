@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { forgetSecretValues, rememberSecretValue } from '../permissions/secret-registry.ts';
 import { GoondanError } from './goondan-error.ts';
 import { toToolError, truncateErrorMessage } from './to-tool-error.ts';
 
@@ -19,6 +20,20 @@ describe('error results (spec §10.3, §10.4)', () => {
       suggestion: expect.stringContaining('file-system__list'),
       helpUrl: 'docs/errors/E_FILE_NOT_FOUND.md',
     });
+  });
+
+  test('known secret values are masked before the message is cut, so no part of one remains', () => {
+    rememberSecretValue('Zq8vXw3kLm9pRt2y');
+    try {
+      const thrown = new Error('Incorrect API key provided: Zq8vXw3kLm9pRt2y. Find your key at the console.');
+      expect(toToolError(thrown).message).toBe('Incorrect API key provided: [REDACTED]. Find your key at the console.');
+      // Cut first, the limit would fall inside the key and keep its first 8 characters.
+      expect(toToolError(thrown, { limit: 51 }).message).toBe('Incorrect API key provided: [REDACTE... (truncated)');
+      const coded = new GoondanError('E_TOOL', 'server said Zq8vXw3kLm9pRt2y', { suggestion: 'drop Zq8vXw3kLm9pRt2y' });
+      expect(toToolError(coded)).toMatchObject({ message: 'server said [REDACTED]', suggestion: 'drop [REDACTED]' });
+    } finally {
+      forgetSecretValues();
+    }
   });
 
   test('a Node-style error code stays visible in the message', () => {

@@ -1,7 +1,9 @@
+import { redactKnownSecrets } from '../permissions/redact-known-secrets.ts';
 import type { ToolError } from '../types.ts';
 import type { ErrorCode } from './error-codes.ts';
 import { errorCodes, helpUrlFor } from './error-codes.ts';
 import { GoondanError } from './goondan-error.ts';
+import { truncateErrorMessage } from './truncate-error-message.ts';
 
 /** Spec §2.4.3: default error message limit. */
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
@@ -9,13 +11,8 @@ export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
 /** The smallest errorMessageLimit a tool may have (the YAML schema's minimum for Tool spec.errorMessageLimit). */
 export const MIN_ERROR_MESSAGE_LIMIT = 20;
 
-/** Spec §10.4, verbatim in behaviour: keep `limit` characters in all, the suffix included. */
-export function truncateErrorMessage(message: string, limit: number): string {
-  if (message.length <= limit) return message;
-  const truncationSuffix = '... (truncated)';
-  const maxContentLength = Math.max(0, limit - truncationSuffix.length);
-  return message.slice(0, maxContentLength) + truncationSuffix;
-}
+/** Spec §10.4; in its own file, re-exported here where callers have always found it. */
+export { truncateErrorMessage };
 
 function describeThrown(thrown: unknown): { name: string; message: string } {
   if (thrown instanceof Error) return { name: thrown.name || 'Error', message: thrown.message };
@@ -30,20 +27,24 @@ function describeThrown(thrown: unknown): { name: string; message: string } {
   }
 }
 
-/** The single place where anything thrown becomes the spec's ToolError (STYLE habit 4). */
+/**
+ * The single place where anything thrown becomes the spec's ToolError (STYLE habit 4). Known secret values
+ * (rememberSecretValue) are masked before the message is cut, so a provider error echoing a key never carries it.
+ */
 export function toToolError(thrown: unknown, options: { limit?: number; fallbackCode?: ErrorCode } = {}): ToolError {
   const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
   if (thrown instanceof GoondanError) {
     return {
       code: thrown.code,
       name: thrown.name,
-      message: truncateErrorMessage(thrown.message, limit),
-      suggestion: thrown.suggestion,
+      message: truncateErrorMessage(redactKnownSecrets(thrown.message), limit),
+      suggestion: redactKnownSecrets(thrown.suggestion),
       helpUrl: helpUrlFor(thrown.code),
     };
   }
   const code = options.fallbackCode ?? 'E_TOOL';
-  const { name, message } = describeThrown(thrown);
+  const { name, message: raw } = describeThrown(thrown);
+  const message = redactKnownSecrets(raw);
   // Node-style errors (ENOENT, ECONNREFUSED, ...) carry a code of their own; keep it visible in the message.
   const ownCode = thrown instanceof Error ? (thrown as { code?: unknown }).code : undefined;
   return {

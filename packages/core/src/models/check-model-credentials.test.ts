@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import type { ModelResource, ModelResourceSpec } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { forgetSecretValues, knownSecretValues } from '../permissions/secret-registry.ts';
 import { checkModelCredentials, resolveModelApiKey } from './check-model-credentials.ts';
 
 function model(spec: Partial<ModelResourceSpec> & Pick<ModelResourceSpec, 'provider'>): ModelResource {
@@ -71,5 +72,20 @@ describe('checkModelCredentials', () => {
     expect(resolveModelApiKey(model({ provider: 'scripted' }), {})).toBeUndefined();
     const resource = model({ provider: 'openai-compatible', apiKey: { valueFrom: { env: 'VLLM_KEY' } } });
     expect(thrownBy(() => checkModelCredentials(resource, {})).message).toContain('VLLM_KEY');
+  });
+
+  test('the key a Model uses is remembered as a secret, from each place it can come from', () => {
+    try {
+      resolveModelApiKey(model({ provider: 'openai' }), { OPENAI_API_KEY: 'conventional-5d1e9a' });
+      resolveModelApiKey(model({ provider: 'anthropic', apiKey: { valueFrom: { env: 'K' } } }), {
+        K: 'from-env-7c2b4f',
+      });
+      resolveModelApiKey(model({ provider: 'google', apiKey: { value: 'inline-key-3a8d' } }), {});
+      expect(knownSecretValues()).toEqual(
+        expect.arrayContaining(['conventional-5d1e9a', 'from-env-7c2b4f', 'inline-key-3a8d']),
+      );
+    } finally {
+      forgetSecretValues();
+    }
   });
 });

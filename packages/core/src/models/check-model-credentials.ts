@@ -1,5 +1,6 @@
 import type { ModelResource, ModelResourceSpec } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { rememberSecretValue } from '../permissions/secret-registry.ts';
 
 export type ModelEnv = Record<string, string | undefined>;
 
@@ -21,9 +22,16 @@ function describe(resource: ModelResource): string {
  * The API key a Model uses: `spec.apiKey` (inline, or read from the named environment variable), else the
  * provider's conventional variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY).
  * Undefined when the provider needs none (openai-compatible without apiKey, scripted). An empty variable counts
- * as unset. Throws E_MODEL_API_KEY_MISSING naming the exact variable to set; the key itself never appears.
+ * as unset. Throws E_MODEL_API_KEY_MISSING naming the exact variable to set; the key itself never appears. The key
+ * is remembered as a secret (rememberSecretValue), so a provider error that echoes it is masked in every output.
  */
 export function resolveModelApiKey(resource: ModelResource, env: ModelEnv = process.env): string | undefined {
+  const key = findModelApiKey(resource, env);
+  if (key !== undefined) rememberSecretValue(key);
+  return key;
+}
+
+function findModelApiKey(resource: ModelResource, env: ModelEnv): string | undefined {
   const { apiKey, provider } = resource.spec;
   if (apiKey !== undefined) {
     if ('value' in apiKey) {

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../types.ts';
+import { knownSecretValues } from './secret-registry.ts';
 
 /** What replaces a secret. */
 export const REDACTED = '[REDACTED]';
@@ -183,7 +184,8 @@ function redactValue(value: JsonValue, secretValues: readonly string[], depth: n
  * A deep copy of `value` with secrets replaced by "[REDACTED]": whole values under keys that name a secret
  * (`password`, `apiKey`, `Authorization`, …), the secret part of strings holding credentials of a known shape
  * (`sk-…`, `Bearer …`, `ghp_…`, `AKIA…`, JWTs, PEM private keys, `user:password@` in URLs, `TOKEN=…`, `--password …`),
- * and every occurrence of `secretValues`. Containers nested deeper than 64 levels become "[TRUNCATED]".
+ * and every occurrence of `secretValues` and of the process's known secret values (rememberSecretValue), even inside
+ * a longer string. Containers nested deeper than 64 levels become "[TRUNCATED]".
  * Best effort: a secret with no recognisable name or shape passes (docs/audit.md#redaction).
  *
  * @example
@@ -191,7 +193,7 @@ function redactValue(value: JsonValue, secretValues: readonly string[], depth: n
  * // { url: 'https://me:[REDACTED]@example.com', apiKey: '[REDACTED]', max_tokens: 100 }
  */
 export function redactSecrets(value: JsonValue, options: { secretValues?: readonly string[] } = {}): JsonValue {
-  const secretValues = [...new Set(options.secretValues ?? [])]
+  const secretValues = [...new Set([...knownSecretValues(), ...(options.secretValues ?? [])])]
     .filter((secret) => secret.length >= MIN_SECRET_VALUE_CHARS)
     .sort((a, b) => b.length - a.length);
   return redactValue(value, secretValues, 0);

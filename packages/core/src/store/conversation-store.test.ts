@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { forgetSecretValues, rememberSecretValue } from '../permissions/secret-registry.ts';
 import type { Message } from '../types.ts';
 import { ConversationStore } from './conversation-store.ts';
 import { openInstanceDatabase } from './open-instance-database.ts';
@@ -225,5 +227,25 @@ describe('ConversationStore with two connections', () => {
     readerDb.run('COMMIT');
     expect(ids(reader.load())).toEqual(['a', 'b']);
     readerDb.close();
+  });
+});
+
+describe('ConversationStore and secrets', () => {
+  test('known secret values are masked before a message is written, in appends and replaces', () => {
+    rememberSecretValue('Zq8vXw3kLm9pRt2y');
+    try {
+      const { path, db, store } = freshStore();
+      store.append(textMessage('m1', 'the key is Zq8vXw3kLm9pRt2y, keep it safe'));
+      store.replace('m1', textMessage('m2', 'again: xZq8vXw3kLm9pRt2yx'));
+      store.append(toolMessage());
+      expect(store.load().map((message) => message.data.content)).toEqual([
+        'again: x[REDACTED]x',
+        toolMessage().data.content,
+      ]);
+      db.close();
+      expect(readFileSync(path).includes('Zq8vXw3kLm9pRt2y')).toBe(false);
+    } finally {
+      forgetSecretValues();
+    }
   });
 });

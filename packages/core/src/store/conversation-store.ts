@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { redactKnownSecrets } from '../permissions/redact-known-secrets.ts';
 import type { Message } from '../types.ts';
 import {
   type ConversationEntry,
@@ -167,7 +168,9 @@ export class ConversationStore {
   private insert(event: ConversationEvent, turnId: string | null): void {
     const messageId = event.type === 'append' ? event.message.id : event.type === 'truncate' ? null : event.targetId;
     const payload =
-      event.type === 'append' || event.type === 'replace' ? encodeStoredJson(toStoredMessage(event.message)) : null;
+      event.type === 'append' || event.type === 'replace'
+        ? encodeStoredJson(redactKnownSecrets(toStoredMessage(event.message)))
+        : null;
     this.db
       .query<unknown, [string, string | null, string | null, string | null, number]>(
         'INSERT INTO conversation_events (type, message_id, turn_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { forgetSecretValues, rememberSecretValue } from '../permissions/secret-registry.ts';
 import { openInstanceDatabase } from './open-instance-database.ts';
 import { createTempDirs } from './test-support.ts';
 import { newSpanId, newTraceId } from './trace-ids.ts';
@@ -90,5 +91,38 @@ describe('TraceStore', () => {
     });
     expect(traces.pruneTraces(1)).toBe(4);
     expect(traces.recentTraces(10).map((trace) => trace.traceId)).toEqual([ids[2]!]);
+  });
+});
+
+describe('TraceStore and secrets', () => {
+  test('spans are stored with known secret values, credentials and secret-named attributes redacted', () => {
+    rememberSecretValue('Zq8vXw3kLm9pRt2y');
+    try {
+      const traces = freshTraces();
+      const traceId = newTraceId();
+      traces.recordSpan(
+        span({
+          traceId,
+          startedAt: 1,
+          name: 'tool fetch Zq8vXw3kLm9pRt2y',
+          attributes: {
+            errorMessage: 'Incorrect API key provided: Zq8vXw3kLm9pRt2y.',
+            request: 'Authorization: Bearer abcd1234efgh5678',
+            apiKey: 'k-plain',
+            inputTokens: 12,
+          },
+        }),
+      );
+      const [stored] = traces.spansOfTrace(traceId);
+      expect(stored!.name).toBe('tool fetch [REDACTED]');
+      expect(stored!.attributes).toEqual({
+        errorMessage: 'Incorrect API key provided: [REDACTED].',
+        request: 'Authorization: [REDACTED]',
+        apiKey: '[REDACTED]',
+        inputTokens: 12,
+      });
+    } finally {
+      forgetSecretValues();
+    }
   });
 });

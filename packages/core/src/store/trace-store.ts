@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
-import type { JsonValue } from '../types.ts';
+import { redactSecrets } from '../permissions/redact-secrets.ts';
+import type { JsonObject, JsonValue } from '../types.ts';
 
 export type SpanKind = 'turn' | 'step' | 'model' | 'tool';
 export type SpanStatus = 'ok' | 'error' | 'running' | 'cancelled';
@@ -15,7 +16,10 @@ export interface SpanRecord {
   startedAt: number;
   endedAt: number | null;
   status: SpanStatus;
-  /** For example token usage, tool name, `error.code`, `error.message`, agent, instance. Never secrets. */
+  /**
+   * For example token usage, tool name, `error.code`, `error.message`, agent, instance. Never secrets: recordSpan
+   * redacts them (redactSecrets) before they are written.
+   */
   attributes: Record<string, JsonValue>;
 }
 
@@ -72,8 +76,9 @@ const recentTraceIdsSql =
 export class TraceStore {
   constructor(private readonly db: Database) {}
 
-  /** Inserts the span, or replaces the stored span with the same spanId. */
+  /** Inserts the span, or replaces the stored span with the same spanId. Secrets are redacted on the way in. */
   recordSpan(span: SpanRecord): void {
+    const attributes = redactSecrets((span.attributes ?? {}) as JsonObject);
     this.db
       .query<unknown, SpanParams>(
         `INSERT INTO trace_spans
@@ -89,11 +94,11 @@ export class TraceStore {
         span.spanId,
         span.parentSpanId,
         span.kind,
-        span.name,
+        redactSecrets(span.name) as string,
         span.startedAt,
         span.endedAt,
         span.status,
-        JSON.stringify(span.attributes ?? {}),
+        JSON.stringify(attributes),
       );
   }
 
