@@ -23,6 +23,7 @@ import {
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
 import { chooseAgent } from './open-instance.ts';
+import { stderrLogger } from './stderr-logger.ts';
 import { useColor } from './terminal.ts';
 
 /** One conversation a command talks to: an in-process agent instance, or an agent of a swarm run by an Orchestrator. */
@@ -173,6 +174,7 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
     handlers: opened.handlers,
     agent,
     instanceKey: flags.instance ?? 'default',
+    logger: stderrLogger,
     observer: {
       ...flags.observer,
       onApprovalRequested: (record) => flags.onApproval?.(record),

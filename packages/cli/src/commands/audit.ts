@@ -7,6 +7,7 @@ import {
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { instanceDatabasesFor } from '../instance-databases.ts';
+import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { paint, type Style, UsageError, useColor } from '../terminal.ts';
 
 export const auditHelp = `Usage: gdn audit [--agent A] [--instance K] [--tool NAME|GLOB] [--decision D] [--status S] [--approvals]
@@ -91,6 +92,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'audit');
+  if (values.json) reserveStdoutForJson();
   const filter = readFilter(values);
   const { dir, all, chosen, problem } = instanceDatabasesFor(values);
   if (problem) {
@@ -112,7 +114,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
   );
   const shown = records.slice(-filter.limit);
   if (values.json) {
-    console.log(JSON.stringify(shown, null, 2));
+    printJson(shown);
     return 0;
   }
   if (shown.length === 0) {

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalRecord, TurnResult } from '@goondan/core';
 import { ApprovalQueue, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
+import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
@@ -53,6 +54,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (use --input)`, 'run');
   if (values.input === undefined && !values.watch) throw new UsageError('missing --input TEXT', 'run');
+  if (values.json) reserveStdoutForJson();
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
   const toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[] = [];
   const printer = toolCallPrinter({ write: (line) => console.error(line), color: useColor(process.stderr) });
@@ -159,7 +161,7 @@ function printResult(
 ): void {
   const { toolCalls } = options;
   if (options.json) {
-    console.log(JSON.stringify({ agent: options.agent, ...result, toolCalls }, null, 2));
+    printJson({ agent: options.agent, ...result, toolCalls });
   } else {
     if (result.text) console.log(result.text);
     if (result.status !== 'completed')

@@ -19,6 +19,7 @@ import {
   type ToolResult,
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { stderrLogger } from '../stderr-logger.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -87,6 +88,8 @@ async function openTools(flags: { bundle?: string; agent?: string; instance?: st
       instanceKey,
       model: createScriptedModel([], { modelId: 'tools-only' }),
       deliverJobCompletions: false,
+      // Calls tools beside a running `gdn run`/`chat` of the instance: reads its conversation, never writes it.
+      writer: false,
       logger: stderrLogger,
     });
     return {
@@ -147,6 +150,7 @@ async function toolsList(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'tools');
+  if (values.json) reserveStdoutForJson();
   const opened = await openTools(values);
   if (!opened) return 1;
   let catalog: ToolCatalog;
@@ -157,7 +161,7 @@ async function toolsList(argv: string[]): Promise<number> {
   }
   if (values.json) {
     const tools = catalog.items.map((item) => ({ ...item, permission: opened.permission(item.name) }));
-    console.log(JSON.stringify({ agent: opened.agentName, tools }, null, 2));
+    printJson({ agent: opened.agentName, tools });
     return 0;
   }
   const color = useColor();
@@ -218,6 +222,7 @@ async function toolsCall(argv: string[]): Promise<number> {
   const [name, rawArgs = '{}', ...extra] = positionals;
   if (!name) throw new UsageError("missing the tool name: gdn tools call <name> '<json-args>'", 'tools');
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}' (quote the JSON arguments)`, 'tools');
+  reserveStdoutForJson();
   const opened = await openTools(values);
   if (!opened) return 1;
   const turn = new AbortController();
@@ -235,7 +240,7 @@ async function toolsCall(argv: string[]): Promise<number> {
   } finally {
     await opened.close();
   }
-  console.log(JSON.stringify(final, null, 2));
+  printJson(final);
   return final.status === 'error' ? 1 : 0;
 }
 

@@ -9,6 +9,7 @@ import {
   toOtlpJson,
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { chooseAgent } from '../open-instance.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -45,6 +46,7 @@ export async function traceCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'trace');
   const limit = values.limit === undefined ? 5 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer', 'trace');
+  if (values.json || values.otlp) reserveStdoutForJson();
   const opened = await openBundle(values.bundle);
   if (!opened.bundle) {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));
@@ -63,11 +65,11 @@ export async function traceCommand(argv: string[]): Promise<number> {
   // A trace that crossed agents (a swarm) gets the spans the other agent instances stored for it.
   const traces = joinSwarmTraces({ rootDir: opened.bundle.rootDir, traces: own, ownDatabase: databaseFile });
   if (values.otlp) {
-    console.log(JSON.stringify(toOtlpJson(traces, { serviceName: `goondan/${agent.metadata.name}` }), null, 2));
+    printJson(toOtlpJson(traces, { serviceName: `goondan/${agent.metadata.name}` }));
     return 0;
   }
   if (values.json) {
-    console.log(JSON.stringify({ agent: agent.metadata.name, instance: instanceKey, traces }, null, 2));
+    printJson({ agent: agent.metadata.name, instance: instanceKey, traces });
     return 0;
   }
   if (traces.length === 0) {

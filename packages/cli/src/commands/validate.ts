@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type BundleProblem, formatProblems, GoondanError, toToolError } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 
@@ -32,6 +33,7 @@ export async function validateCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--format must be text or json, not '${format}'`, 'validate');
   if (positionals.length > 1)
     throw new UsageError(`expected at most one directory, got ${positionals.length}`, 'validate');
+  if (format === 'json') reserveStdoutForJson();
   let opened: Awaited<ReturnType<typeof openBundle>>;
   try {
     opened = await openBundle(positionals[0] ?? values.bundle);
@@ -49,12 +51,12 @@ export async function validateCommand(argv: string[]): Promise<number> {
       suggestion: error.suggestion,
       helpUrl: error.helpUrl,
     };
-    console.log(JSON.stringify({ valid: false, errors: [problem] }, null, 2));
+    printJson({ valid: false, errors: [problem] });
     return 1;
   }
   const valid = opened.problems.length === 0;
   if (format === 'json') {
-    console.log(JSON.stringify({ valid, errors: opened.problems }, null, 2));
+    printJson({ valid, errors: opened.problems });
     return valid ? 0 : 1;
   }
   const color = useColor();
