@@ -3,6 +3,7 @@ import type { ToolError } from '../types.ts';
 import type { ErrorCode } from './error-codes.ts';
 import { errorCodes, helpUrlFor } from './error-codes.ts';
 import { GoondanError } from './goondan-error.ts';
+import { truncateErrorMessage } from './truncate-error-message.ts';
 
 /** Spec §2.4.3: default error message limit. */
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
@@ -10,13 +11,8 @@ export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
 /** The smallest errorMessageLimit a tool may have (the YAML schema's minimum for Tool spec.errorMessageLimit). */
 export const MIN_ERROR_MESSAGE_LIMIT = 20;
 
-/** Spec §10.4, verbatim in behaviour: keep `limit` characters in all, the suffix included. */
-export function truncateErrorMessage(message: string, limit: number): string {
-  if (message.length <= limit) return message;
-  const truncationSuffix = '... (truncated)';
-  const maxContentLength = Math.max(0, limit - truncationSuffix.length);
-  return message.slice(0, maxContentLength) + truncationSuffix;
-}
+/** Spec §10.4; in its own file, re-exported here where callers have always found it. */
+export { truncateErrorMessage };
 
 function describeThrown(thrown: unknown): { name: string; message: string } {
   if (thrown instanceof Error) return { name: thrown.name || 'Error', message: thrown.message };

@@ -1,7 +1,8 @@
 import type { ErrorCode } from '../errors/error-codes.ts';
 import { errorCodes, helpUrlFor } from '../errors/error-codes.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
-import { toToolError, truncateErrorMessage } from '../errors/to-tool-error.ts';
+import { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError } from '../errors/to-tool-error.ts';
+import { truncateErrorMessage } from '../errors/truncate-error-message.ts';
 import type { AgentsRuntime, ToolTraceContext } from '../orchestrator/agents-runtime.ts';
 import type { ApprovalGate, ApprovalResolution } from '../permissions/approvals.ts';
 import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
@@ -67,17 +68,28 @@ interface CallRecord {
   args: JsonValue;
 }
 
-function errorResult(code: ErrorCode, message: string, limit?: number): ToolResult {
+/** Messages are cut once, in `execute`, to the tool's limit (spec §2.4.2). */
+function errorResult(code: ErrorCode, message: string): ToolResult {
   return {
     status: 'error',
     error: {
       code,
       name: errorCodes[code].name,
-      message: limit === undefined ? message : truncateErrorMessage(message, limit),
+      message,
       suggestion: errorCodes[code].suggestion,
       helpUrl: helpUrlFor(code),
     },
   };
+}
+
+/**
+ * Spec §2.4.2–3: the one place an error message is cut, whoever wrote it (guard, permissions, middleware, handler),
+ * to the called tool's errorMessageLimit, or 1000 characters when no such tool is registered.
+ */
+function withinErrorLimit(result: ToolResult, limit: number): ToolResult {
+  const message = result.error?.message;
+  if (result.error === undefined || typeof message !== 'string' || message.length <= limit) return result;
+  return { ...result, error: { ...result.error, message: truncateErrorMessage(message, limit) } };
 }
 
 /**
@@ -147,7 +159,8 @@ export class ToolExecutor {
   async execute(call: ToolCall, options: { catalog: ToolCatalog; scope: CallScope }): Promise<ToolResult> {
     const started = performance.now();
     const record: CallRecord = { tool: undefined, verdict: null, direct: false, approval: null, args: call.args };
-    const result = await this.executeRecorded(call, options, record);
+    const limit = this.registry.get(call.name)?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
+    const result = withinErrorLimit(await this.executeRecorded(call, options, record), limit);
     const { scope } = options;
     if (scope.audit) {
       try {
@@ -231,7 +244,7 @@ export class ToolExecutor {
       return deniedResult(call.name, tool, verdict, scope.source);
     }
     if (typeof args === 'string')
-      return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${args}`, limit);
+      return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${args}`);
     let validate: ReturnType<RegisteredTool['validator']>;
     try {
       validate = tool.validator();
@@ -240,12 +253,11 @@ export class ToolExecutor {
       return errorResult(
         'E_SCHEMA_INVALID',
         `Parameters schema of ${call.name} does not compile: ${(thrown as Error).message}`,
-        limit,
       );
     }
     if (validate && !validate(args)) {
       const problems = describeSchemaErrors(validate.errors);
-      return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${problems.join('; ')}`, limit);
+      return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${problems.join('; ')}`);
     }
     record.verdict = verdict;
     if (verdict.decision === 'ask') {
@@ -275,7 +287,6 @@ export class ToolExecutor {
       return errorResult(
         'E_APPROVAL_DENIED',
         `Tool '${call.name}' needs a person's approval (${verdict.rule}), and nobody can approve calls here.`,
-        limit,
       );
     }
     let resolution: ApprovalResolution;
@@ -302,13 +313,11 @@ export class ToolExecutor {
         return errorResult(
           'E_APPROVAL_DENIED',
           `The call of '${call.name}' was denied${resolution.by ? ` by ${resolution.by}` : ''}. Reason: ${resolution.reason?.trim() || 'none given'}.`,
-          limit,
         );
       case 'expired':
         return errorResult(
           'E_APPROVAL_TIMEOUT',
           `Nobody answered the approval of '${call.name}' (${resolution.id}) in time; the call did not run.`,
-          limit,
         );
       default:
         return errorResult(
@@ -462,7 +471,6 @@ function deniedResult(
   return errorResult(
     'E_POLICY_DENIED',
     `Tool '${name}' (${tool.category}) is denied by the agent's permissions (${verdict.rule}${describeSource(source)}).`,
-    tool.errorMessageLimit,
   );
 }
 

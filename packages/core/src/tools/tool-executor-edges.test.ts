@@ -1,0 +1,87 @@
+import { describe, expect, test } from 'bun:test';
+import { PermissionPolicy } from '../permissions/permission-policy.ts';
+import type { ToolCallMiddleware, ToolCatalogItem, ToolHandler } from '../types.ts';
+import { registryWith, testScope } from './test-support.ts';
+import { ToolCatalog } from './tool-catalog.ts';
+import { ToolExecutor } from './tool-executor.ts';
+
+const echo: ToolCatalogItem = { name: 'echo__say', source: { type: 'config', name: 'echo' } };
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function setup(
+  options: {
+    handler?: ToolHandler;
+    middlewares?: ToolCallMiddleware[];
+    errorMessageLimit?: number;
+    category?: 'safe' | 'restricted';
+  } = {},
+) {
+  const registry = registryWith([
+    {
+      item: echo,
+      handler: options.handler ?? (() => 'said'),
+      options: { errorMessageLimit: options.errorMessageLimit, category: options.category ?? 'safe' },
+    },
+  ]);
+  const executor = new ToolExecutor({
+    registry,
+    middlewares: options.middlewares,
+    permissions: new PermissionPolicy({ restricted: 'deny' }),
+  });
+  return { executor, catalog: new ToolCatalog([echo]) };
+}
+
+describe('every error message that reaches the model is cut to the limit (spec §2.4.2–3)', () => {
+  test('E_TOOL_NOT_IN_CATALOG for an unknown, very long name is cut to the default 1000 characters', async () => {
+    const { executor, catalog } = setup();
+    const name = `echo__${'s'.repeat(5000)}`;
+    const result = await executor.execute({ id: 'c1', name, args: {} }, { catalog, scope: testScope() });
+    expect(result.error?.code).toBe('E_TOOL_NOT_IN_CATALOG');
+    expect(result.error?.message.length).toBeLessThanOrEqual(1000);
+    expect(result.error?.message.endsWith('... (truncated)')).toBe(true);
+  });
+
+  test('E_TOOL_NOT_FOUND for a catalog entry with nothing registered is cut to the default limit', async () => {
+    const { executor } = setup();
+    const ghost = { name: `ghost__${'g'.repeat(3000)}` };
+    const result = await executor.execute(
+      { id: 'c1', name: ghost.name, args: {} },
+      { catalog: new ToolCatalog([ghost]), scope: testScope() },
+    );
+    expect(result.error?.code).toBe('E_TOOL_NOT_FOUND');
+    expect(result.error?.message.length).toBeLessThanOrEqual(1000);
+  });
+
+  test('E_POLICY_DENIED naming a long source is cut to the tool errorMessageLimit', async () => {
+    const { executor, catalog } = setup({ errorMessageLimit: 60, category: 'restricted' });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: {} },
+      { catalog, scope: testScope({ source: { kind: 'user', name: 'n'.repeat(2000) } }) },
+    );
+    expect(result.error?.code).toBe('E_POLICY_DENIED');
+    expect(result.error?.message.length).toBeLessThanOrEqual(60);
+  });
+
+  test('an error result a toolCall middleware returns is cut to the tool errorMessageLimit', async () => {
+    const refuse: ToolCallMiddleware = async () => ({
+      status: 'error',
+      error: { code: 'E_TOOL', message: 'no '.repeat(1000) },
+    });
+    const { executor, catalog } = setup({ errorMessageLimit: 40, middlewares: [refuse] });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: {} }, { catalog, scope: testScope() });
+    expect(result.error?.message).toHaveLength(40);
+  });
+
+  test('a message of emoji is cut between characters, never inside a surrogate pair', async () => {
+    const { executor, catalog } = setup({
+      errorMessageLimit: 50,
+      handler: () => {
+        throw new Error('🔥'.repeat(400));
+      },
+    });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: {} }, { catalog, scope: testScope() });
+    const message = result.error?.message ?? '';
+    expect(message.length).toBeLessThanOrEqual(50);
+    expect(loneSurrogate.test(message)).toBe(false);
+  });
+});
