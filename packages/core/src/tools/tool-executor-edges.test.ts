@@ -85,3 +85,57 @@ describe('every error message that reaches the model is cut to the limit (spec ย
     expect(loneSurrogate.test(message)).toBe(false);
   });
 });
+
+describe("an output that cannot be serialized is the tool's own error (spec ยง2.4.1)", () => {
+  const cycle: Record<string, unknown> = { a: 1 };
+  cycle.self = cycle;
+  test.each([
+    [
+      'a getter that throws',
+      () => ({
+        get broken() {
+          throw new Error('getter exploded');
+        },
+      }),
+      'getter exploded',
+    ],
+    [
+      'a toJSON that throws',
+      () => ({
+        toJSON() {
+          throw new Error('toJSON exploded');
+        },
+      }),
+      'toJSON exploded',
+    ],
+    [
+      'a Proxy whose ownKeys trap throws',
+      () =>
+        new Proxy(
+          {},
+          {
+            ownKeys() {
+              throw new Error('keys exploded');
+            },
+          },
+        ),
+      'keys exploded',
+    ],
+  ])('%s gives E_TOOL, not E_TOOL_MIDDLEWARE', async (_label, make, cause) => {
+    const { executor, catalog } = setup({ handler: make as ToolHandler });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: {} }, { catalog, scope: testScope() });
+    expect(result.status).toBe('error');
+    expect(result.error?.code).toBe('E_TOOL');
+    expect(result.error?.message).toContain('could not be serialized');
+    expect(result.error?.message).toContain(cause);
+  });
+
+  test('a BigInt and a cycle still serialize (as a string and "[Circular]")', async () => {
+    const { executor, catalog } = setup({ handler: () => ({ big: 10n ** 30n, cycle }) });
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: {} }, { catalog, scope: testScope() });
+    expect(result).toEqual({
+      status: 'ok',
+      output: { big: '1000000000000000000000000000000', cycle: { a: 1, self: '[Circular]' } },
+    });
+  });
+});

@@ -355,8 +355,14 @@ export class ToolExecutor {
       if (!controller.signal.aborted) controller.abort('failed');
       return { status: 'error', error: toToolError(thrown, { limit }) };
     }
-    if (isPendingSubmission(output)) return { status: 'pending', handle: output.handle };
-    return { status: 'ok', output: capOutput(toJsonSafe(output), tool.outputLimit) };
+    // Reading the output runs the tool's own code (getters, toJSON, Proxy traps): a throw there is the tool's error.
+    try {
+      if (isPendingSubmission(output)) return { status: 'pending', handle: output.handle };
+      return { status: 'ok', output: capOutput(toJsonSafe(output), tool.outputLimit) };
+    } catch (thrown) {
+      const reason = (thrown as Error)?.message ?? String(thrown);
+      return errorResult('E_TOOL', `Tool '${call.name}' returned an output that could not be serialized: ${reason}`);
+    }
   }
 }
 
