@@ -82,6 +82,15 @@ export class McpBridge {
     ];
     const wanted = new Map<string, McpTool>();
     for (const tool of ordered) {
+      if (tool.execution?.taskSupport === 'required' && !connection.supportsToolTasks) {
+        // It could never be called: offering it would have the model try, and the error would blame the server.
+        this.reportOnce(
+          `tasks:${config.name}:${tool.name}`,
+          `MCP tool '${tool.name}' of server '${config.name}' is skipped: it requires MCP tasks (execution.taskSupport: required) but the server does not declare tasks for tools/call.`,
+          'warn',
+        );
+        continue;
+      }
       const name = mcpToolName(config.name, tool.name);
       const holder = wanted.get(name);
       if (holder) {
@@ -108,8 +117,12 @@ export class McpBridge {
         source: { type: 'mcp', name: config.name, mcp: { extensionName: api.extensionName, serverName: config.name } },
       };
       const where = { serverName: config.name, toolName: tool.name };
+      const asTask = tool.execution?.taskSupport === 'required';
       const handler: ToolHandler = async (ctx, input) =>
-        toToolOutput(await connection.callTool(tool.name, input ?? {}, ctx.signal), where);
+        toToolOutput(
+          await connection.callTool({ mcpName: tool.name, args: input ?? {}, signal: ctx.signal, asTask }),
+          where,
+        );
       try {
         api.tools.register(item, handler, {
           timeoutMs: config.timeoutMs,
@@ -125,15 +138,15 @@ export class McpBridge {
     }
   }
 
-  private reportOnce(key: string, message: string): void {
+  private reportOnce(key: string, message: string, level: 'error' | 'warn' = 'error'): void {
     if (this.reported.has(key)) return;
     this.reported.add(key);
-    this.options.api.logger.error(message);
+    this.options.api.logger[level](message);
   }
 }
 
 function fingerprintOf(tool: McpTool): string {
-  return JSON.stringify([tool.description ?? null, tool.inputSchema]);
+  return JSON.stringify([tool.description ?? null, tool.inputSchema, tool.execution?.taskSupport ?? null]);
 }
 
 /**

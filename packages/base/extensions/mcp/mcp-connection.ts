@@ -9,11 +9,20 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { scrubEnvironment } from '../../src/scrub-environment.ts';
+import { callToolAsTask } from './call-tool-as-task.ts';
 import { failBrokenStreams } from './fail-broken-streams.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
 
 export type McpTool = Tool;
+
+/** One tools/call: `asTask` for a tool whose `execution.taskSupport` is `required` (see call-tool-as-task.ts). */
+export interface McpCall {
+  mcpName: string;
+  args: Record<string, unknown>;
+  signal: AbortSignal;
+  asTask?: boolean;
+}
 
 export interface McpConnectionOptions {
   config: McpServerConfig;
@@ -59,6 +68,11 @@ export class McpConnection {
     return this.client !== null;
   }
 
+  /** Whether the connected server runs tools/call as tasks (its `tasks.requests.tools.call` capability). */
+  get supportsToolTasks(): boolean {
+    return this.client?.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
+  }
+
   /** The stdio server's process id while it runs (null for HTTP servers). */
   get pid(): number | null {
     return this.transport instanceof ProcessGroupTransport ? this.transport.pid : null;
@@ -83,25 +97,25 @@ export class McpConnection {
    * that no longer knows our session (it restarted) refused the call without running it: reconnect (a new session),
    * send it once more.
    */
-  async callTool(
-    mcpName: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-    isRetry = false,
-  ): Promise<CallToolResult> {
+  async callTool(call: McpCall, isRetry = false): Promise<CallToolResult> {
+    const { mcpName, args, signal } = call;
     const client = await this.connect();
     const { timeoutMs } = this.options.config;
     try {
+      if (call.asTask) {
+        return await callToolAsTask({ client, serverName: this.name, mcpName, args, signal, timeoutMs });
+      }
       return (await client.callTool({ name: mcpName, arguments: args }, undefined, {
         signal,
         timeout: timeoutMs,
       })) as CallToolResult;
     } catch (thrown) {
       if (signal.aborted) throw thrown; // the executor has answered already (timeout or cancellation)
+      if (thrown instanceof GoondanError) throw thrown;
       if (!isRetry && this.refusedSession(client, thrown)) {
         const status = (thrown as StreamableHTTPError).code;
         this.drop(client, `the server no longer knows the HTTP session (HTTP ${status}; it restarted?)`);
-        return this.callTool(mcpName, args, signal, true);
+        return this.callTool(call, true);
       }
       if (thrown instanceof McpError && thrown.code === ErrorCode.RequestTimeout) {
         throw new GoondanError(
