@@ -125,6 +125,8 @@ async function openServed(options: {
       instanceKey,
       model: createScriptedModel([], { modelId: 'mcp-serve' }),
       deliverJobCompletions: false,
+      // Serves tools beside a running `gdn run`/`chat` of the instance: reads its conversation, never writes it.
+      writer: false,
       logger,
       // A call whose permissions say ask waits, stored, for an answer given with `gdn approvals`.
       observer: {

@@ -57,6 +57,8 @@ export interface AgentInstanceOptions {
   observer?: TurnObserver;
   /** False for tool-only front ends (gdn tools call, mcp serve): finished jobs are polled, no turn starts. */
   deliverJobCompletions?: boolean;
+  /** False: opened without the writer lock (tool-only front ends); the conversation is not repaired, no turn runs. */
+  writer?: boolean;
   /** Told when the conversation is reset and when the instance closes (extensions). */
   onReset?: readonly (() => void)[];
   onClose?: readonly (() => void | Promise<void>)[];
@@ -148,7 +150,7 @@ export class AgentInstance {
     // A crash or kill between a tool call and its result leaves a call unanswered. When one of them was waiting
     // for approval the turn is suspended (resume() finishes it); otherwise each gets the result saved before the
     // crash, or E_TOOL_ABORTED, before anything else happens.
-    const unanswered = findUnansweredToolCalls(this.messages);
+    const unanswered = options.writer === false ? null : findUnansweredToolCalls(this.messages);
     if (unanswered) {
       const since = new Date(unanswered.assistant.createdAt).getTime();
       const asked = store
@@ -174,7 +176,7 @@ export class AgentInstance {
         if (repair) this.appendMessages([repair], null);
       }
     }
-    if (!this.suspended) store?.clearResults();
+    if (!this.suspended && options.writer !== false) store?.clearResults();
     this.runTurnPipeline = composeMiddleware<TurnState, TurnMiddlewareContext, TurnResult>({
       middlewares: options.turnMiddlewares ?? [],
       bind: (state, next) => ({
@@ -378,6 +380,7 @@ export class AgentInstance {
 
   /** Queues an event; resolves when its Turn ends. One Turn runs at a time, in arrival order. */
   enqueue(event: AgentEvent, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+    this.assertWriter();
     if (this.suspended) void this.enqueueResume();
     this.waiting += 1;
     const run = this.queue.then(() => {
@@ -409,8 +412,15 @@ export class AgentInstance {
     return run;
   }
 
+  /** Turns and resets write the conversation: only the process holding the instance's writer lock may. */
+  private assertWriter(): void {
+    if (this.options.writer === false)
+      throw new Error(`Agent instance ${this.agentName}/${this.instanceKey} was opened without the writer lock.`);
+  }
+
   /** Starts the conversation afresh (an event like any other: `truncate`). */
   reset(): void {
+    this.assertWriter();
     this.approvals?.reset();
     this.suspended = null;
     this.options.conversation.truncate();

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { parseObjectRef } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, ModelResource, SwarmResource } from '../config/resources.ts';
@@ -13,6 +14,7 @@ import { ApprovalStore } from '../store/approval-store.ts';
 import { AuditStore } from '../store/audit-store.ts';
 import { ConversationStore } from '../store/conversation-store.ts';
 import { InstanceStateStore } from '../store/instance-state-store.ts';
+import { acquireInstanceWriterLock, type InstanceWriterLock } from '../store/instance-writer-lock.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { TraceStore } from '../store/trace-store.ts';
 import { createAgentToolset } from '../tools/agent-toolset.ts';
@@ -30,6 +32,15 @@ export interface OpenAgentInstanceOptions {
   env?: Record<string, string | undefined>;
   /** False when no model will run (tool-only front ends): finished jobs do not start turns. */
   deliverJobCompletions?: boolean;
+  /**
+   * True (default): this process runs the instance's turns, so it takes the instance's writer lock (another
+   * running process makes the open fail with E_INSTANCE_BUSY) and repairs the stored conversation. False for
+   * tool-only front ends (`gdn tools call`, `gdn mcp serve`): the conversation is only read, no lock is taken,
+   * and the instance refuses to run turns.
+   */
+  writer?: boolean;
+  /** What this process is, shown to a second writer refused with E_INSTANCE_BUSY (default: from process.argv). */
+  holder?: string;
   /** Use this model instead of the Agent's Model resource (tests). */
   model?: LanguageModelV4;
   stateDir?: string;
@@ -88,6 +99,34 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     stateDir: options.stateDir,
   });
   mkdirSync(paths.workdir, { recursive: true });
+  // The lock comes first: nothing of the instance is read or repaired while another process may be writing it.
+  const writer = options.writer !== false;
+  const lock: InstanceWriterLock | null = writer
+    ? acquireInstanceWriterLock({
+        dir: dirname(paths.databaseFile),
+        instance: `${agent.metadata.name}/${instanceKey}`,
+        ...(options.holder ? { holder: options.holder } : {}),
+      })
+    : null;
+  try {
+    return await openLocked({ ...options, modelResource, model: model!, env, paths, writer, lock });
+  } catch (thrown) {
+    lock?.release();
+    throw thrown;
+  }
+}
+
+async function openLocked(
+  options: OpenAgentInstanceOptions & {
+    modelResource: ModelResource | null;
+    model: LanguageModelV4;
+    env: Record<string, string | undefined>;
+    paths: ReturnType<typeof instancePaths>;
+    writer: boolean;
+    lock: InstanceWriterLock | null;
+  },
+): Promise<AgentInstance> {
+  const { bundle, agent, instanceKey, modelResource, model, env, paths, lock } = options;
   const db = openInstanceDatabase(paths.databaseFile);
   const toolset = createAgentToolset({
     bundle,
@@ -118,7 +157,7 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     agent,
     instanceKey,
     toolset,
-    model: model!,
+    model,
     callSettings: modelResource ? modelCallSettings(modelResource, agent.spec.modelConfig?.params) : {},
     conversation: new ConversationStore(db),
     traces: new TraceStore(db),
@@ -127,7 +166,8 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     logger,
     deliverJobCompletions: options.deliverJobCompletions,
     onReset: extensions.resetListeners,
-    onClose: [...extensions.closeListeners, () => db.close()],
+    writer: options.writer,
+    onClose: [...extensions.closeListeners, () => db.close(), () => lock?.release()],
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
     stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
     maxStepsPerTurn: maxStepsFor(bundle, agent),

@@ -161,6 +161,11 @@ export const errorCodes = {
     name: 'InstanceKeyInvalidError',
     suggestion: "Use 1-128 letters, digits, '_', '.' or '-' for --instance.",
   },
+  E_INSTANCE_BUSY: {
+    name: 'InstanceBusyError',
+    suggestion:
+      'One process at a time may run an agent instance. Wait for the one named in the message to end (or stop it), or use another --instance.',
+  },
   E_AGENT_NO_MODEL: {
     name: 'AgentNoModelError',
     suggestion: 'Give the Agent spec.modelConfig.modelRef pointing at a Model resource.',

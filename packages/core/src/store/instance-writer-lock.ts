@@ -1,0 +1,115 @@
+import { Database } from 'bun:sqlite';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { GoondanError } from '../errors/goondan-error.ts';
+
+/** Who holds an instance's writer lock, as written beside it for the message of the next one who asks. */
+export interface WriterLockHolder {
+  pid: number;
+  /** What the process is (`gdn run`, `swarm agent process …`). */
+  holder: string;
+  since: string;
+}
+
+/** The writer lock of one agent instance, held until `release()` (or until the process ends, however). */
+export interface InstanceWriterLock {
+  readonly holder: WriterLockHolder;
+  /** Frees the lock; idempotent. */
+  release(): void;
+}
+
+const lockFileName = 'writer.lock';
+const holderFileName = 'writer.json';
+
+/** `gdn run` for the CLI, else the script's name. Never the arguments: they may hold the user's input. */
+function describeThisProcess(): string {
+  const script = basename(process.argv[1] ?? process.argv[0] ?? 'bun');
+  const command = process.argv[2];
+  if (/^(main\.ts|gdn(\.js)?)$/.test(script) && command && /^[a-z-]+$/.test(command)) return `gdn ${command}`;
+  return script;
+}
+
+function readHolder(dir: string): WriterLockHolder | null {
+  try {
+    return JSON.parse(readFileSync(join(dir, holderFileName), 'utf8')) as WriterLockHolder;
+  } catch {
+    return null;
+  }
+}
+
+function writeHolder(dir: string, holder: WriterLockHolder): void {
+  const file = join(dir, holderFileName);
+  try {
+    writeFileSync(`${file}.${process.pid}`, `${JSON.stringify(holder)}\n`);
+    renameSync(`${file}.${process.pid}`, file);
+  } catch {
+    // Only the message of a refused writer reads it; the lock itself is what counts.
+  }
+}
+
+function busy(instance: string, dir: string, cause: unknown): GoondanError {
+  const holder = readHolder(dir);
+  const who = holder ? `pid ${holder.pid} (${holder.holder}), since ${holder.since}` : 'another process';
+  return new GoondanError('E_INSTANCE_BUSY', `Agent instance ${instance} is in use by ${who}.`, { cause });
+}
+
+/**
+ * Takes the writer lock of an agent instance (one process at a time runs its turns and writes its conversation).
+ * The lock is an exclusive lock the operating system holds on `<dir>/writer.lock` for this process's connection
+ * (a SQLite database in exclusive locking mode): it ends with the process, however it ends, so a lock left by a
+ * process killed with SIGKILL is simply free for the next one. Two instances in one process exclude each other too.
+ *
+ * @throws GoondanError E_INSTANCE_BUSY naming the holder (pid, what it is, since when) when another one holds it.
+ * @example
+ * const lock = acquireInstanceWriterLock({ dir, instance: 'assistant/default' });
+ * try { ... } finally { lock.release(); }
+ */
+export function acquireInstanceWriterLock(options: {
+  dir: string;
+  instance: string;
+  holder?: string;
+}): InstanceWriterLock {
+  const { dir, instance } = options;
+  mkdirSync(dir, { recursive: true });
+  let db: Database;
+  try {
+    db = new Database(join(dir, lockFileName), { create: true, readwrite: true });
+  } catch (error) {
+    throw new GoondanError('E_STORE_OPEN', `Cannot open the writer lock of agent instance ${instance} in ${dir}.`, {
+      cause: error,
+    });
+  }
+  const holder: WriterLockHolder = {
+    pid: process.pid,
+    holder: options.holder ?? describeThisProcess(),
+    since: new Date().toISOString(),
+  };
+  try {
+    // No waiting: a busy instance is reported at once. In exclusive locking mode the lock taken by the first
+    // write stays with the connection after COMMIT, until it closes.
+    db.run('PRAGMA busy_timeout = 0');
+    db.run('PRAGMA locking_mode = EXCLUSIVE');
+    db.run('BEGIN EXCLUSIVE');
+    db.run('CREATE TABLE IF NOT EXISTS writer (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL)');
+    db.run('INSERT OR REPLACE INTO writer (id, pid) VALUES (1, ?)', [process.pid]);
+    db.run('COMMIT');
+  } catch (error) {
+    db.close();
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) throw busy(instance, dir, error);
+    if (typeof code === 'string' && code.startsWith('SQLITE_LOCKED')) throw busy(instance, dir, error);
+    throw new GoondanError('E_STORE_OPEN', `Cannot take the writer lock of agent instance ${instance} in ${dir}.`, {
+      cause: error,
+    });
+  }
+  writeHolder(dir, holder);
+  let released = false;
+  return {
+    holder,
+    release() {
+      if (released) return;
+      released = true;
+      db.close();
+    },
+  };
+}
