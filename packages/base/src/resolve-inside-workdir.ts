@@ -1,6 +1,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { GoondanError } from '@goondan/core';
+import { outsideWorkdir as outside, relativeComponents } from './relative-components.ts';
 
 /** Where a user-given path leads, once checked to stay inside the workdir. */
 export interface ResolvedPath {
@@ -16,10 +17,6 @@ export interface ResolvedPath {
 
 /** Symlink hops followed before giving up, as the kernel does (ELOOP). */
 const maxSymlinkHops = 40;
-
-function outside(userPath: string, why: string): GoondanError {
-  return new GoondanError('E_PATH_OUTSIDE_WORKDIR', `Path '${userPath}' is refused: ${why}.`);
-}
 
 function isInside(root: string, candidate: string): boolean {
   const rel = relative(root, candidate);
@@ -68,18 +65,14 @@ async function realpathAllowingMissing(path: string): Promise<{ real: string; ex
  * out. Throws E_PATH_OUTSIDE_WORKDIR; E_FILE_NOT_FOUND when the workdir itself does not exist.
  */
 export async function resolveInsideWorkdir(workdir: string, userPath: string): Promise<ResolvedPath> {
-  if (typeof userPath !== 'string') throw outside(String(userPath), 'the path must be a string');
-  if (userPath.includes('\0')) throw outside(userPath.replaceAll('\0', '\\0'), 'the path contains a NUL byte');
-  if (isAbsolute(userPath))
-    throw outside(userPath, 'absolute paths are not allowed; use a path relative to the workdir');
+  const components = relativeComponents(userPath);
   let root: string;
   try {
     root = await realpath(workdir);
   } catch (thrown) {
     throw new GoondanError('E_FILE_NOT_FOUND', `The workdir '${workdir}' does not exist.`, { cause: thrown });
   }
-  const lexical = resolve(root, userPath === '' ? '.' : userPath);
-  if (!isInside(root, lexical)) throw outside(userPath, "'..' leads outside the workdir");
+  const lexical = resolve(root, ...components);
   let resolved: { real: string; exists: boolean };
   try {
     resolved = await realpathAllowingMissing(lexical);

@@ -1,8 +1,16 @@
-import { lstat, readdir, realpath, rmdir, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstatSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import type { GuardrailPlan, JsonObject, ToolContext } from '@goondan/core';
 import { GoondanError, withGuardrail } from '@goondan/core';
-import { resolveInsideWorkdir } from '../../src/resolve-inside-workdir.ts';
+import { confinementCheckpoint } from '../../src/confinement-test-hook.ts';
+import {
+  type DirectoryHandle,
+  entryPath,
+  openDirectoryStrict,
+  release,
+  type Workdir,
+  withWorkdir,
+} from '../../src/directory-handle.ts';
+import { locateInsideWorkdir, openLocatedDirectory, withLocation } from '../../src/locate-inside-workdir.ts';
 import { checkGlob, type TreeEntryType, walkTree } from './walk-tree.ts';
 
 /** Paths one call may name. */
@@ -17,10 +25,10 @@ interface DeleteInput {
   recursive?: boolean;
 }
 
-/** One entry to remove: `absolutePath` is the entry itself (a link, never its target). */
+/** One entry to remove: `components` name the entry itself (a link, never its target) from the workdir. */
 interface Doomed {
   path: string;
-  absolutePath: string;
+  components: readonly string[];
   type: TreeEntryType;
   size: number | null;
   /** Counted as a change; directories emptied on the way are removed but not counted. */
@@ -32,8 +40,9 @@ class Plan {
   private readonly seen = new Set<string>();
 
   add(entry: Doomed): void {
-    if (this.seen.has(entry.absolutePath)) return;
-    this.seen.add(entry.absolutePath);
+    const key = entry.components.join('/');
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
     if (this.entries.length >= MAX_DELETE_ENTRIES) {
       throw new GoondanError('E_TOOL', `More than ${MAX_DELETE_ENTRIES} entries to delete; delete in smaller parts.`);
     }
@@ -42,68 +51,98 @@ class Plan {
 }
 
 /** Adds one named path: refused if it leads outside (links included), then taken as the entry itself. */
-async function addPath(ctx: ToolContext, plan: Plan, userPath: string, recursive: boolean): Promise<void> {
-  const target = await resolveInsideWorkdir(ctx.workdir, userPath);
-  if (target.relativePath === '.') throw new GoondanError('E_TOOL', 'The workdir itself cannot be deleted.');
-  if (!target.exists)
-    throw new GoondanError('E_FILE_NOT_FOUND', `Nothing at '${target.relativePath}'; nothing was deleted.`);
+async function addPath(options: {
+  ctx: ToolContext;
+  workdir: Workdir;
+  plan: Plan;
+  userPath: string;
+  recursive: boolean;
+}): Promise<void> {
+  const { ctx, workdir, plan, userPath, recursive } = options;
+  // Followed to the end first, so a link that leads outside is refused like in every other export.
+  const checked = locateInsideWorkdir(workdir, { path: userPath });
+  release(checked.parent);
+  if (checked.relativePath === '.') throw new GoondanError('E_TOOL', 'The workdir itself cannot be deleted.');
+  if (checked.stats === undefined)
+    throw new GoondanError('E_FILE_NOT_FOUND', `Nothing at '${checked.relativePath}'; nothing was deleted.`);
   // The entry as named: a symlink inside the workdir is deleted itself, never the file it points to.
-  const parent = await resolveInsideWorkdir(ctx.workdir, dirname(target.relativePath));
-  const absolutePath = join(parent.realPath, basename(target.relativePath));
-  const stats = await lstat(absolutePath);
-  if (stats.isSymbolicLink() || !stats.isDirectory()) {
-    const type = stats.isSymbolicLink() ? 'symlink' : stats.isFile() ? 'file' : 'other';
-    plan.add({
-      path: target.relativePath,
-      absolutePath,
-      type,
-      size: type === 'file' ? stats.size : null,
-      counted: true,
-    });
-    return;
-  }
-  const contents = await readdir(absolutePath);
-  if (contents.length > 0 && !recursive) {
-    throw new GoondanError(
-      'E_TOOL',
-      `'${target.relativePath}' is a directory with ${contents.length} entries; pass recursive: true to delete it with everything under it. Nothing was deleted.`,
-    );
-  }
-  const directories: Doomed[] = [];
-  let files = 0;
-  for await (const entry of walkTree({ root: absolutePath, signal: ctx.signal, label: target.relativePath })) {
-    const path = `${target.relativePath}/${entry.name}`;
-    const isDirectory = entry.type === 'dir';
-    const doomed = { path, absolutePath: entry.absolutePath, type: entry.type, size: null, counted: !isDirectory };
-    if (isDirectory) directories.push(doomed);
-    else {
-      files += 1;
-      plan.add({ ...doomed, size: entry.type === 'file' ? entry.size : null });
+  await withLocation(workdir, { path: userPath, followLast: false }, async (target) => {
+    confinementCheckpoint('delete-plan');
+    const stats = target.stats;
+    if (stats === undefined || target.name === null)
+      throw new GoondanError('E_FILE_NOT_FOUND', `Nothing at '${target.relativePath}'; nothing was deleted.`);
+    const components = [...target.parent.components, target.name];
+    if (stats.isSymbolicLink() || !stats.isDirectory()) {
+      const type = stats.isSymbolicLink() ? 'symlink' : stats.isFile() ? 'file' : 'other';
+      plan.add({
+        path: target.relativePath,
+        components,
+        type,
+        size: type === 'file' ? stats.size : null,
+        counted: true,
+      });
+      return;
     }
-  }
-  // Directories go after their contents, deepest first; the named one counts itself when nothing else does.
-  for (const directory of directories.reverse()) plan.add(directory);
-  plan.add({ path: target.relativePath, absolutePath, type: 'dir', size: null, counted: files === 0 });
+    const directory = openLocatedDirectory(workdir, target);
+    try {
+      const contents = readdirSync(directory.path);
+      if (contents.length > 0 && !recursive) {
+        throw new GoondanError(
+          'E_TOOL',
+          `'${target.relativePath}' is a directory with ${contents.length} entries; pass recursive: true to delete it with everything under it. Nothing was deleted.`,
+        );
+      }
+      const directories: Doomed[] = [];
+      let files = 0;
+      for await (const entry of walkTree({
+        workdir,
+        root: directory,
+        signal: ctx.signal,
+        label: target.relativePath,
+      })) {
+        const path = `${target.relativePath}/${entry.name}`;
+        const isDirectory = entry.type === 'dir';
+        const doomed = { path, components: entry.components, type: entry.type, size: null, counted: !isDirectory };
+        if (isDirectory) directories.push(doomed);
+        else {
+          files += 1;
+          plan.add({ ...doomed, size: entry.type === 'file' ? entry.size : null });
+        }
+      }
+      // Directories go after their contents, deepest first; the named one counts itself when nothing else does.
+      for (const doomed of directories.reverse()) plan.add(doomed);
+      plan.add({ path: target.relativePath, components, type: 'dir', size: null, counted: files === 0 });
+    } finally {
+      release(directory);
+    }
+  });
 }
 
 /** Adds every file and link matching the glob (relative to the workdir); directories are left in place. */
-async function addGlob(ctx: ToolContext, plan: Plan, glob: string): Promise<void> {
+async function addGlob(options: { ctx: ToolContext; workdir: Workdir; plan: Plan; glob: string }): Promise<void> {
+  const { ctx, workdir, plan, glob } = options;
   const { pattern, base } = checkGlob(glob);
-  const root = await resolveInsideWorkdir(ctx.workdir, base);
-  if (!root.exists) return;
-  const matcher = new Bun.Glob(pattern);
-  const prefix = root.relativePath === '.' ? '' : `${root.relativePath}/`;
-  for await (const entry of walkTree({ root: root.realPath, signal: ctx.signal, label: glob })) {
-    const path = prefix + entry.name;
-    if (entry.type === 'dir' || !matcher.match(path)) continue;
-    plan.add({
-      path,
-      absolutePath: entry.absolutePath,
-      type: entry.type,
-      size: entry.type === 'file' ? entry.size : null,
-      counted: true,
-    });
-  }
+  await withLocation(workdir, { path: base }, async (root) => {
+    if (root.stats === undefined || !root.stats.isDirectory()) return;
+    const matcher = new Bun.Glob(pattern);
+    const prefix = root.relativePath === '.' ? '' : `${root.relativePath}/`;
+    const directory = openLocatedDirectory(workdir, root);
+    try {
+      for await (const entry of walkTree({ workdir, root: directory, signal: ctx.signal, label: glob })) {
+        const path = prefix + entry.name;
+        if (entry.type === 'dir' || !matcher.match(path)) continue;
+        plan.add({
+          path,
+          components: entry.components,
+          type: entry.type,
+          size: entry.type === 'file' ? entry.size : null,
+          counted: true,
+        });
+      }
+    } finally {
+      release(directory);
+    }
+  });
 }
 
 function plural(count: number, one: string, many: string): string {
@@ -114,14 +153,14 @@ async function planDelete(ctx: ToolContext, input: DeleteInput): Promise<Guardra
   const { paths, glob } = input;
   if ((paths === undefined) === (glob === undefined))
     throw new GoondanError('E_TOOL_INVALID_ARGS', 'Give either paths (a list) or glob, not both and not neither.');
+  if (paths !== undefined && (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_DELETE_PATHS))
+    throw new GoondanError('E_TOOL_INVALID_ARGS', `paths must be a list of 1 to ${MAX_DELETE_PATHS} paths.`);
   const plan = new Plan();
-  if (paths !== undefined) {
-    if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_DELETE_PATHS)
-      throw new GoondanError('E_TOOL_INVALID_ARGS', `paths must be a list of 1 to ${MAX_DELETE_PATHS} paths.`);
-    for (const path of paths) await addPath(ctx, plan, path, input.recursive === true);
-  } else {
-    await addGlob(ctx, plan, glob!);
-  }
+  await withWorkdir(ctx.workdir, async (workdir) => {
+    const recursive = input.recursive === true;
+    if (paths === undefined) return addGlob({ ctx, workdir, plan, glob: glob! });
+    for (const userPath of paths) await addPath({ ctx, workdir, plan, userPath, recursive });
+  });
   const counted = plan.entries.filter((entry) => entry.counted);
   const tally = (type: (entry: Doomed) => boolean) => counted.filter(type).length;
   const parts = [
@@ -145,31 +184,79 @@ async function planDelete(ctx: ToolContext, input: DeleteInput): Promise<Guardra
   return {
     changes: counted.map((entry) => ({ path: entry.path, type: entry.type, size: entry.size })),
     summary: parts.length === 0 ? 'nothing matched' : `delete ${parts.join(', ')}`,
-    apply: () => applyDelete(plan.entries),
+    apply: () => withWorkdir(ctx.workdir, (workdir) => applyDelete(workdir, plan.entries)),
   };
 }
 
-/** Removes the planned entries in order, skipping any that moved, changed type or filled up since the plan. */
-async function applyDelete(entries: Doomed[]) {
+/** The directory holding each planned entry, opened by its names again; one at a time, as entries come in order. */
+class Parents {
+  private key: string | undefined;
+  private directory: DirectoryHandle | undefined;
+
+  constructor(private readonly workdir: Workdir) {}
+
+  /** The open parent of `components`; undefined when it is gone or a name on the way became a link. */
+  of(components: readonly string[]): DirectoryHandle | undefined {
+    const names = components.slice(0, -1);
+    const key = names.join('/');
+    if (key === this.key) return this.directory;
+    this.close();
+    this.key = key;
+    try {
+      this.directory = openDirectoryStrict(this.workdir, this.workdir, names);
+    } catch {
+      this.directory = undefined;
+    }
+    return this.directory;
+  }
+
+  close(): void {
+    release(this.directory);
+    this.directory = undefined;
+    this.key = undefined;
+  }
+}
+
+function typeNow(path: string): TreeEntryType | undefined {
+  try {
+    const stats = lstatSync(path);
+    return stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes the planned entries in order, each through its parent directory opened again by the names it was
+ * planned under (a parent swapped for a link since cannot be entered), skipping any that moved, changed type or
+ * filled up since the plan.
+ */
+async function applyDelete(workdir: Workdir, entries: Doomed[]) {
   const deleted: string[] = [];
   const skipped: JsonObject[] = [];
-  const parents = new Map<string, boolean>();
-  for (const entry of entries) {
-    // A parent swapped for a link since the plan would send unlink elsewhere: check the parent still is itself.
-    const parent = dirname(entry.absolutePath);
-    if (!parents.has(parent)) parents.set(parent, (await realpath(parent).catch(() => '')) === parent);
-    const stats = await lstat(entry.absolutePath).catch(() => undefined);
-    const type = stats ? (stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'dir' : 'file') : undefined;
-    if (!parents.get(parent) || type === undefined || (type === 'dir') !== (entry.type === 'dir')) {
-      skipped.push({ path: entry.path, reason: type === undefined ? 'already gone' : 'changed since it was planned' });
-      continue;
+  const parents = new Parents(workdir);
+  try {
+    for (const entry of entries) {
+      const parent = parents.of(entry.components);
+      const name = entry.components[entry.components.length - 1]!;
+      const at = parent && entryPath(parent, name);
+      const type = at && typeNow(at);
+      if (!at || type === undefined || (type === 'dir') !== (entry.type === 'dir')) {
+        const gone = at !== undefined && type === undefined;
+        skipped.push({ path: entry.path, reason: gone ? 'already gone' : 'changed since it was planned' });
+        continue;
+      }
+      try {
+        confinementCheckpoint('delete-apply');
+        if (entry.type === 'dir') rmdirSync(at);
+        else unlinkSync(at);
+        if (entry.counted) deleted.push(entry.path);
+      } catch (thrown) {
+        skipped.push({ path: entry.path, reason: `not deleted (${(thrown as { code?: string }).code ?? 'error'})` });
+      }
     }
-    try {
-      await (entry.type === 'dir' ? rmdir(entry.absolutePath) : unlink(entry.absolutePath));
-      if (entry.counted) deleted.push(entry.path);
-    } catch (thrown) {
-      skipped.push({ path: entry.path, reason: `not deleted (${(thrown as { code?: string }).code ?? 'error'})` });
-    }
+  } finally {
+    parents.close();
   }
   return {
     deleted: deleted.length,

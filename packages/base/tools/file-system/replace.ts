@@ -1,8 +1,11 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { GuardrailPlan, JsonObject, ToolContext } from '@goondan/core';
 import { GoondanError, withGuardrail } from '@goondan/core';
-import { resolveInsideWorkdir } from '../../src/resolve-inside-workdir.ts';
+import { confinementCheckpoint } from '../../src/confinement-test-hook.ts';
+import { release, type Workdir, withWorkdir } from '../../src/directory-handle.ts';
+import { openLocatedDirectory, withLocation } from '../../src/locate-inside-workdir.ts';
+import { openEntryStrict } from '../../src/open-entry.ts';
 import { decodeUtf8Strict } from '../../src/utf8.ts';
 import { checkGlob, walkTree } from './walk-tree.ts';
 
@@ -25,7 +28,8 @@ interface ReplaceInput {
 /** One file with matches, as planned: what it held (by hash) and where the matches start. */
 interface PlannedFile {
   file: string;
-  realPath: string;
+  /** Names from the workdir to the file, none of them a link; apply opens it by these again. */
+  components: readonly string[];
   hash: bigint;
   offsets: number[];
 }
@@ -73,9 +77,9 @@ function replaced(content: string, offsets: number[], find: string, replacement:
   return parts.join('');
 }
 
-const readFlags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const readFlags = constants.O_RDONLY | constants.O_NONBLOCK;
 
-/** The bytes of a regular file, or why it is not searched. O_NOFOLLOW: a symlink swapped in fails the open. */
+/** The bytes of a regular file, or why it is not searched. */
 async function readText(handle: FileHandle): Promise<{ text: string; bytes: Uint8Array } | { skip: string }> {
   const stats = await handle.stat();
   if (!stats.isFile()) return { skip: 'not a regular file' };
@@ -85,8 +89,12 @@ async function readText(handle: FileHandle): Promise<{ text: string; bytes: Uint
   return text === null ? { skip: 'binary (not UTF-8 text)' } : { text, bytes };
 }
 
-async function readCandidate(realPath: string): Promise<{ text: string; bytes: Uint8Array } | { skip: string }> {
-  const handle = await open(realPath, readFlags).catch(() => undefined);
+/** Opened by its names from the workdir, none of them allowed to be a link (one swapped in fails the open). */
+async function readCandidate(
+  workdir: Workdir,
+  components: readonly string[],
+): Promise<{ text: string; bytes: Uint8Array } | { skip: string }> {
+  const handle = await openEntryStrict({ workdir, components, flags: readFlags }).catch(() => undefined);
   if (!handle) return { skip: 'could not be opened' };
   try {
     return await readText(handle);
@@ -95,46 +103,63 @@ async function readCandidate(realPath: string): Promise<{ text: string; bytes: U
   }
 }
 
-/** Real paths and workdir-relative names of the files a call searches. */
-async function candidates(ctx: ToolContext, input: ReplaceInput) {
-  const target = await resolveInsideWorkdir(ctx.workdir, input.path);
-  if (!target.exists) throw new GoondanError('E_FILE_NOT_FOUND', `Nothing at '${target.relativePath}'.`);
-  const prefix = target.relativePath === '.' ? '' : `${target.relativePath}/`;
-  if (!(await stat(target.realPath)).isDirectory()) {
-    if (input.glob !== undefined)
-      throw new GoondanError('E_TOOL_INVALID_ARGS', 'glob selects files in a directory; give a directory as path.');
-    return {
-      files: [{ file: target.relativePath, realPath: target.realPath }],
-      skipped: [] as Skipped[],
-      single: true,
-    };
-  }
-  const glob = input.glob === undefined ? undefined : checkGlob(input.glob);
-  const matcher = glob ? new Bun.Glob(glob.pattern) : undefined;
-  const root = glob && glob.base !== '.' ? await resolveInsideWorkdir(ctx.workdir, prefix + glob.base) : target;
-  if (!root.exists) return { files: [], skipped: [], single: false };
-  const rootPrefix = root === target ? '' : `${glob!.base}/`;
-  const files: { file: string; realPath: string }[] = [];
-  const skipped: Skipped[] = [];
-  for await (const entry of walkTree({ root: root.realPath, signal: ctx.signal, label: input.path })) {
-    const name = rootPrefix + entry.name;
-    if (entry.type === 'dir' || (matcher && !matcher.match(name))) continue;
-    if (entry.type !== 'file') {
-      skipped.push({
-        file: prefix + name,
-        reason: entry.type === 'symlink' ? 'symbolic link, not followed' : 'special file',
-      });
-      continue;
+interface Candidate {
+  file: string;
+  components: readonly string[];
+}
+
+/** The files a call searches: workdir-relative names as the user sees them, and the names to open them by. */
+async function candidates(ctx: ToolContext, workdir: Workdir, input: ReplaceInput) {
+  return withLocation(workdir, { path: input.path }, async (target) => {
+    if (target.stats === undefined) throw new GoondanError('E_FILE_NOT_FOUND', `Nothing at '${target.relativePath}'.`);
+    confinementCheckpoint('replace-plan');
+    const prefix = target.relativePath === '.' ? '' : `${target.relativePath}/`;
+    if (!target.stats.isDirectory()) {
+      if (input.glob !== undefined)
+        throw new GoondanError('E_TOOL_INVALID_ARGS', 'glob selects files in a directory; give a directory as path.');
+      const components = [...target.parent.components, target.name!];
+      return { files: [{ file: target.relativePath, components }], skipped: [] as Skipped[], single: true };
     }
-    if (files.length >= MAX_REPLACE_FILES) {
-      throw new GoondanError(
-        'E_TOOL',
-        `More than ${MAX_REPLACE_FILES} files to search under '${input.path}'; narrow path or glob.`,
-      );
-    }
-    files.push({ file: prefix + name, realPath: entry.absolutePath });
-  }
-  return { files, skipped, single: false };
+    const glob = input.glob === undefined ? undefined : checkGlob(input.glob);
+    const matcher = glob ? new Bun.Glob(glob.pattern) : undefined;
+    const base = glob && glob.base !== '.' ? glob.base : '';
+    return withLocation(workdir, { path: prefix + (base || '.') }, async (root) => {
+      if (root.stats === undefined) return { files: [], skipped: [], single: false };
+      const files: Candidate[] = [];
+      const skipped: Skipped[] = [];
+      let directory: ReturnType<typeof openLocatedDirectory>;
+      try {
+        directory = openLocatedDirectory(workdir, root);
+      } catch {
+        // A file where the glob's directory should be, or a directory swapped since it was found: nothing to search.
+        return { files, skipped, single: false };
+      }
+      try {
+        const rootPrefix = base === '' ? '' : `${base}/`;
+        for await (const entry of walkTree({ workdir, root: directory, signal: ctx.signal, label: input.path })) {
+          const name = rootPrefix + entry.name;
+          if (entry.type === 'dir' || (matcher && !matcher.match(name))) continue;
+          if (entry.type !== 'file') {
+            skipped.push({
+              file: prefix + name,
+              reason: entry.type === 'symlink' ? 'symbolic link, not followed' : 'special file',
+            });
+            continue;
+          }
+          if (files.length >= MAX_REPLACE_FILES) {
+            throw new GoondanError(
+              'E_TOOL',
+              `More than ${MAX_REPLACE_FILES} files to search under '${input.path}'; narrow path or glob.`,
+            );
+          }
+          files.push({ file: prefix + name, components: entry.components });
+        }
+      } finally {
+        release(directory);
+      }
+      return { files, skipped, single: false };
+    });
+  });
 }
 
 async function planReplace(ctx: ToolContext, input: ReplaceInput): Promise<GuardrailPlan> {
@@ -142,11 +167,16 @@ async function planReplace(ctx: ToolContext, input: ReplaceInput): Promise<Guard
   if (typeof find !== 'string' || find === '')
     throw new GoondanError('E_TOOL_INVALID_ARGS', 'find must be a non-empty string.');
   if (typeof replacement !== 'string') throw new GoondanError('E_TOOL_INVALID_ARGS', 'replace must be a string.');
-  const { files, skipped, single } = await candidates(ctx, input);
+  return withWorkdir(ctx.workdir, (workdir) => plan(ctx, workdir, input));
+}
+
+async function plan(ctx: ToolContext, workdir: Workdir, input: ReplaceInput): Promise<GuardrailPlan> {
+  const { find, replace: replacement } = input;
+  const { files, skipped, single } = await candidates(ctx, workdir, input);
   const planned: PlannedFile[] = [];
   const changes: JsonObject[] = [];
   for (const candidate of files) {
-    const read = await readCandidate(candidate.realPath);
+    const read = await readCandidate(workdir, candidate.components);
     if ('skip' in read) {
       if (single) throw new GoondanError('E_TOOL', `'${candidate.file}' is not searched: ${read.skip}.`);
       skipped.push({ file: candidate.file, reason: read.skip });
@@ -175,26 +205,33 @@ async function planReplace(ctx: ToolContext, input: ReplaceInput): Promise<Guard
   return {
     changes,
     summary: `${changes.length} occurrence${changes.length === 1 ? '' : 's'} in ${planned.length} file${planned.length === 1 ? '' : 's'} of ${files.length} searched${skippedNote}`,
-    apply: () => applyReplace({ planned, find, replacement, searched: files.length, skipped }),
+    apply: () =>
+      withWorkdir(ctx.workdir, (opened) =>
+        applyReplace({ workdir: opened, planned, find, replacement, searched: files.length, skipped }),
+      ),
   };
 }
 
-/** Writes each planned file in place (mode, owner and links kept), unless it changed since it was planned. */
+/**
+ * Writes each planned file in place (mode, owner and links kept), unless it changed since it was planned. Each is
+ * opened again by the names it was found under, so a directory swapped for a link since makes it skipped.
+ */
 async function applyReplace(options: {
+  workdir: Workdir;
   planned: PlannedFile[];
   find: string;
   replacement: string;
   searched: number;
   skipped: Skipped[];
 }) {
-  const { planned, find, replacement, searched } = options;
+  const { workdir, planned, find, replacement, searched } = options;
   const skipped = [...options.skipped];
   const changed: JsonObject[] = [];
   let total = 0;
   for (const file of planned) {
-    const handle = await open(file.realPath, constants.O_RDWR | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
-      () => undefined,
-    );
+    confinementCheckpoint('replace-apply');
+    const flags = constants.O_RDWR | constants.O_NONBLOCK;
+    const handle = await openEntryStrict({ workdir, components: file.components, flags }).catch(() => undefined);
     if (!handle) {
       skipped.push({ file: file.file, reason: 'could not be opened for writing' });
       continue;

@@ -1,5 +1,12 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
 import { GoondanError } from '@goondan/core';
+import {
+  type DirectoryHandle,
+  entryPath,
+  openChildDirectory,
+  release,
+  type Workdir,
+} from '../../src/directory-handle.ts';
 
 /** Entries visited under one directory before the walk gives up, so a huge tree cannot stall a call. */
 export const MAX_WALK_ENTRIES = 100_000;
@@ -9,8 +16,8 @@ export type TreeEntryType = 'file' | 'dir' | 'symlink' | 'other';
 export interface TreeEntry {
   /** Relative to the walked directory, `/`-separated. */
   name: string;
-  /** Absolute path: the walked directory's real path joined with `name` (no symlink inside it is followed). */
-  absolutePath: string;
+  /** The names from the workdir to the entry, none of them a link: how a plan finds it again (openEntryStrict). */
+  components: readonly string[];
   type: TreeEntryType;
   size: number;
 }
@@ -23,19 +30,25 @@ function typeOf(stats: { isFile(): boolean; isDirectory(): boolean; isSymbolicLi
 }
 
 /**
- * Every entry under `root` (a real path), depth first with names sorted, a directory before its contents.
- * Symbolic links are reported, never followed, so the walk cannot leave the tree it started in.
+ * Every entry under `root` (an open directory), depth first with names sorted, a directory before its contents.
+ * Each directory is opened from the one above it with O_NOFOLLOW and read through its handle, so symbolic links
+ * are reported, never followed, and a directory swapped for a link mid-walk is not entered.
  */
 export async function* walkTree(options: {
-  root: string;
+  workdir: Workdir;
+  root: DirectoryHandle;
   signal: AbortSignal;
   label: string;
 }): AsyncGenerator<TreeEntry> {
-  const { root, signal, label } = options;
+  const { workdir, root, signal, label } = options;
   let visited = 0;
-  async function* walk(prefix: string): AsyncGenerator<TreeEntry> {
-    const directory = prefix === '' ? root : `${root}/${prefix}`;
-    const names = (await readdir(directory).catch(() => [] as string[])).sort();
+  async function* walk(directory: DirectoryHandle, prefix: string): AsyncGenerator<TreeEntry> {
+    let names: string[];
+    try {
+      names = readdirSync(directory.path).sort();
+    } catch {
+      return;
+    }
     for (const name of names) {
       if (signal.aborted) throw new GoondanError('E_TOOL_ABORTED', `Scanning '${label}' was cancelled.`);
       visited += 1;
@@ -46,15 +59,29 @@ export async function* walkTree(options: {
         );
       }
       const relative = prefix === '' ? name : `${prefix}/${name}`;
-      const absolutePath = `${directory}/${name}`;
-      const stats = await lstat(absolutePath).catch(() => undefined);
-      if (!stats) continue;
+      let stats: ReturnType<typeof lstatSync>;
+      try {
+        stats = lstatSync(entryPath(directory, name));
+      } catch {
+        continue;
+      }
       const type = typeOf(stats);
-      yield { name: relative, absolutePath, type, size: stats.size };
-      if (type === 'dir') yield* walk(relative);
+      yield { name: relative, components: [...directory.components, name], type, size: stats.size };
+      if (type !== 'dir') continue;
+      let child: DirectoryHandle;
+      try {
+        child = openChildDirectory(workdir, directory, name);
+      } catch {
+        continue;
+      }
+      try {
+        yield* walk(child, relative);
+      } finally {
+        release(child);
+      }
     }
   }
-  yield* walk('');
+  yield* walk(root, '');
 }
 
 const globCharacters = /[*?[\]{}!\\]/;
