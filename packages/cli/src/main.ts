@@ -1,3 +1,4 @@
+import './sealed-start.ts';
 import { GoondanError, helpUrlFor } from '@goondan/core';
 import { approvalsCommand, approvalsHelp } from './commands/approvals.ts';
 import { auditCommand, auditHelp } from './commands/audit.ts';

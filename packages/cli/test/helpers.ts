@@ -5,7 +5,8 @@ import type { Subprocess } from 'bun';
 
 /** Absolute path of the CLI entry, run as a real process under the current Bun. */
 export const mainTs = resolve(import.meta.dir, '..', 'src', 'main.ts');
-export const launcherJs = resolve(import.meta.dir, '..', 'bin', 'gdn.js');
+/** The `gdn` command as npm installs it (node_modules/.bin/gdn links here). */
+export const launcher = resolve(import.meta.dir, '..', 'bin', 'gdn');
 export const repoRoot = resolve(import.meta.dir, '..', '..', '..');
 export const fixturesDir = resolve(import.meta.dir, '__fixtures__');
 

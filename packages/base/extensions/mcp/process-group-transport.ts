@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { openToolProcessTree } from '@goondan/core';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -69,9 +70,12 @@ export class ProcessGroupTransport implements Transport {
     const { command, args, env, cwd } = this.options;
     // posix_spawn blames the command for a missing cwd; say what is really wrong.
     if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`cwd '${cwd}' is not a directory`);
+    // Marked as a tool process tree: what the server starts outside its group dies with it, and the runtime's
+    // process guard kills it all if the runtime itself is killed (docs/security.md#process-trees).
+    const tree = openToolProcessTree();
     const child = Bun.spawn([command, ...args], {
       cwd,
-      env,
+      env: { ...env, ...tree.variables },
       stdin: 'pipe',
       stdout: 'pipe',
       stderr: 'pipe',
@@ -83,8 +87,9 @@ export class ProcessGroupTransport implements Transport {
     this.closed = (async () => {
       const code = await child.exited;
       this.exitDescription = child.signalCode ? `signal ${child.signalCode}` : `exit code ${code}`;
-      // The leader is gone; end what it left in its group, which also releases the stdout pipe.
+      // The leader is gone; end what it left in its group and tree, which also releases the stdout pipe.
       signalGroup(child.pid, 'SIGKILL');
+      tree.kill();
       await stdoutDone;
       this.child = null;
       this.readBuffer.clear();

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError, openToolProcessTree, type ToolProcessTree } from '@goondan/core';
 import { scrubEnvironment } from '../../src/scrub-environment.ts';
 import { completeUtf8Length, concatBytes, decodeUtf8Lenient } from '../../src/utf8.ts';
 
@@ -74,15 +74,18 @@ export function killProcessGroup(pid: number): void {
 /**
  * Runs a command in its own process group (setsid), with cwd = the workdir and a scrubbed environment.
  * On timeout or abort the whole group is killed (grandchildren included); when the command exits normally,
- * whatever it left running in its group is killed too, so nothing outlives the call.
+ * whatever it left running is killed too, so nothing outlives the call: its group, and every process marked as
+ * part of its tree (those that left the group with setsid). If the runtime dies first, its process guard kills
+ * the tree (docs/security.md#process-trees).
  */
 export async function runProcess(options: RunOptions): Promise<ProcessResult> {
   const { argv, cwd, timeoutMs, signal, maxOutputBytes } = options;
   if (signal.aborted) throw new GoondanError('E_TOOL_ABORTED', 'The command was cancelled before it started.');
   const started = performance.now();
   let child: ReturnType<typeof spawnChild>;
+  const tree = openToolProcessTree();
   try {
-    child = spawnChild(argv, cwd);
+    child = spawnChild(argv, cwd, tree);
   } catch (thrown) {
     throw new GoondanError('E_BASH_SPAWN', `Could not start '${argv[0]}': ${(thrown as Error).message}`, {
       cause: thrown,
@@ -91,7 +94,11 @@ export async function runProcess(options: RunOptions): Promise<ProcessResult> {
   let timedOut = false;
   let aborted = false;
   const stop = Promise.withResolvers<void>();
-  const kill = () => killProcessGroup(child.pid);
+  const kill = () => {
+    killProcessGroup(child.pid);
+    // Processes that left the group (setsid, double fork) still carry the tree's marker.
+    tree.kill();
+  };
   const timer = setTimeout(() => {
     timedOut = true;
     kill();
@@ -108,7 +115,7 @@ export async function runProcess(options: RunOptions): Promise<ProcessResult> {
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
-    // The leader is gone; end the rest of its group so background jobs do not outlive the call.
+    // The leader is gone; end the rest of its tree so background jobs do not outlive the call.
     kill();
   }
   const grace = setTimeout(() => stop.resolve(), drainGraceMs);
@@ -128,10 +135,10 @@ export async function runProcess(options: RunOptions): Promise<ProcessResult> {
   };
 }
 
-function spawnChild(argv: string[], cwd: string) {
+function spawnChild(argv: string[], cwd: string, tree: ToolProcessTree) {
   return Bun.spawn(argv, {
     cwd,
-    env: { ...scrubEnvironment(process.env), PWD: cwd },
+    env: { ...scrubEnvironment(process.env), PWD: cwd, ...tree.variables },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

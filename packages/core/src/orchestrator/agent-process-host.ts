@@ -154,7 +154,7 @@ export class AgentProcessHost {
       if (typeof correlationId === 'string') this.client?.holdRequest(correlationId, held === true);
       return;
     }
-    if (event.type === eventTypes.bundle) return;
+    if (event.type === eventTypes.bundle || event.type === eventTypes.environment) return;
     if (event.type === eventTypes.approvalAnswer) {
       const { id, answer } = (event.data ?? {}) as { id?: string; answer?: ApprovalAnswer };
       try {

@@ -33,7 +33,13 @@ setInterval(() => {
 
 const received = new Promise<Bundle>((resolve) => {
   const stop = transport.onMessage((message) => {
-    if (message.type !== 'event' || message.payload.type !== eventTypes.bundle) return;
+    if (message.type !== 'event') return;
+    if (message.payload.type === eventTypes.environment) {
+      // The real environment (model keys) arrives here, not in our environment block, which tools can read.
+      Object.assign(process.env, message.payload.data ?? {});
+      return;
+    }
+    if (message.payload.type !== eventTypes.bundle) return;
     stop();
     resolve(bundleFromJson(message.payload.data ?? {}));
   });

@@ -49,6 +49,9 @@ export const eventTypes = {
   turnCancel: 'turn.cancel',
   /** Orchestrator → process, first of all: the validated bundle (`data`: bundleToJson). */
   bundle: 'process.bundle',
+  /** Orchestrator → process, before the bundle: the full environment (`data`), kept out of the process's
+   * environment block so tools cannot read it in /proc (docs/security.md#secrets-in-the-environment). */
+  environment: 'process.environment',
   /** Process → orchestrator, once its instance is open: the ready handshake. */
   ready: 'process.ready',
   /** Process → orchestrator, when opening the instance failed; the process exits after it. */

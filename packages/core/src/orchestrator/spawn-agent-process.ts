@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { environmentBlock } from '../processes/environment-block.ts';
+import { controlEvent, eventTypes, formatAddress, ORCHESTRATOR } from './ipc-message.ts';
 import { createFedTransport } from './process-transport.ts';
 import type { Transport } from './transport.ts';
 
@@ -33,7 +35,10 @@ export interface AgentProcessConnection {
 
 export interface SpawnAgentProcessOptions {
   config: AgentProcessConfig;
+  /** The environment the process works with (default process.env): sent over IPC, never in its environment block. */
   env?: Record<string, string | undefined>;
+  /** Its environment block, which its tools can read in /proc (default: this process's own block). */
+  publicEnv?: Record<string, string>;
   /** Each line the process writes to stdout or stderr (default: dropped). */
   onOutput?: (line: string, stream: 'stdout' | 'stderr') => void;
 }
@@ -67,7 +72,8 @@ async function forwardLines(
 /**
  * Starts `bun agent-process-main.ts CONFIG` with Bun's IPC channel (JSON serialisation, ordered). The process
  * leads a process group of its own (`detached`): a Ctrl-C at the terminal reaches only the orchestrator, which
- * shuts agents down gracefully, and a kill reaches the agent's own children too.
+ * shuts agents down gracefully, and a kill reaches the agent's own children too. Its environment block is only
+ * `publicEnv`; the real environment (model keys) is its first IPC message (docs/security.md).
  */
 export const spawnAgentProcess: SpawnAgentProcess = (options) => {
   let transport: ReturnType<typeof createFedTransport> | undefined;
@@ -76,7 +82,7 @@ export const spawnAgentProcess: SpawnAgentProcess = (options) => {
     disconnected = resolve;
   });
   const subprocess = Bun.spawn([process.execPath, agentProcessMain, JSON.stringify(options.config)], {
-    env: options.env ?? process.env,
+    env: options.publicEnv ?? environmentBlock(),
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -91,6 +97,16 @@ export const spawnAgentProcess: SpawnAgentProcess = (options) => {
   transport = createFedTransport({
     send: (message) => subprocess.send(message),
     close: () => subprocess.disconnect(),
+  });
+  const environment: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.env ?? process.env))
+    if (value !== undefined) environment[name] = value;
+  // First of all, before the bundle: the process reads it into process.env before it opens anything.
+  transport.send({
+    type: 'event',
+    from: ORCHESTRATOR,
+    to: formatAddress(options.config.agent, options.config.instanceKey),
+    payload: controlEvent({ type: eventTypes.environment, source: ORCHESTRATOR, data: environment }),
   });
   void forwardLines(subprocess.stdout, options.onOutput, 'stdout').catch(() => {});
   void forwardLines(subprocess.stderr, options.onOutput, 'stderr').catch(() => {});

@@ -1,0 +1,58 @@
+import { closeSync, readFileSync } from 'node:fs';
+// Not @goondan/core: its barrel takes most of a second to load, which a re-exec would pay twice.
+import { isSecretVariable, scrubEnvironment } from '@goondan/base';
+import { reexecWithEnvironment } from './reexec-with-environment.ts';
+
+/** Names the fd of the memfd that holds the real environment, in a re-executed runtime's environment block. */
+export const SEALED_ENVIRONMENT_FD = 'GOONDAN_SEALED_ENV_FD';
+
+/**
+ * Keeps secrets out of this process's environment block, which any process of the same user (a bash tool
+ * running `cat /proc/$PPID/environ`) can read, and which assigning to process.env does not change.
+ * When the block holds a secret, the runtime starts itself again in place (execve, same pid) with the block
+ * scrubbed and the real environment in a memfd; the new start reads it into process.env and closes it.
+ * Linux only; elsewhere, or if that fails, it warns and goes on (docs/security.md#secrets-in-the-environment).
+ */
+export function sealEnvironment(): void {
+  const fdText = process.env[SEALED_ENVIRONMENT_FD];
+  if (fdText !== undefined) return restore(fdText);
+  if (process.platform !== 'linux') return;
+  const block = readEnvironmentBlock();
+  if (!Object.entries(block).some(([name, value]) => isSecretVariable(name, value))) return;
+  try {
+    reexecWithEnvironment({ blockEnv: scrubEnvironment(block), handedOver: block, fdVariable: SEALED_ENVIRONMENT_FD });
+  } catch (thrown) {
+    process.stderr.write(
+      `gdn: warning: could not keep secrets out of the process environment (${(thrown as Error).message}); ` +
+        'tools may read them in /proc. See docs/security.md.\n',
+    );
+  }
+}
+
+function restore(fdText: string): void {
+  delete process.env[SEALED_ENVIRONMENT_FD];
+  const fd = Number(fdText);
+  if (!Number.isInteger(fd) || fd < 3) return;
+  let handedOver: Record<string, string> = {};
+  try {
+    handedOver = JSON.parse(readFileSync(`/proc/self/fd/${fd}`, 'utf8')) as Record<string, string>;
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      // Not open (a stray variable): nothing to close.
+    }
+  }
+  // The real environment wins over a .env file Bun may have loaded, as it would without the re-exec.
+  Object.assign(process.env, handedOver);
+}
+
+/** This process's environment block as /proc/self/environ shows it (core's environmentBlock, without core). */
+function readEnvironmentBlock(): Record<string, string> {
+  const block: Record<string, string> = {};
+  for (const variable of readFileSync('/proc/self/environ', 'utf8').split('\0')) {
+    const equals = variable.indexOf('=');
+    if (equals > 0) block[variable.slice(0, equals)] = variable.slice(equals + 1);
+  }
+  return block;
+}

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * The variable that marks every process a tool starts (bash commands, stdio MCP servers): descendants inherit it,
+ * including those that leave the process group with `setsid`, so the whole tree can be found in /proc and killed.
+ */
+export const TOOL_TREE_VARIABLE = 'GOONDAN_TOOL_TREE';
+
+/** Marks the trees of this runtime process; each tree adds `.N` to it. */
+export const runtimeTreeMarker = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** How many times the tree is searched again: a process may fork while the last pass kills. */
+const MAX_KILL_PASSES = 5;
+
+/** Pids of processes (other than this one) whose environment holds `marker` or a marker beneath it. Linux only. */
+export function findToolProcesses(marker: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return []; // no /proc (macOS): process groups are all we can kill
+  }
+  const exact = `${TOOL_TREE_VARIABLE}=${marker}`;
+  const found: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, 'latin1');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    for (const variable of environ.split('\0')) {
+      if (variable === exact || variable.startsWith(`${exact}.`)) {
+        found.push(pid);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** SIGKILL to every process marked with `marker` (or beneath it) and to the groups they lead; returns how many. */
+export function killToolProcessTree(marker: string): number {
+  let killed = 0;
+  for (let pass = 0; pass < MAX_KILL_PASSES; pass++) {
+    const pids = findToolProcesses(marker);
+    if (pids.length === 0) break;
+    for (const pid of pids) {
+      for (const target of [-pid, pid]) {
+        try {
+          process.kill(target, 'SIGKILL');
+        } catch {
+          // Not a group leader, or already gone.
+        }
+      }
+    }
+    killed += pids.length;
+  }
+  return killed;
+}
