@@ -7,6 +7,13 @@ export function shortArgs(args: unknown, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** A tool's error message on one line, cut to fit beside the call (the whole of it is in the trace). */
+function errorSummary(message: string | undefined, max = 100): string {
+  const line = (message ?? '').replace(/\s+/g, ' ').trim();
+  if (line === '') return '';
+  return ` ${line.length > max ? `${line.slice(0, max - 1)}…` : line}`;
+}
+
 /** Prints each tool call as it starts and ends: name, short args, status, duration. */
 export function toolCallPrinter(options: { write: (line: string) => void; color: boolean }): TurnObserver {
   const { write, color } = options;
@@ -18,7 +25,7 @@ export function toolCallPrinter(options: { write: (line: string) => void; color:
           ? paint('ok', 'green', color)
           : result.status === 'pending'
             ? paint(`pending ${result.handle}`, 'yellow', color)
-            : paint(`error ${result.error?.code ?? ''}`, 'red', color);
+            : paint(`error ${result.error?.code ?? ''}`, 'red', color) + errorSummary(result.error?.message);
       write(`  ${paint('↳', 'dim', color)} ${toolName} ${status} ${paint(`${durationMs}ms`, 'dim', color)}`);
     },
   };

@@ -13,6 +13,7 @@ import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { chooseAgent } from '../open-instance.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
+import { shortArgs } from '../tool-call-printer.ts';
 import { printProblems } from './validate.ts';
 
 export const traceHelp = `Usage: gdn trace [--agent A] [--instance K] [--limit N] [--json | --otlp] [--bundle DIR]
@@ -99,6 +100,7 @@ function printNode(node: SpanNode, prefix: string, last: boolean, color: boolean
     details.push(`tokens ${attributes.inputTokens}→${attributes.outputTokens}`);
   }
   if (typeof attributes.errorCode === 'string') details.push(paint(attributes.errorCode, 'red', color));
+  if (typeof attributes.errorMessage === 'string') details.push(shortArgs(attributes.errorMessage, 100));
   if (span.kind === 'turn' && typeof attributes.status === 'string' && attributes.status !== 'completed')
     details.push(attributes.status);
   console.log(

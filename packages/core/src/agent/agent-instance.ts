@@ -3,6 +3,7 @@ import { type ModelMessage as AiModelMessage, streamText } from 'ai';
 import type { AgentResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
+import { thrownStackOf } from '../errors/thrown-stack.ts';
 import type { ModelCallSettings } from '../models/model-call-settings.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
 import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
@@ -734,6 +735,9 @@ export class AgentInstance {
           toolCallId: call.id,
           resultStatus: result.status,
           ...(result.error?.code ? { errorCode: result.error.code } : {}),
+          ...(result.error ? { errorMessage: result.error.message } : {}),
+          // The stack stays in the trace: the model and the screen get the message only.
+          ...(thrownStackOf(result.error) ? { errorStack: thrownStackOf(result.error)! } : {}),
         },
       });
     };

@@ -3,6 +3,7 @@ import type { ToolError } from '../types.ts';
 import type { ErrorCode } from './error-codes.ts';
 import { errorCodes, helpUrlFor } from './error-codes.ts';
 import { GoondanError } from './goondan-error.ts';
+import { keepThrownStack } from './thrown-stack.ts';
 import { truncateErrorMessage } from './truncate-error-message.ts';
 
 /** Spec §2.4.3: default error message limit. */
@@ -34,24 +35,26 @@ function describeThrown(thrown: unknown): { name: string; message: string } {
 export function toToolError(thrown: unknown, options: { limit?: number; fallbackCode?: ErrorCode } = {}): ToolError {
   const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
   if (thrown instanceof GoondanError) {
-    return {
+    const error = {
       code: thrown.code,
       name: thrown.name,
       message: truncateErrorMessage(redactKnownSecrets(thrown.message), limit),
       suggestion: redactKnownSecrets(thrown.suggestion),
       helpUrl: helpUrlFor(thrown.code),
     };
+    return keepThrownStack(error, thrown);
   }
   const code = options.fallbackCode ?? 'E_TOOL';
   const { name, message: raw } = describeThrown(thrown);
   const message = redactKnownSecrets(raw);
   // Node-style errors (ENOENT, ECONNREFUSED, ...) carry a code of their own; keep it visible in the message.
   const ownCode = thrown instanceof Error ? (thrown as { code?: unknown }).code : undefined;
-  return {
+  const error = {
     code,
     name,
     message: truncateErrorMessage(typeof ownCode === 'string' ? `${message} (${ownCode})` : message, limit),
     suggestion: errorCodes[code].suggestion,
     helpUrl: helpUrlFor(code),
   };
+  return keepThrownStack(error, thrown);
 }
