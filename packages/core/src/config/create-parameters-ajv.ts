@@ -1,12 +1,14 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
+import { linearRegExp } from '../tools/linear-reg-exp.ts';
 
 /**
  * The Ajv that compiles tool `parameters` (spec §6.1), at load time and when calls are validated, so both agree.
  * Strict, so typos such as `requried` are errors instead of silently ignored keywords; two strict checks are relaxed
  * because they reject valid schemas: `strictRequired` (a `required` inside anyOf names properties of the parent) and
  * union types (`type: [string, "null"]` is how providers spell nullable). Schemas with `$id` are not kept, so two
- * tools may reuse one.
+ * tools may reuse one. Patterns run on RE2 (`linearRegExp`), as at call time, so a schema is refused here exactly
+ * when calls could not check it.
  */
 export function createParametersAjv(): Ajv {
   const ajv = new Ajv({
@@ -15,6 +17,7 @@ export function createParametersAjv(): Ajv {
     strictRequired: false,
     allowUnionTypes: true,
     addUsedSchema: false,
+    code: { regExp: linearRegExp },
   });
   addFormats(ajv);
   return ajv;
