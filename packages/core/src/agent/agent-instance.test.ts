@@ -92,6 +92,32 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
     expect(JSON.stringify(instance.conversation()[2]!.data)).toContain('E_TOOL_NOT_IN_CATALOG');
   });
 
+  test('spec §2.1.3: items edited in place by step middleware reach the model at that step only, at every step', async () => {
+    const add = { name: 'calc__add', args: { a: 1, b: 1 } };
+    const { instance, model } = await open([{ toolCalls: [add] }, { toolCalls: [add] }, { text: 'done' }], {
+      stepMiddlewares: [
+        async (ctx) => {
+          const item = ctx.toolCatalog.find((entry: ToolCatalogItem) => entry.name === 'calc__add')!;
+          if (ctx.stepIndex === 0) item.description = 'edited at step 0';
+          if (ctx.stepIndex === 1) item.parameters = { type: 'object', properties: { a: { type: 'integer' } } };
+          return ctx.next();
+        },
+      ],
+    });
+    await instance.enqueue(userEvent('go'));
+    const offered = model.calls.map((call) => call.tools.find((tool) => tool.name === 'calc__add')!);
+    expect(offered.map((tool) => tool.description)).toEqual([
+      'edited at step 0',
+      'Adds two integers.',
+      'Adds two integers.',
+    ]);
+    expect(offered.map((tool) => Object.keys((tool.inputSchema as { properties: object }).properties))).toEqual([
+      ['a', 'b'],
+      ['a'],
+      ['a', 'b'],
+    ]);
+  });
+
   test('unknown tool, broken JSON and schema-violating arguments come back as error results and the turn goes on', async () => {
     const { instance, model } = await open([
       {

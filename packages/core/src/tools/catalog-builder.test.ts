@@ -51,6 +51,55 @@ describe('catalog (spec §2.1, §3, §12.3)', () => {
   });
 });
 
+describe('each step gets its own copy of the items (spec §2.1.3)', () => {
+  const schema = { type: 'object' as const, properties: { q: { type: 'string' } } };
+  const setup = () => {
+    const registry = new ToolRegistry();
+    registry.register({ ...item('a__one'), description: 'one', parameters: schema }, () => null);
+    registry.register(item('a__two'), () => null);
+    return { registry, builder: new CatalogBuilder(registry, ['a']) };
+  };
+
+  test('an item edited in place changes that step only: not the registry, not the next step', () => {
+    const { registry, builder } = setup();
+    const items = builder.initialItems();
+    items[0]!.description = 'edited';
+    items[0]!.parameters = { type: 'object', properties: {} };
+    const catalog = builder.finalize(items);
+    expect(catalog.get('a__one')).toMatchObject({ description: 'edited', parameters: { properties: {} } });
+    expect(registry.get('a__one')!.item.description).toBe('one');
+    expect(builder.initialItems()[0]).toMatchObject({ description: 'one', parameters: schema });
+  });
+
+  test('the registry keeps its own frozen copy: the caller object and a deep edit cannot reach it', () => {
+    const { registry, builder } = setup();
+    schema.properties.q.type = 'number';
+    expect(registry.get('a__one')!.item.parameters).toEqual({ type: 'object', properties: { q: { type: 'string' } } });
+    schema.properties.q.type = 'string';
+    const items = builder.initialItems();
+    expect(() => {
+      (items[0]!.parameters!.properties as Record<string, { type: string }>).q!.type = 'number';
+    }).toThrow();
+    expect(Object.isFrozen(registry.get('a__one')!.item)).toBe(true);
+  });
+
+  test('what the catalog holds is a snapshot: editing the item after finalize changes nothing', () => {
+    const { builder } = setup();
+    const items = builder.initialItems();
+    items[0]!.description = 'first';
+    const catalog = builder.finalize(items);
+    items[0]!.description = 'later';
+    expect(catalog.get('a__one')!.description).toBe('first');
+  });
+
+  test('unedited copies finalize to the registry items themselves, so per-item caches keep hitting', () => {
+    const { registry, builder } = setup();
+    const catalog = builder.finalize(builder.initialItems());
+    expect(catalog.items[0]).toBe(registry.get('a__one')!.item);
+    expect(catalog.items[1]).toBe(registry.get('a__two')!.item);
+  });
+});
+
 describe('registry', () => {
   test('a second registration of a name is an error, never an overwrite (E_TOOL_DUPLICATE)', () => {
     const registry = new ToolRegistry();

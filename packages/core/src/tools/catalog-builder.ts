@@ -16,14 +16,41 @@ export class CatalogBuilder {
     private readonly declaredToolResources: readonly string[],
   ) {}
 
-  /** A fresh, mutable array for step middleware (`ctx.toolCatalog`). */
+  /**
+   * A fresh array of fresh items for step middleware (`ctx.toolCatalog`), each a top-level copy of the registry's
+   * frozen item: a middleware may set any field of one in place (or replace `parameters`) for this step only.
+   */
   initialItems(): ToolCatalogItem[] {
-    return this.current().items.slice();
+    const { items } = this.current();
+    const copies = new Array<ToolCatalogItem>(items.length);
+    for (let index = 0; index < items.length; index += 1) {
+      const item = items[index]!;
+      copies[index] = {
+        name: item.name,
+        description: item.description,
+        parameters: item.parameters,
+        source: item.source,
+      };
+    }
+    return copies;
   }
 
-  /** Freezes what step middleware left; the execution guard uses the result. */
+  /**
+   * What step middleware left, as the step's catalog (the model sees it, the execution guard checks it). An item
+   * that still matches its registry item becomes that item again (so per-item caches such as the model-tool
+   * conversion keep hitting); any other becomes a snapshot, so later edits to it cannot reach this catalog.
+   */
   finalize(items: readonly ToolCatalogItem[]): ToolCatalog {
-    return new ToolCatalog(items, this.current().catalog);
+    const { catalog, items: registry } = this.current();
+    const settled = new Array<ToolCatalogItem>(items.length);
+    for (let index = 0; index < items.length; index += 1) {
+      const item = items[index]!;
+      // Usually the item sits where initialItems put it; the name index is for reordered or filtered arrays.
+      const atIndex = registry[index];
+      const registered = atIndex !== undefined && atIndex.name === item.name ? atIndex : catalog.get(item.name);
+      settled[index] = registered && sameFields(item, registered) ? registered : snapshot(item);
+    }
+    return new ToolCatalog(settled, catalog);
   }
 
   /** The catalog with no step middleware in between. */
@@ -51,4 +78,17 @@ export class CatalogBuilder {
     this.cached = { version: this.registry.version, items, catalog: new ToolCatalog(items) };
     return this.cached;
   }
+}
+
+function sameFields(item: ToolCatalogItem, registered: ToolCatalogItem): boolean {
+  return (
+    item === registered ||
+    (item.description === registered.description &&
+      item.parameters === registered.parameters &&
+      item.source === registered.source)
+  );
+}
+
+function snapshot(item: ToolCatalogItem): ToolCatalogItem {
+  return { name: item.name, description: item.description, parameters: item.parameters, source: item.source };
 }

@@ -4,6 +4,7 @@ import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
 import { DEFAULT_RISK_CATEGORY, type RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, ToolCatalogItem, ToolHandler } from '../types.ts';
 import { checkRegistrationOptions } from './check-registration-options.ts';
+import { freezeCatalogItem } from './freeze-catalog-item.ts';
 import { compileParameters } from './schema-validator.ts';
 import { checkToolName } from './tool-name.ts';
 
@@ -21,6 +22,7 @@ export interface ToolRegistrationOptions {
 
 /** One executable tool: what the model may see, and what runs. */
 export interface RegisteredTool {
+  /** The registry's frozen copy of what was registered (freezeCatalogItem). */
   readonly item: ToolCatalogItem;
   readonly handler: ToolHandler;
   readonly errorMessageLimit: number;
@@ -61,8 +63,9 @@ export class ToolRegistry {
       throw new GoondanError('E_TOOL_DUPLICATE', `Tool '${item.name}' is already registered (from ${from}).`);
     }
     let compiled: ValidateFunction | null | undefined;
+    const frozen = freezeCatalogItem(item);
     const registered: RegisteredTool = {
-      item,
+      item: frozen,
       handler,
       errorMessageLimit: options.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
       timeoutMs: options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
@@ -70,7 +73,7 @@ export class ToolRegistry {
       config: options.config ?? {},
       category: options.category ?? DEFAULT_RISK_CATEGORY,
       validator: () => {
-        if (compiled === undefined) compiled = item.parameters ? compileParameters(item.parameters) : null;
+        if (compiled === undefined) compiled = frozen.parameters ? compileParameters(frozen.parameters) : null;
         return compiled;
       },
     };
