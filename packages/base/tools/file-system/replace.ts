@@ -3,14 +3,12 @@ import type { FileHandle } from 'node:fs/promises';
 import type { GuardrailPlan, JsonObject, ToolContext } from '@goondan/core';
 import { GoondanError, withGuardrail } from '@goondan/core';
 import { confinementCheckpoint } from '../../src/confinement-test-hook.ts';
-import { release, type Workdir, withWorkdir } from '../../src/directory-handle.ts';
-import { openLocatedDirectory, withLocation } from '../../src/locate-inside-workdir.ts';
+import { type Workdir, withWorkdir } from '../../src/directory-handle.ts';
 import { openEntryStrict } from '../../src/open-entry.ts';
 import { decodeUtf8Strict } from '../../src/utf8.ts';
-import { checkGlob, walkTree } from './walk-tree.ts';
+import { candidates, type Skipped } from './replace-candidates.ts';
 
-/** Text files read by one call; more is refused so a call stays bounded in time and memory. */
-export const MAX_REPLACE_FILES = 10_000;
+export { MAX_REPLACE_FILES } from './replace-candidates.ts';
 /** Files larger than this are not searched. */
 export const MAX_REPLACE_FILE_BYTES = 10 * 1024 * 1024;
 /** Occurrences one call may replace. */
@@ -32,11 +30,6 @@ interface PlannedFile {
   components: readonly string[];
   hash: bigint;
   offsets: number[];
-}
-
-interface Skipped {
-  file: string;
-  reason: string;
 }
 
 function clip(text: string, limit: number): string {
@@ -103,65 +96,6 @@ async function readCandidate(
   }
 }
 
-interface Candidate {
-  file: string;
-  components: readonly string[];
-}
-
-/** The files a call searches: workdir-relative names as the user sees them, and the names to open them by. */
-async function candidates(ctx: ToolContext, workdir: Workdir, input: ReplaceInput) {
-  return withLocation(workdir, { path: input.path }, async (target) => {
-    if (target.stats === undefined) throw new GoondanError('E_FILE_NOT_FOUND', `Nothing at '${target.relativePath}'.`);
-    confinementCheckpoint('replace-plan');
-    const prefix = target.relativePath === '.' ? '' : `${target.relativePath}/`;
-    if (!target.stats.isDirectory()) {
-      if (input.glob !== undefined)
-        throw new GoondanError('E_TOOL_INVALID_ARGS', 'glob selects files in a directory; give a directory as path.');
-      const components = [...target.parent.components, target.name!];
-      return { files: [{ file: target.relativePath, components }], skipped: [] as Skipped[], single: true };
-    }
-    const glob = input.glob === undefined ? undefined : checkGlob(input.glob);
-    const matcher = glob ? new Bun.Glob(glob.pattern) : undefined;
-    const base = glob && glob.base !== '.' ? glob.base : '';
-    return withLocation(workdir, { path: prefix + (base || '.') }, async (root) => {
-      if (root.stats === undefined) return { files: [], skipped: [], single: false };
-      const files: Candidate[] = [];
-      const skipped: Skipped[] = [];
-      let directory: ReturnType<typeof openLocatedDirectory>;
-      try {
-        directory = openLocatedDirectory(workdir, root);
-      } catch {
-        // A file where the glob's directory should be, or a directory swapped since it was found: nothing to search.
-        return { files, skipped, single: false };
-      }
-      try {
-        const rootPrefix = base === '' ? '' : `${base}/`;
-        for await (const entry of walkTree({ workdir, root: directory, signal: ctx.signal, label: input.path })) {
-          const name = rootPrefix + entry.name;
-          if (entry.type === 'dir' || (matcher && !matcher.match(name))) continue;
-          if (entry.type !== 'file') {
-            skipped.push({
-              file: prefix + name,
-              reason: entry.type === 'symlink' ? 'symbolic link, not followed' : 'special file',
-            });
-            continue;
-          }
-          if (files.length >= MAX_REPLACE_FILES) {
-            throw new GoondanError(
-              'E_TOOL',
-              `More than ${MAX_REPLACE_FILES} files to search under '${input.path}'; narrow path or glob.`,
-            );
-          }
-          files.push({ file: prefix + name, components: entry.components });
-        }
-      } finally {
-        release(directory);
-      }
-      return { files, skipped, single: false };
-    });
-  });
-}
-
 async function planReplace(ctx: ToolContext, input: ReplaceInput): Promise<GuardrailPlan> {
   const { find, replace: replacement } = input;
   if (typeof find !== 'string' || find === '')
@@ -172,7 +106,7 @@ async function planReplace(ctx: ToolContext, input: ReplaceInput): Promise<Guard
 
 async function plan(ctx: ToolContext, workdir: Workdir, input: ReplaceInput): Promise<GuardrailPlan> {
   const { find, replace: replacement } = input;
-  const { files, skipped, single } = await candidates(ctx, workdir, input);
+  const { files, skipped, single } = await candidates({ ctx, workdir, input });
   const planned: PlannedFile[] = [];
   const changes: JsonObject[] = [];
   for (const candidate of files) {
