@@ -1,3 +1,4 @@
+import { redactKnownSecrets } from '@goondan/core';
 import { stderrLogger } from './stderr-logger.ts';
 
 // Kept before anything can replace it, so the JSON document still reaches standard output.
@@ -15,7 +16,7 @@ export function reserveStdoutForJson(): void {
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 }
 
-/** Prints the command's JSON document on standard output (the only thing that goes there). */
+/** Prints the command's JSON document on standard output (the only thing that goes there), known secrets masked. */
 export function printJson(value: unknown): void {
-  writeStdout(`${JSON.stringify(value, null, 2)}\n`);
+  writeStdout(`${JSON.stringify(redactKnownSecrets(value), null, 2)}\n`);
 }

@@ -9,6 +9,7 @@ import { runCommand, runHelp } from './commands/run.ts';
 import { toolsCommand, toolsHelp } from './commands/tools.ts';
 import { traceCommand, traceHelp } from './commands/trace.ts';
 import { validateCommand, validateHelp } from './commands/validate.ts';
+import { redactForOutput } from './redact-output.ts';
 import { paint, UsageError, useColor } from './terminal.ts';
 
 const mainHelp = `gdn — declare tools once in YAML, see exactly what an agent sees, call them through the real pipeline.
@@ -69,12 +70,13 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (thrown instanceof GoondanError) {
-      console.error(`${paint(thrown.code, 'red', color)} ${thrown.message}`);
-      console.error(`  suggestion: ${thrown.suggestion}`);
+      // A failure can quote what failed (a URL with credentials, a server's answer echoing a key).
+      console.error(`${paint(thrown.code, 'red', color)} ${redactForOutput(thrown.message)}`);
+      console.error(`  suggestion: ${redactForOutput(thrown.suggestion)}`);
       console.error(`  help: ${helpUrlFor(thrown.code)}`);
       return 1;
     }
-    console.error(`gdn: unexpected failure: ${(thrown as Error)?.stack ?? String(thrown)}`);
+    console.error(`gdn: unexpected failure: ${redactForOutput((thrown as Error)?.stack ?? String(thrown))}`);
     return 1;
   }
 }

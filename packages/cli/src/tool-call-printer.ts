@@ -1,9 +1,14 @@
 import type { TurnObserver } from '@goondan/core';
+import { redactForOutput } from './redact-output.ts';
 import { paint } from './terminal.ts';
 
-/** Short one-line form of tool arguments: `{"a":1,"b":2}` cut to fit. */
+/**
+ * Short one-line form of tool arguments: `{"a":1,"b":2}` cut to fit, redacted like the audit log first (so a cut
+ * never leaves the start of a secret).
+ */
 export function shortArgs(args: unknown, max = 60): string {
-  const text = typeof args === 'string' ? args : (JSON.stringify(args) ?? '');
+  const redacted = redactForOutput(args);
+  const text = typeof redacted === 'string' ? redacted : (JSON.stringify(redacted) ?? '');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -16,7 +21,9 @@ function errorSummary(message: string | undefined, max = 100): string {
 
 /** Prints each tool call as it starts and ends: name, short args, status, duration. */
 export function toolCallPrinter(options: { write: (line: string) => void; color: boolean }): TurnObserver {
-  const { write, color } = options;
+  const { color } = options;
+  // Whole lines are redacted too: an error message can quote the request that failed, credentials and all.
+  const write = (line: string) => options.write(redactForOutput(line));
   return {
     onToolCallStart: ({ toolName, args }) => write(paint(`  ⚙ ${toolName} ${shortArgs(args)}`, 'dim', color)),
     onToolCallEnd: ({ toolName, result, durationMs }) => {
