@@ -6,7 +6,7 @@ import { loadBundle } from './load-bundle.ts';
 import type { BundleProblem } from './resources.ts';
 
 const fixture = (name: string) => join(import.meta.dir, '__fixtures__', name);
-const brief = (problem: BundleProblem) => [problem.code, problem.line, problem.column, problem.path];
+const brief = (problem: BundleProblem) => [problem.code, problem.file, problem.line, problem.column, problem.path];
 
 describe('Tool entry modules on __fixtures__/bad-entry', () => {
   let result: LoadBundleResult;
@@ -19,12 +19,13 @@ describe('Tool entry modules on __fixtures__/bad-entry', () => {
     expect(result.bundle).toBeNull();
     expect(result.handlers.size).toBe(0);
     expect(result.problems.map(brief)).toEqual([
-      ['E_TOOL_ENTRY_NOT_FOUND', 6, 10, 'spec.entry'],
-      ['E_TOOL_ENTRY_LOAD', 15, 10, 'spec.entry'],
-      ['E_TOOL_HANDLERS_MISSING', 24, 10, 'spec.entry'],
-      ['E_TOOL_HANDLER_MISSING', 36, 13, 'spec.exports[1].name'],
-      ['E_TOOL_HANDLER_MISSING', 37, 13, 'spec.exports[2].name'],
-      ['E_TOOL_ENTRY_NOT_FOUND', 44, 10, 'spec.entry'],
+      ['E_TOOL_ENTRY_NOT_FOUND', 'goondan.yaml', 6, 10, 'spec.entry'],
+      ['E_TOOL_HANDLERS_MISSING', 'goondan.yaml', 24, 10, 'spec.entry'],
+      ['E_TOOL_HANDLER_MISSING', 'goondan.yaml', 36, 13, 'spec.exports[1].name'],
+      ['E_TOOL_HANDLER_MISSING', 'goondan.yaml', 37, 13, 'spec.exports[2].name'],
+      ['E_TOOL_ENTRY_NOT_FOUND', 'goondan.yaml', 44, 10, 'spec.entry'],
+      // Where the module threw, so the code frame shows that line; the message names the declaration.
+      ['E_TOOL_ENTRY_LOAD', 'tools/throws.ts', 3, 11, 'spec.entry'],
     ]);
   });
 
@@ -36,8 +37,10 @@ describe('Tool entry modules on __fixtures__/bad-entry', () => {
     expect(problemOn(44)?.message).toContain('is not a file');
   });
 
-  test('an entry module that throws on import is E_TOOL_ENTRY_LOAD with the thrown message', () => {
-    expect(problemOn(15)?.message).toContain('boom while importing');
+  test('an entry module that throws on import is E_TOOL_ENTRY_LOAD with the thrown message and the declaration', () => {
+    const problem = result.problems.find((each) => each.code === 'E_TOOL_ENTRY_LOAD');
+    expect(problem?.message).toContain('boom while importing');
+    expect(problem?.message).toContain("Tool 'throws' (goondan.yaml:15:10)");
   });
 
   test('spec §4.3: an entry without a handlers export is E_TOOL_HANDLERS_MISSING, listing its exports', () => {

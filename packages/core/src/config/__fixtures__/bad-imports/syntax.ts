@@ -1,0 +1,4 @@
+// A syntax error on line 3, column 22 (the *).
+export const handlers = {
+  add: () => ({ sum: 1 +* }),
+};

@@ -1,0 +1,3 @@
+export const handlers = {};
+
+throw new Error('top-level boom');
