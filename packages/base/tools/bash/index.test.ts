@@ -107,6 +107,49 @@ describe('bash__exec', () => {
     expect(running(`sleep ${seconds}`)).toBe('');
   });
 
+  describe('setsid children (a session of their own) do not outlive the call', () => {
+    /** Waits until no process runs `sleep seconds`; the escapee is killed, then reaped by whoever adopted it. */
+    async function gone(seconds: string): Promise<string> {
+      const deadline = Date.now() + 30_000;
+      while (running(`sleep ${seconds}`) !== '' && Date.now() < deadline) await Bun.sleep(20);
+      return running(`sleep ${seconds}`);
+    }
+
+    test('when the command ends', async () => {
+      const seconds = uniqueSleep();
+      // It ends only once the escapee has its own session, so killing the group alone cannot reach it.
+      const result = await exec(createTestToolContext({ workdir }), {
+        command: `setsid sh -c 'touch escaped-${seconds}; exec sleep ${seconds}' > /dev/null 2>&1 & while [ ! -e escaped-${seconds} ]; do sleep 0.01; done; echo escaped`,
+      });
+      expect(result.stdout).toBe('escaped\n');
+      expect(await gone(seconds)).toBe('');
+    });
+
+    test('when the command times out', async () => {
+      const seconds = uniqueSleep();
+      const result = await exec(createTestToolContext({ workdir }), {
+        command: `setsid sleep ${seconds} & sleep ${seconds}`,
+        timeoutMs: 500,
+      });
+      expect(result.timedOut).toBe(true);
+      expect(await gone(seconds)).toBe('');
+    });
+
+    test('when the call is aborted', async () => {
+      const seconds = uniqueSleep();
+      const controller = new AbortController();
+      const ctx = createTestToolContext({ workdir, signal: controller.signal });
+      const marker = join(workdir, `escaped-${seconds}`);
+      const call = exec(ctx, { command: `setsid sleep ${seconds} & touch ${marker}; sleep ${seconds}` });
+      const deadline = Date.now() + 30_000;
+      while (!(await Bun.file(marker).exists()) && Date.now() < deadline) await Bun.sleep(20);
+      expect(running(`sleep ${seconds}`)).not.toBe('');
+      controller.abort();
+      expect(await errorCodeOf(call)).toBe('E_TOOL_ABORTED');
+      expect(await gone(seconds)).toBe('');
+    });
+  });
+
   test('huge output is capped, the head kept, and the child is not blocked', async () => {
     const result = await exec(createTestToolContext({ workdir }), {
       command: "head -c 3000000 /dev/zero | tr '\\0' a; head -c 200000 /dev/zero | tr '\\0' b >&2; echo done >&2",
