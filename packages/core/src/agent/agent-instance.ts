@@ -26,8 +26,10 @@ import type { AgentToolset } from '../tools/agent-toolset.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
 import { type AgentEvent, newId } from './agent-event.ts';
+import { closeUnfinishedTurn } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
 import { abortedResult, answerUnansweredToolCalls, findUnansweredToolCalls } from './repair-conversation.ts';
+import { repairToolResults } from './repair-tool-results.ts';
 import { toModelTools } from './to-model-tools.ts';
 import { toToolResultPart } from './to-tool-result-part.ts';
 import type {
@@ -151,6 +153,7 @@ export class AgentInstance {
     // A crash or kill between a tool call and its result leaves a call unanswered. When one of them was waiting
     // for approval the turn is suspended (resume() finishes it); otherwise each gets the result saved before the
     // crash, or E_TOOL_ABORTED, before anything else happens.
+    if (options.writer !== false) this.repairStoredConversation();
     const unanswered = options.writer === false ? null : findUnansweredToolCalls(this.messages);
     if (unanswered) {
       const since = new Date(unanswered.assistant.createdAt).getTime();
@@ -413,6 +416,30 @@ export class AgentInstance {
     return run;
   }
 
+  /**
+   * Results a second writer (before the writer lock existed) or a bug left away from their calls are put back
+   * after them, in one transaction (truncate + appends), so every provider accepts the conversation again.
+   */
+  private repairStoredConversation(): void {
+    const repair = repairToolResults(this.messages);
+    if (!repair) return;
+    const events = repair.messages.map((message) => ({ type: 'append' as const, message }));
+    this.options.conversation.record([{ type: 'truncate' }, ...events]);
+    this.messages.splice(0, this.messages.length, ...repair.messages);
+    (this.options.logger ?? console).warn?.(
+      `Repaired the conversation of ${this.agentName}/${this.instanceKey}: ${repair.moved} tool result(s) put back after their call, ${repair.aborted} call(s) without a result answered with E_TOOL_ABORTED, ${repair.dropped} stray result(s) dropped.`,
+    );
+  }
+
+  /** The end of a turn is written like its steps; a failed write is reported, the turn's result stands. */
+  private appendQuietly(messages: Message[], turnId: string): void {
+    try {
+      this.appendMessages(messages, turnId);
+    } catch (thrown) {
+      this.options.logger?.warn?.(`closing the turn failed: ${(thrown as Error).message}`);
+    }
+  }
+
   /** Turns and resets write the conversation: only the process holding the instance's writer lock may. */
   private assertWriter(): void {
     if (this.options.writer === false)
@@ -494,6 +521,8 @@ export class AgentInstance {
     }
     // Known secret values never leave a turn: not in its reply, its error, or anything built from them.
     result = redactKnownSecrets(result);
+    // A failed turn does not leave its user message unanswered (the instance closing keeps approvals open).
+    if (!this.closed) this.appendQuietly(closeUnfinishedTurn(this.messages, result), turnId);
     this.record(
       span(result.status === 'cancelled' ? 'cancelled' : result.status === 'error' ? 'error' : 'ok', {
         status: result.status,

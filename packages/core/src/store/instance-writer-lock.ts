@@ -26,6 +26,7 @@ function describeThisProcess(): string {
   const script = basename(process.argv[1] ?? process.argv[0] ?? 'bun');
   const command = process.argv[2];
   if (/^(main\.ts|gdn(\.js)?)$/.test(script) && command && /^[a-z-]+$/.test(command)) return `gdn ${command}`;
+  if (script === 'agent-process-main.ts') return `an agent process of the swarm run by pid ${process.ppid}`;
   return script;
 }
 

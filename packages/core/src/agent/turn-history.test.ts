@@ -1,0 +1,153 @@
+// The history a turn leaves for the next one: a failed turn is closed (not left as an unanswered user message),
+// and a conversation whose tool results a second writer scattered is repaired when the instance opens.
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadBundle } from '../config/load-bundle.ts';
+import type { AgentResource } from '../config/resources.ts';
+import { createScriptedModel, type ScriptedStep } from '../models/scripted-model.ts';
+import { ConversationStore } from '../store/conversation-store.ts';
+import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import type { Message } from '../types.ts';
+import { userEvent } from './agent-event.ts';
+import { createMessage } from './create-message.ts';
+import { instancePaths } from './instance-paths.ts';
+import { openAgentInstance } from './open-agent-instance.ts';
+import { toToolResultPart } from './to-tool-result-part.ts';
+
+const fixture = join(import.meta.dir, '__fixtures__', 'basic');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(steps: ScriptedStep[], stateDir = mkdtempSync(join(tmpdir(), 'gdn-history-'))) {
+  dirs.push(stateDir);
+  const loaded = await loadBundle({ dir: fixture });
+  const bundle = loaded.bundle!;
+  const agent = bundle.resources.get('Agent/helper') as AgentResource;
+  const model = createScriptedModel(steps);
+  const warnings: string[] = [];
+  const logger = { ...console, warn: (line: string) => warnings.push(line) } as Console;
+  const instance = await openAgentInstance({
+    bundle,
+    handlers: loaded.handlers,
+    agent,
+    instanceKey: 'k1',
+    model,
+    stateDir,
+    logger,
+  });
+  return { instance, model, stateDir, bundle, warnings };
+}
+
+/** Roles of a prompt the model received, without the system prompt. */
+function promptRoles(prompt: { role: string }[]): string[] {
+  return prompt.filter((message) => message.role !== 'system').map((message) => message.role);
+}
+
+/** Every tool message directly follows the assistant message (or results) of its calls. */
+function expectResultsFollowCalls(prompt: { role: string; content: unknown }[]): void {
+  let open = new Set<string>();
+  for (const message of prompt) {
+    const parts = Array.isArray(message.content) ? (message.content as { type: string; toolCallId?: string }[]) : [];
+    if (message.role === 'tool') {
+      for (const part of parts) expect(open.delete(part.toolCallId!)).toBe(true);
+      continue;
+    }
+    expect([...open]).toEqual([]);
+    open = new Set(parts.filter((part) => part.type === 'tool-call').map((part) => part.toolCallId!));
+  }
+}
+
+describe('a turn that does not complete', () => {
+  test('a failed model call leaves no run of user messages: the turn is closed with a note naming the error', async () => {
+    const { instance, model } = await open([{ error: 'provider is down' }, { text: 'Hello again.' }]);
+    const failed = await instance.enqueue(userEvent('first request'));
+    expect(failed.status).toBe('error');
+    const next = await instance.enqueue(userEvent('second request'));
+    expect(next.status).toBe('completed');
+    const prompt = model.calls[1]!.prompt;
+    expect(promptRoles(prompt)).toEqual(['user', 'assistant', 'user']);
+    const note = JSON.stringify(prompt[2]);
+    expect(note).toContain('did not complete');
+    expect(note).toContain('E_MODEL_CALL_FAILED');
+    const stored = instance.conversation()[1]!;
+    expect(stored.metadata).toMatchObject({ turnOutcome: 'error', errorCode: 'E_MODEL_CALL_FAILED' });
+    await instance.close();
+  });
+
+  test('a turn cancelled before the model answered is closed too', async () => {
+    const { instance, model } = await open([{ text: 'Hi.' }]);
+    const controller = new AbortController();
+    controller.abort('stop');
+    const cancelled = await instance.enqueue(userEvent('never answered'), { signal: controller.signal });
+    expect(cancelled.status).toBe('cancelled');
+    await instance.enqueue(userEvent('now answer'));
+    expect(promptRoles(model.calls[0]!.prompt)).toEqual(['user', 'assistant', 'user']);
+    await instance.close();
+  });
+});
+
+describe('a conversation broken by two writers', () => {
+  test('results away from their calls are put back, missing ones aborted, stray ones dropped, once', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'gdn-history-'));
+    const { databaseFile } = instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir });
+    const call = (id: string): Message =>
+      createMessage(
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'calc__add', input: {} }] },
+        { type: 'assistant' },
+      );
+    const result = (id: string): Message =>
+      createMessage(
+        {
+          role: 'tool',
+          content: [toToolResultPart({ toolCallId: id, toolName: 'calc__add', result: { status: 'ok', output: 1 } })],
+        },
+        { type: 'tool', toolCallId: id, toolName: 'calc__add' },
+      );
+    const user = (text: string) => createMessage({ role: 'user', content: text }, { type: 'user' });
+    // Writer A: user, call a … writer B: user, call b, result b … then A's result a, a stray result, call c unanswered
+    // before another user message.
+    const broken = [
+      user('from A'),
+      call('call_a'),
+      user('from B'),
+      call('call_b'),
+      result('call_b'),
+      result('call_a'),
+      result('call_zzz'),
+      call('call_c'),
+      user('from A again'),
+    ];
+    const db = openInstanceDatabase(databaseFile);
+    new ConversationStore(db).appendMany(broken);
+    db.close();
+
+    const { instance, model, warnings } = await open([{ text: 'ok' }], stateDir);
+    expect(warnings.join('\n')).toContain('1 tool result(s) put back');
+    expect(warnings.join('\n')).toContain('1 call(s) without a result');
+    expect(warnings.join('\n')).toContain('1 stray result(s) dropped');
+    expect(instance.conversation().map((message) => message.data.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'user',
+    ]);
+    expect((await instance.enqueue(userEvent('go on'))).status).toBe('completed');
+    expectResultsFollowCalls(model.calls[0]!.prompt as { role: string; content: unknown }[]);
+    expect(JSON.stringify(model.calls[0]!.prompt)).toContain('E_TOOL_ABORTED');
+    await instance.close();
+
+    // Repaired on disk: the next open finds nothing to repair.
+    const again = await open([{ text: 'ok' }], stateDir);
+    expect(again.warnings).toEqual([]);
+    await again.instance.close();
+  });
+});
