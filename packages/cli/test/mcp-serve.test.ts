@@ -44,6 +44,10 @@ afterAll(cleanupTempDirs);
 
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 
+/** tools/list without the annotations (mcp-serve-hardening.test.ts checks those). */
+const withoutAnnotations = (tools: Array<{ annotations?: unknown }>) =>
+  tools.map(({ annotations: _annotations, ...tool }) => tool);
+
 /** What `gdn tools list --json` shows, in the shape MCP clients see. */
 function expectedTools() {
   return catalog.map((item) => ({
@@ -80,7 +84,7 @@ describe('gdn mcp serve (stdio)', () => {
 
   test('tools/list is the catalog of `gdn tools list --json`: names, descriptions and schemas unchanged', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toEqual(expectedTools() as never);
+    expect(withoutAnnotations(tools)).toEqual(expectedTools() as never);
     expect(tools.map((tool) => tool.name)).not.toContain('secret__peek');
     expect(stderr).toContain('gdn mcp serve: serving 12 tools of Agent/helper over stdio');
   });
@@ -127,7 +131,8 @@ describe('gdn mcp serve (stdio)', () => {
   });
 
   test('closing stdin ends the server with exit code 0', async () => {
-    const proc = Bun.spawn([process.execPath, mainTs, 'mcp', 'serve', '--bundle', bundle], {
+    // Another instance: the stdio server above holds the default one (one process per instance).
+    const proc = Bun.spawn([process.execPath, mainTs, 'mcp', 'serve', '--bundle', bundle, '--instance', 'stdin'], {
       env: cliEnv(),
       stdin: 'pipe',
       stdout: 'pipe',
@@ -148,7 +153,7 @@ describe('gdn mcp serve --http', () => {
       const client = new Client({ name: 'test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       const { tools } = await client.listTools();
-      expect(tools).toEqual(expectedTools() as never);
+      expect(withoutAnnotations(tools)).toEqual(expectedTools() as never);
       const result = (await client.callTool({ name: 'calc__add', arguments: { a: 40, b: 2 } })) as CallToolResult;
       expect(result.structuredContent).toEqual({ sum: 42 });
       const refused = (await client.callTool({ name: 'secret__peek', arguments: {} })) as CallToolResult;

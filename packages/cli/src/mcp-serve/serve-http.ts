@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isAllowedOrigin } from './check-origin.ts';
+import { createMcpServer } from './create-mcp-server.ts';
+import type { Served } from './open-served.ts';
+
+/** Sessions one HTTP server keeps at most (each is a Server object); a new one then ends the least recently used. */
+const MAX_HTTP_SESSIONS = 100;
+/** Largest request body (one JSON-RPC message or batch): 4 MiB, the SDK's default, written down as ours. */
+export const MAX_HTTP_BODY_BYTES = 4 * 1024 * 1024;
+
+const jsonError = (status: number, message: string) =>
+  Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status });
+
+/** Streamable HTTP on 127.0.0.1 only, one Server per session; serves until SIGINT/SIGTERM. */
+export async function serveHttp(options: {
+  served: Served;
+  port: number;
+  what: string;
+  allowedOrigins: readonly string[];
+  logger: Console;
+}): Promise<number> {
+  const { served, port, what, allowedOrigins, logger } = options;
+  const sessions = new Map<string, { server: Server; transport: WebStandardStreamableHTTPServerTransport }>();
+  let http: ReturnType<typeof Bun.serve>;
+  try {
+    http = Bun.serve({
+      hostname: '127.0.0.1',
+      port,
+      idleTimeout: 0, // SSE streams stay open; the SDK sends keep-alives
+      // Bun's own bound (it closes the request) sits above ours, so every oversized body gets our JSON 413.
+      maxRequestBodySize: MAX_HTTP_BODY_BYTES * 2,
+      async fetch(request) {
+        const origin = request.headers.get('origin');
+        if (!isAllowedOrigin(origin, allowedOrigins)) {
+          return jsonError(
+            403,
+            `Origin '${origin}' is not allowed (loopback origins are; add others with --allow-origin)`,
+          );
+        }
+        if (new URL(request.url).pathname !== '/mcp')
+          return new Response('Not found: the MCP endpoint is /mcp\n', { status: 404 });
+        if (Number(request.headers.get('content-length')) > MAX_HTTP_BODY_BYTES) {
+          return jsonError(413, `Payload Too Large: Request body must not exceed ${MAX_HTTP_BODY_BYTES} bytes`);
+        }
+        const sessionId = request.headers.get('mcp-session-id');
+        if (sessionId) {
+          const session = sessions.get(sessionId);
+          if (!session) return jsonError(404, 'Session not found; start a new one with initialize');
+          // Most recently used last, so the first entry is the one to evict.
+          sessions.delete(sessionId);
+          sessions.set(sessionId, session);
+          return session.transport.handleRequest(request);
+        }
+        if (request.method !== 'POST') return jsonError(400, 'No mcp-session-id header; start with initialize');
+        if (sessions.size >= MAX_HTTP_SESSIONS) {
+          // Clients often disconnect without DELETE; the least recently used session makes room.
+          const [oldestId, oldest] = sessions.entries().next().value!;
+          sessions.delete(oldestId);
+          await oldest.server.close().catch(() => {});
+        }
+        const server = createMcpServer(served, logger);
+        const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          enableDnsRebindingProtection: true,
+          allowedHosts: [`127.0.0.1:${http.port}`, `localhost:${http.port}`],
+          maxRequestBodySize: MAX_HTTP_BODY_BYTES,
+          onsessioninitialized: (id) => {
+            sessions.set(id, { server, transport });
+          },
+          onsessionclosed: (id) => {
+            sessions.delete(id);
+          },
+        });
+        await server.connect(transport);
+        const response = await transport.handleRequest(request);
+        if (transport.sessionId === undefined) await server.close().catch(() => {}); // not an initialize
+        return response;
+      },
+    });
+  } catch (thrown) {
+    console.error(`gdn mcp serve: cannot listen on 127.0.0.1:${port}: ${(thrown as Error)?.message ?? thrown}`);
+    return 1;
+  }
+  console.error(`gdn mcp serve: listening on http://127.0.0.1:${http.port}/mcp (${what})`);
+  const stopped = Promise.withResolvers<void>();
+  process.once('SIGINT', () => stopped.resolve());
+  process.once('SIGTERM', () => stopped.resolve());
+  await stopped.promise;
+  await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => {})));
+  await http.stop(true);
+  return 0;
+}

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { agentBundle, cleanupTempDirs, cliEnv, gdnJson, mainTs, startGdn } from './helpers.ts';
+
+let bundle: string;
+beforeAll(async () => {
+  bundle = await agentBundle();
+});
+afterAll(cleanupTempDirs);
+
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** `gdn mcp serve --http 0 ARGS`, with its URL once it listens. */
+async function serveHttp(args: string[] = []) {
+  const server = startGdn(['mcp', 'serve', '--bundle', bundle, '--http', '0', ...args]);
+  await server.waitForStderr('/mcp (', 20_000);
+  const url = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(server.stderr)![1]!;
+  return { server, url };
+}
+
+describe('gdn mcp serve --http: Origin and body size', () => {
+  test('a request whose Origin is not loopback is refused with 403 and a JSON-RPC error; loopback and --allow-origin pass', async () => {
+    const { server, url } = await serveHttp(['--allow-origin', 'https://app.example.com']);
+    try {
+      const evil = await fetch(url, {
+        method: 'POST',
+        headers: { ...mcpHeaders, origin: 'http://evil.example' },
+        body: initialize,
+      });
+      expect(evil.status).toBe(403);
+      const body = (await evil.json()) as { jsonrpc: string; error: { code: number; message: string } };
+      expect(body.jsonrpc).toBe('2.0');
+      expect(body.error.message).toContain("Origin 'http://evil.example' is not allowed");
+      // A rebinding page at a loopback address but through a name of its own is refused too.
+      const rebound = await fetch(url, {
+        method: 'POST',
+        headers: { ...mcpHeaders, origin: `http://attacker.example:${new URL(url).port}` },
+        body: initialize,
+      });
+      expect(rebound.status).toBe(403);
+      for (const origin of [
+        `http://localhost:${new URL(url).port}`,
+        'http://127.0.0.1:6274',
+        'https://app.example.com',
+      ]) {
+        const allowed = await fetch(url, { method: 'POST', headers: { ...mcpHeaders, origin }, body: initialize });
+        expect(allowed.status).toBe(200);
+        await allowed.body?.cancel();
+      }
+      const noOrigin = await fetch(url, { method: 'POST', headers: mcpHeaders, body: initialize });
+      expect(noOrigin.status).toBe(200);
+      await noOrigin.body?.cancel();
+    } finally {
+      server.proc.kill('SIGTERM');
+    }
+    expect((await server.finish()).exitCode).toBe(0);
+  });
+
+  test('a body over the limit is 413 with a JSON-RPC error; the server goes on serving', async () => {
+    const { server, url } = await serveHttp();
+    try {
+      const big = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { pad: 'x'.repeat(5 * 1024 * 1024) },
+      });
+      const refused = await fetch(url, { method: 'POST', headers: mcpHeaders, body: big });
+      expect(refused.status).toBe(413);
+      const body = (await refused.json()) as { error: { message: string } };
+      expect(body.error.message).toContain('4194304 bytes');
+      // Without a Content-Length (chunked), the same.
+      const chunked = await fetch(url, {
+        method: 'POST',
+        headers: mcpHeaders,
+        body: new Blob([big]).stream(),
+      });
+      expect(chunked.status).toBe(413);
+      await chunked.body?.cancel();
+      const client = new Client({ name: 'test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      await client.close();
+    } finally {
+      server.proc.kill('SIGTERM');
+    }
+    expect((await server.finish()).exitCode).toBe(0);
+  });
+});
+
+describe('gdn mcp serve: tool annotations from categories', () => {
+  test('safe → readOnlyHint; sensitive → not read-only, not destructive; restricted → destructive', async () => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [mainTs, 'mcp', 'serve', '--bundle', bundle],
+        env: cliEnv(),
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      const annotations = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+      expect(annotations['file-system__read']).toEqual({ readOnlyHint: true });
+      expect(annotations['file-system__write']).toEqual({ readOnlyHint: false, destructiveHint: true });
+      expect(annotations['file-system__delete']).toEqual({ readOnlyHint: false, destructiveHint: true });
+      expect(annotations['calc__add']).toEqual({ readOnlyHint: false, destructiveHint: false });
+      expect(annotations['bash__exec']).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+interface ApprovalRow {
+  toolName: string;
+  status: string;
+  decidedBy: string | null;
+  reason: string | null;
+}
+
+describe('gdn mcp serve: approvals through MCP elicitation', () => {
+  async function connect(answer: (message: string) => ElicitResult) {
+    const dir = await agentBundle();
+    const asked: string[] = [];
+    const client = new Client({ name: 'editor', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return answer(request.params.message);
+    });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [mainTs, 'mcp', 'serve', '--bundle', dir],
+        env: cliEnv(),
+        stderr: 'ignore',
+      }),
+    );
+    return { dir, client, asked };
+  }
+  const workspace = (dir: string) => join(dir, '.goondan', 'workspaces', 'helper', 'default');
+
+  test('an ask tool asks the client (elicitation/create); approve runs it; the answer is in the approval store', async () => {
+    const { dir, client, asked } = await connect(() => ({ action: 'accept', content: { decision: 'approve' } }));
+    try {
+      const result = (await client.callTool({
+        name: 'bash__exec',
+        arguments: { command: 'echo yes > approved.txt' },
+      })) as CallToolResult;
+      expect(result.isError).toBeUndefined();
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('bash__exec');
+      expect(asked[0]).toContain('echo yes > approved.txt');
+      expect(await readFile(join(workspace(dir), 'approved.txt'), 'utf8')).toBe('yes\n');
+    } finally {
+      await client.close();
+    }
+    const { json } = await gdnJson<ApprovalRow[]>(['approvals', 'list', '--all', '--json', '--bundle', dir]);
+    expect(json.map((row) => [row.toolName, row.status, row.decidedBy])).toEqual([
+      ['bash__exec', 'approved', 'mcp-client:editor'],
+    ]);
+  });
+
+  test('deny with a reason is E_APPROVAL_DENIED; declining the form denies too', async () => {
+    let reply: ElicitResult = { action: 'accept', content: { decision: 'deny', reason: 'not today' } };
+    const { dir, client } = await connect(() => reply);
+    try {
+      const denied = (await client.callTool({
+        name: 'bash__exec',
+        arguments: { command: 'echo no > denied.txt' },
+      })) as CallToolResult;
+      expect(denied.isError).toBe(true);
+      const text = (denied.content[0] as { text: string }).text;
+      expect(text).toStartWith('E_APPROVAL_DENIED: ');
+      expect(text).toContain('not today');
+      reply = { action: 'decline' };
+      const declined = (await client.callTool({
+        name: 'bash__exec',
+        arguments: { command: 'echo no > declined.txt' },
+      })) as CallToolResult;
+      expect((declined.content[0] as { text: string }).text).toStartWith('E_APPROVAL_DENIED: ');
+      expect(existsSync(join(workspace(dir), 'denied.txt'))).toBe(false);
+      expect(existsSync(join(workspace(dir), 'declined.txt'))).toBe(false);
+    } finally {
+      await client.close();
+    }
+    const { json } = await gdnJson<ApprovalRow[]>(['approvals', 'list', '--all', '--json', '--bundle', dir]);
+    expect(json.map((row) => [row.status, row.reason])).toEqual([
+      ['denied', 'not today'],
+      ['denied', 'declined in the MCP client'],
+    ]);
+  });
+});
