@@ -104,8 +104,8 @@ export {
 export type * from './permissions/permission-types.ts';
 export { DEFAULT_RISK_CATEGORY, permissionDecisions, riskCategories } from './permissions/permission-types.ts';
 export { redactKnownSecrets } from './permissions/redact-known-secrets.ts';
-export { redactSecrets, secretValuesFromEnv } from './permissions/redact-secrets.ts';
-export { MIN_KNOWN_SECRET_CHARS, rememberSecretValue } from './permissions/secret-registry.ts';
+export { containsCredential, redactSecrets, secretValuesFromEnv } from './permissions/redact-secrets.ts';
+export { knownSecretValues, MIN_KNOWN_SECRET_CHARS, rememberSecretValue } from './permissions/secret-registry.ts';
 export { composeMiddleware, type Middleware } from './pipeline/compose-middleware.ts';
 export { environmentBlock } from './processes/environment-block.ts';
 export { findToolProcesses, killToolProcessTree, TOOL_TREE_VARIABLE } from './processes/kill-tool-process-tree.ts';

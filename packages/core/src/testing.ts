@@ -39,3 +39,6 @@ export {
   startOpenAICompatibleServer,
 } from './models/openai-compatible-test-server.ts';
 export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
+
+/** Forgets every secret value remembered so far (rememberSecretValue), so one test's secrets stay its own. */
+export { forgetSecretValues } from './permissions/secret-registry.ts';

@@ -110,6 +110,17 @@ const credentialPatterns: readonly [RegExp, string][] = [
   [/\b(Bearer)\s+(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{8,}=*/gi, `$1 ${REDACTED}`],
 ];
 
+/**
+ * True when `text` holds a credential of a known shape anywhere (`sk-…`, `ghp_…`, `AKIA…`, a JWT, a PEM private key,
+ * `Bearer …`, `user:password@` in a URL): what redactSecrets would replace on shape alone.
+ */
+export function containsCredential(text: string): boolean {
+  return credentialPatterns.some(([pattern]) => {
+    pattern.lastIndex = 0;
+    return pattern.test(text);
+  });
+}
+
 /** Values given next to a name that says what they are: headers, env assignments, query parameters, flags. */
 const namedValuePatterns: readonly [RegExp, string][] = [
   [
