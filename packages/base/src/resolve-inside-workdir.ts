@@ -63,6 +63,10 @@ async function realpathAllowingMissing(path: string): Promise<{ real: string; ex
  * Confines a path to the workdir (DESIGN.md §5): absolute paths and `..` escapes are refused, and symlinks are
  * resolved with realpath (the nearest existing parent for paths that do not exist yet) so that no link can lead
  * out. Throws E_PATH_OUTSIDE_WORKDIR; E_FILE_NOT_FOUND when the workdir itself does not exist.
+ *
+ * A check that answers a path, not a handle: a directory swapped for a link after it answered is followed by
+ * whatever opens the path later. Where the file itself is opened, use `locateInsideWorkdir` and act through the
+ * directory it holds, as the file-system tools do (docs/base-tools.md#confinement).
  */
 export async function resolveInsideWorkdir(workdir: string, userPath: string): Promise<ResolvedPath> {
   const components = relativeComponents(userPath);
