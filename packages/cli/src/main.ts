@@ -1,5 +1,5 @@
 import './sealed-start.ts';
-import { GoondanError, helpUrlFor } from '@goondan/core';
+import { GoondanError, guardProcessErrors, helpUrlFor } from '@goondan/core';
 import { approvalsCommand, approvalsHelp } from './commands/approvals.ts';
 import { auditCommand, auditHelp } from './commands/audit.ts';
 import { chatCommand, chatHelp } from './commands/chat.ts';
@@ -41,6 +41,9 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   ps: { run: psCommand, help: psHelp },
   mcp: { run: mcpCommand, help: mcpHelp },
 };
+
+// A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged.
+guardProcessErrors({ log: (line) => console.error(`gdn: ${redactForOutput(line)}`) });
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

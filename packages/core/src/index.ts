@@ -121,6 +121,7 @@ export { newSpanId, newTraceId } from './store/trace-ids.ts';
 export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
 export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agent-toolset.ts';
 export { CatalogBuilder } from './tools/catalog-builder.ts';
+export { guardProcessErrors } from './tools/guard-process-errors.ts';
 export { toJsonSafe } from './tools/to-json-safe.ts';
 export { ToolCatalog } from './tools/tool-catalog.ts';
 export { type CallScope, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';

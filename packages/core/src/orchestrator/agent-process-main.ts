@@ -8,6 +8,7 @@ import { openAgentInstance } from '../agent/open-agent-instance.ts';
 import type { AgentResource, Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
+import { guardProcessErrors } from '../tools/guard-process-errors.ts';
 import { AgentProcessHost } from './agent-process-host.ts';
 import { AgentsClient } from './agents-client.ts';
 import { bundleFromJson, lazyToolHandlers } from './bundle-transfer.ts';
@@ -19,6 +20,8 @@ import { resolveSwarm } from './swarm-topology.ts';
 const ORPHAN_CHECK_MS = 500;
 
 const config = JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig;
+// An error escaping a tool (its timer, an unawaited promise) fails that call or is logged; the agent lives on.
+guardProcessErrors({ log: (line) => console.error(`[agent ${config.agent}] ${line}`) });
 const transport = createParentTransport();
 let exiting = false;
 const exit = (code: number) => {

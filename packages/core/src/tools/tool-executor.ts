@@ -18,6 +18,7 @@ import type {
   ToolContext,
   ToolResult,
 } from '../types.ts';
+import { RunningToolCall, runToolHandler } from './running-tool-call.ts';
 import { describeSchemaErrors } from './schema-validator.ts';
 import { toJsonSafe } from './to-json-safe.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -348,12 +349,15 @@ export class ToolExecutor {
       ...(scope.agents ? { agents: scope.agents } : {}),
     };
     let output: unknown;
+    const running = new RunningToolCall(call.name, call.id);
     try {
-      output = tool.handler(context, state.args);
-      if (isThenable(output)) output = await raceInterrupts({ work: output, controller, tool, call, scope });
+      output = runToolHandler(running, () => tool.handler(context, state.args));
+      if (isThenable(output)) output = await raceInterrupts({ work: output, controller, tool, call, scope, running });
     } catch (thrown) {
       if (!controller.signal.aborted) controller.abort('failed');
       return { status: 'error', error: toToolError(thrown, { limit }) };
+    } finally {
+      running.finish();
     }
     // Reading the output runs the tool's own code (getters, toJSON, Proxy traps): a throw there is the tool's error.
     try {
@@ -394,15 +398,19 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** Waits for the handler, but answers at once on timeout or cancellation and aborts the handler's signal. */
+/**
+ * Waits for the handler, but answers at once on timeout, cancellation or an error escaping the handler (its timer
+ * threw, see guardProcessErrors), and then aborts the handler's signal.
+ */
 function raceInterrupts(options: {
   work: PromiseLike<unknown>;
   controller: AbortController;
   tool: RegisteredTool;
   call: ToolCall;
   scope: CallScope;
+  running: RunningToolCall;
 }): Promise<unknown> {
-  const { work, controller, tool, call, scope } = options;
+  const { work, controller, tool, call, scope, running } = options;
   return new Promise((resolve, reject) => {
     const parent = scope.signal;
     const cleanup = () => {
@@ -423,6 +431,15 @@ function raceInterrupts(options: {
       tool.timeoutMs,
     );
     parent?.addEventListener('abort', onAbort, { once: true });
+    running.onEscape((thrown) => {
+      const reason = thrown instanceof Error ? thrown.message : String(thrown);
+      interrupt(
+        new GoondanError(
+          'E_TOOL',
+          `Tool '${call.name}' failed outside its awaited work (a timer or a promise it did not await): ${reason}`,
+        ),
+      );
+    });
     work.then(
       (value) => {
         cleanup();
