@@ -15,7 +15,7 @@ async function locate(file: string) {
 
 describe('importErrorLocation', () => {
   test('a syntax error: the file, line and column Bun reports', async () => {
-    expect(await locate('syntax.ts')).toEqual({ file: join(dir, 'syntax.ts'), line: 3, column: 25 });
+    expect(await locate('syntax.js')).toEqual({ file: join(dir, 'syntax.js'), line: 3, column: 25 });
   });
 
   test('an import of a missing module: the line that imports it', async () => {
