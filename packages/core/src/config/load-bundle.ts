@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ToolHandler } from '../types.ts';
 import { checkExtensionEntries } from './check-extension-entries.ts';
+import { checkModelResources } from './check-model-resources.ts';
 import { checkPermissionRules } from './check-permission-rules.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { checkReferences } from './check-references.ts';
@@ -94,6 +95,7 @@ export async function loadBundle(options: { dir: string; libraries?: string[] })
   const declared = [...declaredByKey.values()];
   const resources = new Map<string, Resource>([...declaredByKey].map(([key, entry]) => [key, entry.resource]));
   problems.push(...checkReferences(declared, resources));
+  problems.push(...checkModelResources(declared, resources));
   const loaded = await loadToolHandlers(declared.filter((entry) => entry.resource.kind === 'Tool'));
   problems.push(...loaded.problems);
   problems.push(...checkExtensionEntries(declared.filter((entry) => entry.resource.kind === 'Extension')));

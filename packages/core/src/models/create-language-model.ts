@@ -6,6 +6,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ModelResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { type ModelEnv, resolveModelApiKey } from './check-model-credentials.ts';
+import { baseURLIssue } from './model-config-issues.ts';
 import { parseScriptedSteps } from './parse-scripted-steps.ts';
 import { createScriptedModel } from './scripted-model.ts';
 
@@ -89,17 +90,7 @@ export function createLanguageModel(
 }
 
 function checkBaseURL(resource: ModelResource, baseURL: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new GoondanError(
-      'E_MODEL_CONFIG',
-      `Model '${resource.metadata.name}': spec.baseURL '${baseURL}' is not an absolute http:// or https:// URL.`,
-    );
-  }
+  const issue = baseURLIssue(baseURL);
+  if (issue) throw new GoondanError('E_MODEL_CONFIG', `Model '${resource.metadata.name}': ${issue}`);
   return baseURL.replace(/\/+$/, '');
 }
