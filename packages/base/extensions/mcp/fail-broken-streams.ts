@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { describeThrown } from './describe-failure.ts';
 
 /**
  * A fetch for the SDK's StreamableHTTPClientTransport that fails the requests of a POST whose event stream breaks.
@@ -58,7 +59,7 @@ function guard(
           controller.error(thrown); // the transport is closing: nothing waits any more
           return;
         }
-        const reason = `the HTTP response stream broke before the answer (${describe(thrown)})`;
+        const reason = `the HTTP response stream broke before the answer (${describeThrown(thrown)})`;
         // A blank line first ends an event the break may have cut in two.
         let text = '\n\n';
         for (const id of ids) {
@@ -73,10 +74,4 @@ function guard(
       return reader.cancel(reason);
     },
   });
-}
-
-function describe(thrown: unknown): string {
-  if (!(thrown instanceof Error)) return String(thrown);
-  const code = (thrown as { code?: unknown }).code;
-  return typeof code === 'string' && !thrown.message.startsWith(code) ? `${code}: ${thrown.message}` : thrown.message;
 }

@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { scrubEnvironment } from '../../src/scrub-environment.ts';
 import { callToolAsTask } from './call-tool-as-task.ts';
+import { describeThrown, lastLines, stripMcpPrefix } from './describe-failure.ts';
 import { failBrokenStreams } from './fail-broken-streams.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
@@ -233,7 +234,7 @@ export class McpConnection {
     try {
       this.options.onTools(tools);
     } catch (thrown) {
-      this.options.logger.error(`MCP server '${this.name}': registering its tools failed: ${describe(thrown)}`);
+      this.options.logger.error(`MCP server '${this.name}': registering its tools failed: ${describeThrown(thrown)}`);
     }
   }
 
@@ -250,7 +251,7 @@ export class McpConnection {
           const tools = await this.listTools(client);
           if (this.client === client) this.publish(tools);
         } catch (thrown) {
-          this.options.logger.warn(`MCP server '${this.name}': re-listing tools failed: ${describe(thrown)}`);
+          this.options.logger.warn(`MCP server '${this.name}': re-listing tools failed: ${describeThrown(thrown)}`);
         }
       } while (this.refreshAgain && this.client === client);
     })().finally(() => {
@@ -293,7 +294,7 @@ export class McpConnection {
   }
 
   private describeFailure(thrown: unknown, transport = this.transport): string {
-    const message = thrown instanceof McpError ? stripMcpPrefix(thrown) : describe(thrown);
+    const message = thrown instanceof McpError ? stripMcpPrefix(thrown) : describeThrown(thrown);
     if (transport instanceof ProcessGroupTransport && transport.exit) return this.closeReason(transport);
     if (transport instanceof ProcessGroupTransport && transport.stderr.trim()) {
       return `${message}; its stderr ended with: ${lastLines(transport.stderr.trim())}`;
@@ -306,26 +307,6 @@ export class McpConnection {
       this.options.config.transport === 'http' ? this.options.config.url : `command '${this.options.config.command}'`;
     return new GoondanError('E_MCP_UNAVAILABLE', `MCP server '${this.name}' (${where}) is unavailable: ${reason}`);
   }
-}
-
-function describe(thrown: unknown): string {
-  if (thrown instanceof Error) {
-    const code = (thrown as { code?: unknown }).code;
-    const cause = (thrown as { cause?: unknown }).cause;
-    const causeText = cause instanceof Error && cause.message !== thrown.message ? ` (${cause.message})` : '';
-    return `${thrown.message}${typeof code === 'string' ? ` (${code})` : ''}${causeText}`;
-  }
-  return String(thrown);
-}
-
-/** `MCP error -32602: Unknown tool` → `Unknown tool (JSON-RPC -32602)`; a closed connection says only why. */
-function stripMcpPrefix(error: McpError): string {
-  if (error.code === ErrorCode.ConnectionClosed) return error.message.replace(/^(MCP error -?\d+: )+/, '');
-  return `${error.message.replace(/^(MCP error -?\d+: )+/, '')} (JSON-RPC ${error.code})`;
-}
-
-function lastLines(text: string): string {
-  return text.split('\n').slice(-3).join(' | ');
 }
 
 /** Waits for `work` (its failure ignored) at most `ms`. */
