@@ -43,13 +43,14 @@ async function everyOperation() {
   expect(readFileSync(join(workdir, 'real/deep/a.md'), 'utf8')).toBe('color');
   expect((await call('delete', { paths: ['alias/new'], recursive: true })).deleted).toBe(1);
   expect(existsSync(join(workdir, 'real/new'))).toBe(false);
-  for (const [name, input] of [
+  const refused: [string, JsonObject][] = [
     ['read', { path: 'out/secret.md' }],
     ['write', { path: 'out/planted.md', content: 'x' }],
     ['list', { path: 'out' }],
     ['replace', { path: 'out/secret.md', find: 'colour', replace: 'x' }],
     ['delete', { paths: ['out/secret.md'] }],
-  ] as const) {
+  ];
+  for (const [name, input] of refused) {
     expect(`${name}: ${await errorCodeOf(call(name, input))}`).toBe(`${name}: E_PATH_OUTSIDE_WORKDIR`);
   }
   expect(await errorCodeOf(call('read', { path: 'missing/a.md' }))).toBe('E_FILE_NOT_FOUND');
