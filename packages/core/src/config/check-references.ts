@@ -4,6 +4,7 @@ import type { FieldPath, YamlDocument } from './locate-field.ts';
 import { formatFieldPath } from './locate-field.ts';
 import { parseObjectRef, refKey } from './object-ref.ts';
 import type { BundleProblem, Resource, ResourceKind } from './resources.ts';
+import { mayBeUnreadable, type UnreadableDocument } from './unreadable-document.ts';
 
 /** A resource together with the document it came from, so problems can point into it. */
 export interface DeclaredResource {
@@ -64,7 +65,12 @@ function preview(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-function checkSite(site: RefSite, document: YamlDocument, resources: Map<string, Resource>): BundleProblem | null {
+function checkSite(
+  site: RefSite,
+  document: YamlDocument,
+  resources: Map<string, Resource>,
+  unreadable: readonly UnreadableDocument[],
+): BundleProblem | null {
   const { expectedKind } = site;
   const usesRefKey = site.entry && isPlainObject(site.value) && 'ref' in site.value;
   const refValue = usesRefKey ? (site.value as Record<string, unknown>).ref : site.value;
@@ -89,6 +95,8 @@ function checkSite(site: RefSite, document: YamlDocument, resources: Map<string,
   }
   const target = resources.get(refKey(ref.kind, ref.name));
   if (target && ref.kind === expectedKind) return null;
+  // The target may be a document that did not parse or could not be read: its own problem says what to fix.
+  if (!target && mayBeUnreadable(ref, unreadable)) return null;
   const names = namesOfKind(resources, expectedKind);
   const guess = closestName(ref.name, names);
   const where = formatFieldPath(refPath);
@@ -103,16 +111,18 @@ function checkSite(site: RefSite, document: YamlDocument, resources: Map<string,
 /**
  * Checks every reference between resources: Agent modelConfig.modelRef → Model, tools → Tool, extensions →
  * Extension; Swarm entryAgent and agents → Agent. A malformed reference is E_REF_INVALID; one that names nothing of
- * the right kind is E_REF_UNRESOLVED and lists the names that exist.
+ * the right kind is E_REF_UNRESOLVED and lists the names that exist, unless one of the `unreadable` documents (a
+ * YAML error, a broken envelope) may be the target: that document's own problem is reported instead.
  */
 export function checkReferences(
   declared: readonly DeclaredResource[],
   resources: Map<string, Resource>,
+  unreadable: readonly UnreadableDocument[] = [],
 ): BundleProblem[] {
   const problems: BundleProblem[] = [];
   for (const { resource, document } of declared) {
     for (const site of listSites(resource)) {
-      const problem = checkSite(site, document, resources);
+      const problem = checkSite(site, document, resources, unreadable);
       if (problem) problems.push(problem);
     }
   }

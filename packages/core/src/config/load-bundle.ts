@@ -13,6 +13,7 @@ import { loadToolHandlers } from './load-tool-handlers.ts';
 import { refKey } from './object-ref.ts';
 import { readBundleFile } from './read-bundle-file.ts';
 import type { Bundle, BundleProblem, Resource } from './resources.ts';
+import { type UnreadableDocument, unreadableDocument } from './unreadable-document.ts';
 
 export interface LoadBundleResult {
   /** Null whenever there is any problem: nothing is half-loaded. */
@@ -65,15 +66,21 @@ export async function loadBundle(options: { dir: string; libraries?: string[] })
   const parametersAjv = createParametersAjv();
   const problems: BundleProblem[] = [];
   const declaredByKey = new Map<string, DeclaredResource>();
+  // Documents that did not become resources: references that may point at them are not reported as unresolved.
+  const unreadable: UnreadableDocument[] = [];
 
   const files = await Promise.all(sources.map((source) => readBundleFile({ bundleDir: source.dir, rootDir })));
   sources.forEach((source, index) => {
-    const { documents, problems: fileProblems } = files[index] ?? { documents: [], problems: [] };
-    problems.push(...fileProblems);
+    const { documents, ...file } = files[index] ?? { documents: [], problems: [], unreadable: [] };
+    problems.push(...file.problems);
+    unreadable.push(...file.unreadable);
     for (const document of documents) {
       const checked = checkResourceDocument({ document, parametersAjv, library: source.library });
       problems.push(...checked.problems);
-      if (!checked.resource) continue;
+      if (!checked.resource) {
+        unreadable.push(unreadableDocument(document.value));
+        continue;
+      }
       const declared = { resource: checked.resource, document };
       const key = refKey(checked.resource.kind, checked.resource.metadata.name);
       const first = declaredByKey.get(key);
@@ -94,7 +101,7 @@ export async function loadBundle(options: { dir: string; libraries?: string[] })
 
   const declared = [...declaredByKey.values()];
   const resources = new Map<string, Resource>([...declaredByKey].map(([key, entry]) => [key, entry.resource]));
-  problems.push(...checkReferences(declared, resources));
+  problems.push(...checkReferences(declared, resources, unreadable));
   problems.push(...checkModelResources(declared, resources));
   const loaded = await loadToolHandlers(declared.filter((entry) => entry.resource.kind === 'Tool'));
   problems.push(...loaded.problems);

@@ -4,6 +4,7 @@ import type { ErrorCode } from '../errors/error-codes.ts';
 import { createProblem } from './create-problem.ts';
 import type { YamlDocument } from './locate-field.ts';
 import type { BundleProblem } from './resources.ts';
+import { type UnreadableDocument, unreadableDocument } from './unreadable-document.ts';
 
 /** Bounds that protect the loader from hostile YAML (DESIGN.md §5). */
 export const yamlLimits = {
@@ -114,13 +115,24 @@ function compose(text: string, lineCounter: LineCounter): Composed {
   return { ok: true, docs };
 }
 
+/** What a document with syntax errors still says (yaml reads past most errors), for its kind and name. */
+function salvage(doc: Document.Parsed): UnreadableDocument {
+  try {
+    return unreadableDocument(doc.toJS({ maxAliasCount: yamlLimits.maxAliasCount }));
+  } catch {
+    return {};
+  }
+}
+
 /**
  * Splits a bundle file into its YAML documents, as data with source positions. Syntax errors become E_YAML_PARSE
  * problems; anything over `yamlLimits` becomes one E_YAML_LIMIT problem and no documents. Empty documents are skipped.
+ * `unreadable` has the kind and name still readable in each document that had syntax errors.
  */
 export function parseYamlDocuments(options: { text: string; file: string; absoluteFile: string }): {
   documents: YamlDocument[];
   problems: BundleProblem[];
+  unreadable: UnreadableDocument[];
 } {
   const { text, file, absoluteFile } = options;
   const lineCounter = new LineCounter();
@@ -132,16 +144,24 @@ export function parseYamlDocuments(options: { text: string; file: string; absolu
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > yamlLimits.maxBytes) {
     const message = `${file} is ${bytes} bytes; bundle files may be at most ${yamlLimits.maxBytes} bytes`;
-    return { documents: [], problems: [problem('E_YAML_LIMIT', message, 0)] };
+    return { documents: [], problems: [problem('E_YAML_LIMIT', message, 0)], unreadable: [{}] };
   }
   const composed = compose(text, lineCounter);
-  if (!composed.ok) return { documents: [], problems: [problem('E_YAML_LIMIT', composed.message, composed.offset)] };
+  if (!composed.ok) {
+    return { documents: [], problems: [problem('E_YAML_LIMIT', composed.message, composed.offset)], unreadable: [{}] };
+  }
 
   const documents: YamlDocument[] = [];
   const problems: BundleProblem[] = [];
+  const unreadable: UnreadableDocument[] = [];
   for (const doc of composed.docs) {
     if (doc.errors.length > 0) {
-      for (const error of doc.errors) problems.push(problem('E_YAML_PARSE', error.message, error.pos[0]));
+      for (const error of doc.errors) {
+        // yaml points some indentation errors at the start of the line; the caret goes under its first character.
+        const offset = error.pos[0] + (/^[ \t]*/.exec(text.slice(error.pos[0]))?.[0].length ?? 0);
+        problems.push(problem('E_YAML_PARSE', error.message, offset));
+      }
+      unreadable.push(salvage(doc));
       continue;
     }
     const start = doc.contents?.range[0] ?? doc.range[0];
@@ -163,5 +183,5 @@ export function parseYamlDocuments(options: { text: string; file: string; absolu
     }
     documents.push({ file, absoluteFile, doc, lineCounter, value });
   }
-  return { documents, problems };
+  return { documents, problems, unreadable };
 }

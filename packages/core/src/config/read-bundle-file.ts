@@ -5,6 +5,7 @@ import { BUNDLE_FILE_NAME } from './find-bundle-dir.ts';
 import type { YamlDocument } from './locate-field.ts';
 import { parseYamlDocuments, yamlLimits } from './parse-yaml-documents.ts';
 import type { BundleProblem } from './resources.ts';
+import type { UnreadableDocument } from './unreadable-document.ts';
 
 /** How files are named in problems: relative to the bundle root, with forward slashes (`../base/goondan.yaml`). */
 export function bundleRelativePath(rootDir: string, absolutePath: string): string {
@@ -15,6 +16,8 @@ export function bundleRelativePath(rootDir: string, absolutePath: string): strin
 export async function readBundleFile(options: { bundleDir: string; rootDir: string }): Promise<{
   documents: YamlDocument[];
   problems: BundleProblem[];
+  /** Documents that did not parse, with the kind and name still readable in them. */
+  unreadable: UnreadableDocument[];
 }> {
   const absoluteFile = join(options.bundleDir, BUNDLE_FILE_NAME);
   const file = bundleRelativePath(options.rootDir, absoluteFile);
@@ -22,12 +25,17 @@ export async function readBundleFile(options: { bundleDir: string; rootDir: stri
   const stats = await stat(absoluteFile).catch(() => null);
   if (!stats?.isFile()) {
     const message = `No ${BUNDLE_FILE_NAME} in ${options.bundleDir}`;
-    return { documents: [], problems: [createProblem({ code: 'E_BUNDLE_NOT_FOUND', message, location: atStart })] };
+    const problems = [createProblem({ code: 'E_BUNDLE_NOT_FOUND', message, location: atStart })];
+    return { documents: [], problems, unreadable: [] };
   }
   // Refuse before reading, so a huge file is never loaded into memory.
   if (stats.size > yamlLimits.maxBytes) {
     const message = `${file} is ${stats.size} bytes; bundle files may be at most ${yamlLimits.maxBytes} bytes`;
-    return { documents: [], problems: [createProblem({ code: 'E_YAML_LIMIT', message, location: atStart })] };
+    return {
+      documents: [],
+      problems: [createProblem({ code: 'E_YAML_LIMIT', message, location: atStart })],
+      unreadable: [{}],
+    };
   }
   const text = await readFile(absoluteFile, 'utf8');
   return parseYamlDocuments({ text, file, absoluteFile });
