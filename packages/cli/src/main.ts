@@ -9,6 +9,7 @@ import { runCommand, runHelp } from './commands/run.ts';
 import { toolsCommand, toolsHelp } from './commands/tools.ts';
 import { traceCommand, traceHelp } from './commands/trace.ts';
 import { validateCommand, validateHelp } from './commands/validate.ts';
+import { exitWhenDone } from './exit-when-done.ts';
 import { redactForOutput } from './redact-output.ts';
 import { paint, UsageError, useColor } from './terminal.ts';
 
@@ -84,4 +85,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+await exitWhenDone(await main(process.argv.slice(2)));

@@ -16,12 +16,18 @@ export interface OpenedBundle {
   handlers: Map<string, Record<string, ToolHandler>>;
 }
 
-/** Finds the bundle (--bundle DIR, else the current directory or a parent) and loads it with the base tools. */
-export async function openBundle(bundleFlag: string | undefined): Promise<OpenedBundle> {
+/**
+ * Finds the bundle (--bundle DIR, else the current directory or a parent) and loads it with the base tools. The
+ * bundle's own entry modules are first probed in a subprocess; `importHandlers: false` (validate) stops there.
+ */
+export async function openBundle(
+  bundleFlag: string | undefined,
+  options: { importHandlers?: boolean } = {},
+): Promise<OpenedBundle> {
   const dir = bundleFlag ? resolve(bundleFlag) : findBundleDir(process.cwd());
   if (bundleFlag && !(await Bun.file(resolve(dir, 'goondan.yaml')).exists())) {
     throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${bundleFlag}.`);
   }
-  const loaded = await loadBundle({ dir, libraries: [baseBundleDir] });
+  const loaded = await loadBundle({ dir, libraries: [baseBundleDir], importHandlers: options.importHandlers });
   return { dir, ...loaded };
 }

@@ -23,6 +23,7 @@ export { findBundleDir } from './config/find-bundle-dir.ts';
 export { formatProblems } from './config/format-problems.ts';
 export { type LoadBundleResult, loadBundle } from './config/load-bundle.ts';
 export { parseObjectRef, parseRefEntry, refKey } from './config/object-ref.ts';
+export { readSourceText } from './config/read-source-text.ts';
 export { resolveValueSource } from './config/resolve-value-source.ts';
 export type * from './config/resources.ts';
 export { API_VERSION, resourceKinds } from './config/resources.ts';

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type BundleProblem, formatProblems, GoondanError, toToolError } from '@goondan/core';
+import { type BundleProblem, formatProblems, GoondanError, readSourceText, toToolError } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
@@ -36,7 +35,8 @@ export async function validateCommand(argv: string[]): Promise<number> {
   if (format === 'json') reserveStdoutForJson();
   let opened: Awaited<ReturnType<typeof openBundle>>;
   try {
-    opened = await openBundle(positionals[0] ?? values.bundle);
+    // Entry modules are imported only in a subprocess: whatever their top level does cannot hang or end validate.
+    opened = await openBundle(positionals[0] ?? values.bundle, { importHandlers: false });
   } catch (thrown) {
     // Scripts reading --format json get the promised shape even when there is no bundle to read.
     if (format !== 'json' || !(thrown instanceof GoondanError)) throw thrown;
@@ -71,7 +71,7 @@ export async function validateCommand(argv: string[]): Promise<number> {
 
 /** Prints problems with source lines and carets; shared by every command that needs a valid bundle. */
 export function printProblems(dir: string, problems: BundleProblem[], color: boolean): void {
-  console.error(formatProblems(problems, { color, readFile: (file: string) => readText(resolve(dir, file)) }));
+  console.error(formatProblems(problems, { color, readFile: (file: string) => readSourceText(resolve(dir, file)) }));
   console.error(paint(`✗ ${problemCount(problems)} in ${dir}`, 'red', color));
 }
 
@@ -83,12 +83,4 @@ function countKinds(resources: { kind: string }[]): string {
   const counts = new Map<string, number>();
   for (const resource of resources) counts.set(resource.kind, (counts.get(resource.kind) ?? 0) + 1);
   return [...counts].map(([kind, count]) => `${count} ${kind}${count === 1 ? '' : 's'}`).join(', ') || 'no resources';
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
 }

@@ -20,8 +20,9 @@ function excerpt(line: string, column: number): { text: string; caretAt: number 
 /**
  * Problems as text for a terminal: `file:line:col  CODE  message`, the offending source line with a caret under
  * the column, then the suggestion and the help link. `readFile` gets each problem's `file` (relative to the bundle
- * root) and returns its text, or undefined when it cannot be read (the source line is then left out).
- * @example console.error(formatProblems(problems, { color: true, readFile: (file) => readFileSync(join(root, file), 'utf8') }))
+ * root) and returns its text, or undefined when it cannot be read (the source line is then left out). Problems name
+ * files the loader refused (a FIFO, a device, a huge file), so read with `readSourceText`, which refuses them too.
+ * @example console.error(formatProblems(problems, { color: true, readFile: (file) => readSourceText(join(root, file)) }))
  */
 export function formatProblems(
   problems: readonly BundleProblem[],

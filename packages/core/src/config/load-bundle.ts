@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ToolHandler } from '../types.ts';
-import { checkExtensionEntries } from './check-extension-entries.ts';
+import { checkExtensionEntries, extensionEntryFile } from './check-extension-entries.ts';
 import { checkModelResources } from './check-model-resources.ts';
 import { checkPermissionRules } from './check-permission-rules.ts';
 import type { DeclaredResource } from './check-references.ts';
@@ -11,8 +11,9 @@ import { createParametersAjv } from './create-parameters-ajv.ts';
 import { problemAt } from './create-problem.ts';
 import { loadToolHandlers } from './load-tool-handlers.ts';
 import { refKey } from './object-ref.ts';
+import { probeEntryModules } from './probe-entry-modules.ts';
 import { readBundleFile } from './read-bundle-file.ts';
-import type { Bundle, BundleProblem, Resource } from './resources.ts';
+import type { Bundle, BundleProblem, ExtensionResource, Resource, ToolResource } from './resources.ts';
 import { type UnreadableDocument, unreadableDocument } from './unreadable-document.ts';
 
 export interface LoadBundleResult {
@@ -44,6 +45,25 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * The entry files of the bundle's own Tools and Extensions (not a library's), which are probed in a subprocess
+ * before anything imports them here. Missing files are left to the entry checks.
+ */
+function ownEntryFiles(declared: readonly DeclaredResource[]): string[] {
+  const files: string[] = [];
+  for (const { resource } of declared) {
+    if (resource.library !== undefined) continue;
+    if (resource.kind === 'Tool') {
+      const entry = (resource as ToolResource).spec.entry;
+      if (typeof entry === 'string' && entry.trim() !== '') files.push(resolve(resource.location.baseDir, entry));
+    } else if (resource.kind === 'Extension') {
+      const file = extensionEntryFile(resource as ExtensionResource);
+      if (file !== null) files.push(file);
+    }
+  }
+  return files.filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+}
+
 function location(declared: DeclaredResource): string {
   const { file, line, column } = declared.resource.location;
   return `${file}:${line}:${column}`;
@@ -52,12 +72,19 @@ function location(declared: DeclaredResource): string {
 /**
  * Loads and validates the bundle in `dir` (which holds goondan.yaml), with the resources of `libraries` (other
  * bundle directories, e.g. @goondan/base) available too; a user resource with a library resource's Kind/name
- * replaces it. Every problem is reported at once (spec §4.3, §15), and Tool entry modules are imported.
+ * replaces it. Every problem is reported at once (spec §4.3, §15). The bundle's own Tool and Extension entry modules
+ * are first imported in a separate process with a deadline (probeEntryModules), so one that hangs, exits or crashes
+ * is a problem instead of the caller's fate; then Tool entries are imported here for their handlers, unless
+ * `importHandlers` is false (`gdn validate`: checked from the probe alone, `handlers` is then only the libraries').
  * @example
  * const { bundle, problems } = await loadBundle({ dir: findBundleDir(process.cwd()) });
  * if (!bundle) console.error(formatProblems(problems, { color: false, readFile }));
  */
-export async function loadBundle(options: { dir: string; libraries?: string[] }): Promise<LoadBundleResult> {
+export async function loadBundle(options: {
+  dir: string;
+  libraries?: string[];
+  importHandlers?: boolean;
+}): Promise<LoadBundleResult> {
   const rootDir = resolve(options.dir);
   const sources: Source[] = [
     ...(options.libraries ?? []).map((dir) => ({ dir: resolve(dir), library: libraryName(resolve(dir)) })),
@@ -103,9 +130,18 @@ export async function loadBundle(options: { dir: string; libraries?: string[] })
   const resources = new Map<string, Resource>([...declaredByKey].map(([key, entry]) => [key, entry.resource]));
   problems.push(...checkReferences(declared, resources, unreadable));
   problems.push(...checkModelResources(declared, resources));
-  const loaded = await loadToolHandlers(declared.filter((entry) => entry.resource.kind === 'Tool'));
+  const probes = await probeEntryModules(ownEntryFiles(declared));
+  const loaded = await loadToolHandlers(
+    declared.filter((entry) => entry.resource.kind === 'Tool'),
+    { probes, importModules: options.importHandlers ?? true },
+  );
   problems.push(...loaded.problems);
-  problems.push(...checkExtensionEntries(declared.filter((entry) => entry.resource.kind === 'Extension')));
+  problems.push(
+    ...checkExtensionEntries(
+      declared.filter((entry) => entry.resource.kind === 'Extension'),
+      probes,
+    ),
+  );
   problems.push(
     ...checkPermissionRules(
       declared.filter((entry) => entry.resource.kind === 'Agent'),

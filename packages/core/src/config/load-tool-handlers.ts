@@ -5,10 +5,9 @@ import type { DeclaredResource } from './check-references.ts';
 import { problemAt } from './create-problem.ts';
 import { entryLoadProblem } from './entry-load-problem.ts';
 import { refKey } from './object-ref.ts';
+import { type EntryProbeReport, entryImportTimeoutMs } from './probe-entry-modules.ts';
+import { propertyTypes } from './property-types.ts';
 import type { BundleProblem, ToolResource } from './resources.ts';
-
-/** A module whose top level never settles must not hang `gdn validate`. */
-export const entryImportTimeoutMs = 10_000;
 
 function describe(thrown: unknown): string {
   return thrown instanceof Error ? thrown.message : String(thrown);
@@ -29,9 +28,26 @@ async function importWithTimeout(absolutePath: string): Promise<Record<string, u
   }
 }
 
+interface LoadOptions {
+  /** Reports of the entry modules that were probed in a subprocess (probeEntryModules), by absolute path. */
+  probes: ReadonlyMap<string, EntryProbeReport>;
+  /** False: a probed module is checked from its report alone and not imported here (`gdn validate`). */
+  importModules: boolean;
+}
+
+/** What a module exports and, if `handlers` is an object, the `typeof` of each of its own properties. */
+type ModuleShape = { exports: Record<string, string>; handlers: Record<string, string> | null };
+
+function shapeOf(module: Record<string, unknown>): ModuleShape {
+  const { handlers } = module;
+  const isObject = typeof handlers === 'object' && handlers !== null && !Array.isArray(handlers);
+  return { exports: propertyTypes(module), handlers: isObject ? propertyTypes(handlers) : null };
+}
+
 async function loadOne(
   declared: DeclaredResource,
   problems: BundleProblem[],
+  options: LoadOptions,
 ): Promise<Record<string, ToolHandler> | null> {
   const resource = declared.resource as ToolResource;
   const { document } = declared;
@@ -46,33 +62,40 @@ async function loadOne(
     problems.push(problemAt(document, { code: 'E_TOOL_ENTRY_NOT_FOUND', path: entryPath, message }));
     return null;
   }
-  let module: Record<string, unknown>;
-  try {
-    module = await importWithTimeout(absolutePath);
-  } catch (thrown) {
-    problems.push(entryLoadProblem({ declared, thrown, message: describe(thrown) }));
+  const probe = options.probes.get(absolutePath);
+  if (probe?.type === 'failed') {
+    problems.push(entryLoadProblem({ declared, thrown: probe.error, message: probe.reason }));
     return null;
   }
-  const exported = module.handlers;
-  if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) {
-    const found = Object.keys(module).join(', ') || 'none';
+  let module: Record<string, unknown> | undefined;
+  if (options.importModules || !probe) {
+    try {
+      module = await importWithTimeout(absolutePath);
+    } catch (thrown) {
+      problems.push(entryLoadProblem({ declared, thrown, message: describe(thrown) }));
+      return null;
+    }
+  }
+  const shape = module ? shapeOf(module) : (probe as ModuleShape);
+  if (!shape.handlers) {
+    const found = Object.keys(shape.exports).join(', ') || 'none';
     const message = `"${entry}" does not export a handlers object (spec §7.2); its exports: ${found}`;
     problems.push(problemAt(document, { code: 'E_TOOL_HANDLERS_MISSING', path: entryPath, message }));
     return null;
   }
-  const handlers = exported as Record<string, unknown>;
+  const handlerTypes = shape.handlers;
+  const functions = (module?.handlers ?? {}) as Record<string, unknown>;
   // Only declared exports are reachable, and only own properties count (`constructor` is not a handler).
   const loaded: Record<string, ToolHandler> = Object.create(null);
   const exports = Array.isArray(resource.spec.exports) ? resource.spec.exports : [];
   exports.forEach((item, index) => {
     const name = (item as { name?: unknown } | null)?.name;
     if (typeof name !== 'string') return;
-    const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-    if (typeof handler === 'function') {
-      loaded[name] = handler as ToolHandler;
+    if (Object.hasOwn(handlerTypes, name) && handlerTypes[name] === 'function') {
+      if (module) loaded[name] = functions[name] as ToolHandler;
       return;
     }
-    const available = Object.keys(handlers).join(', ') || 'none';
+    const available = Object.keys(handlerTypes).join(', ') || 'none';
     problems.push(
       problemAt(document, {
         code: 'E_TOOL_HANDLER_MISSING',
@@ -86,15 +109,19 @@ async function loadOne(
 
 /**
  * Imports each Tool's entry module with Bun (spec §2.7, §7.2) and checks it: the file exists, it imports, it exports
- * `handlers`, and there is a function for every export. Returns the handlers by `Tool/name`.
+ * `handlers`, and there is a function for every export. Returns the handlers by `Tool/name`. A module whose probe
+ * failed is not imported here; with `importModules: false` a probed module is checked from its report only.
  */
-export async function loadToolHandlers(tools: readonly DeclaredResource[]): Promise<{
+export async function loadToolHandlers(
+  tools: readonly DeclaredResource[],
+  options: LoadOptions = { probes: new Map(), importModules: true },
+): Promise<{
   handlers: Map<string, Record<string, ToolHandler>>;
   problems: BundleProblem[];
 }> {
   const problems: BundleProblem[] = [];
   const handlers = new Map<string, Record<string, ToolHandler>>();
-  const loaded = await Promise.all(tools.map((tool) => loadOne(tool, problems)));
+  const loaded = await Promise.all(tools.map((tool) => loadOne(tool, problems, options)));
   tools.forEach((tool, index) => {
     const result = loaded[index];
     if (result) handlers.set(refKey('Tool', tool.resource.metadata.name), result);
