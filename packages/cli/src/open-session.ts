@@ -149,7 +149,13 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
       orchestrator.answerApproval({ agent: record.agent, instanceKey: record.instanceKey, id: record.id, answer }),
     resume: async () => null,
     close: async () => {
-      await orchestrator.shutdown({ reason: 'the command ended' });
+      // Sent events still being handled are waited for (bounded); what is left stays stored for the next run.
+      const report = await orchestrator.shutdown({ reason: 'the command ended', drain: true });
+      if (report.pendingSends && !flags.quiet) {
+        process.stderr.write(
+          `${report.pendingSends} sent event(s) not handled yet; kept in their target's inbox for the next run.\n`,
+        );
+      }
     },
   };
 }

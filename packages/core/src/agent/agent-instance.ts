@@ -20,6 +20,7 @@ import { redactKnownSecrets } from '../permissions/redact-known-secrets.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import type { ApprovalStore } from '../store/approval-store.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';
+import type { InboxStore } from '../store/inbox-store.ts';
 import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
 import type { AgentToolset } from '../tools/agent-toolset.ts';
@@ -62,6 +63,8 @@ export interface AgentInstanceOptions {
   deliverJobCompletions?: boolean;
   /** False: opened without the writer lock (tool-only front ends); the conversation is not repaired, no turn runs. */
   writer?: boolean;
+  /** Sent events waiting for this instance (agent processes handle them first, then take them out). */
+  inbox?: InboxStore;
   /** Told when the conversation is reset and when the instance closes (extensions). */
   onReset?: readonly (() => void)[];
   onClose?: readonly (() => void | Promise<void>)[];
@@ -370,6 +373,11 @@ export class AgentInstance {
   resume(options: { signal?: AbortSignal } = {}): Promise<TurnResult | null> {
     if (!this.suspended) return Promise.resolve(null);
     return this.enqueueResume(options.signal);
+  }
+
+  /** Sent events accepted for this instance and not handled yet (undefined without the writer lock). */
+  get inbox(): InboxStore | undefined {
+    return this.options.inbox;
   }
 
   /** The tool jobs of this instance (pending results), for polling. */

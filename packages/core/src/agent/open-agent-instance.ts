@@ -13,6 +13,7 @@ import { redactSecrets, secretValuesFromEnv } from '../permissions/redact-secret
 import { ApprovalStore } from '../store/approval-store.ts';
 import { AuditStore } from '../store/audit-store.ts';
 import { ConversationStore } from '../store/conversation-store.ts';
+import { InboxStore } from '../store/inbox-store.ts';
 import { InstanceStateStore } from '../store/instance-state-store.ts';
 import { acquireInstanceWriterLock, type InstanceWriterLock } from '../store/instance-writer-lock.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
@@ -167,6 +168,7 @@ async function openLocked(
     deliverJobCompletions: options.deliverJobCompletions,
     onReset: extensions.resetListeners,
     writer: options.writer,
+    ...(options.writer ? { inbox: new InboxStore(db) } : {}),
     onClose: [...extensions.closeListeners, () => db.close(), () => lock?.release()],
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
     stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],

@@ -23,6 +23,8 @@ export interface TurnRunner {
   answerApproval?(id: string, answer: ApprovalAnswer): unknown;
   /** Finishes a turn a restart interrupted while it waited for approval. */
   resume?(): Promise<unknown>;
+  /** Sent events accepted for this instance and not handled yet (durable), handled first; `done` once handled. */
+  inbox?: { pending(): AgentEvent[]; done(eventId: string): void };
 }
 
 /** After this long without a turn, the process collects garbage once. */
@@ -55,6 +57,8 @@ export class AgentProcessHost {
   /** Approvals of this instance waiting for a person: a turn held by one does not delay a shutdown. */
   private readonly waitingApprovals = new Set<string>();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Ids of events taken from the inbox at start: the same event routed again meanwhile is not run twice. */
+  private readonly fromInbox = new Set<string>();
 
   constructor(
     private readonly options: {
@@ -79,6 +83,15 @@ export class AgentProcessHost {
   attach(runner: TurnRunner, options: { client?: AgentsClient } = {}): void {
     this.runner = runner;
     this.client = options.client ?? null;
+    // Sends accepted earlier (a previous run, or before a crash) go first, in the order they were accepted.
+    try {
+      const queued = new Set(this.queue.map((event) => event.id));
+      const stored = (runner.inbox?.pending() ?? []).filter((event) => !queued.has(event.id));
+      for (const event of stored) this.fromInbox.add(event.id);
+      this.queue.unshift(...stored);
+    } catch (thrown) {
+      process.stderr.write(`inbox: ${(thrown as Error)?.message ?? String(thrown)}\n`);
+    }
     this.notify(eventTypes.ready, {
       pid: process.pid,
       agent: this.options.agent,
@@ -181,6 +194,7 @@ export class AgentProcessHost {
       this.refuse(event, 'E_AGENT_SHUTTING_DOWN', `Agent ${this.address} is shutting down; the event was not started.`);
       return;
     }
+    if (this.fromInbox.has(event.id)) return;
     this.queue.push(event);
     void this.pump();
   }
@@ -212,12 +226,22 @@ export class AgentProcessHost {
         this.hostEvents.delete(event.id);
         this.running = null;
         this.turnsServed += 1;
+        // A handled send leaves the inbox before the orchestrator hears its turn ended.
+        if (!event.replyTo) this.takeFromInbox(runner, event.id);
         this.finish(event, result);
       }
     } finally {
       this.pumping = false;
       this.running = null;
       this.wakeIdle();
+    }
+  }
+
+  private takeFromInbox(runner: TurnRunner, eventId: string): void {
+    try {
+      runner.inbox?.done(eventId);
+    } catch (thrown) {
+      process.stderr.write(`inbox: ${(thrown as Error)?.message ?? String(thrown)}\n`);
     }
   }
 

@@ -98,6 +98,7 @@ afterEach(async () => {
 
 function start(spawnProcess: SpawnAgentProcess, extra: Partial<ConstructorParameters<typeof Orchestrator>[0]> = {}) {
   orchestrator = new Orchestrator({
+    inbox: null,
     bundle,
     topology: resolveSwarm(bundle)!,
     instanceKey: 'default',

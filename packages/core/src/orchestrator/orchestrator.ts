@@ -35,12 +35,15 @@ import {
   type ShutdownReport,
 } from './process-supervisor.ts';
 import { defaultRestartPolicy, type RestartPolicy } from './restart-backoff.ts';
+import { createInstanceSendInbox, type SendInbox } from './send-inbox.ts';
 import { type SpawnAgentProcess, spawnAgentProcess } from './spawn-agent-process.ts';
 import { checkTarget, type SwarmTopology } from './swarm-topology.ts';
 
 export type { ProcessLifecycleEvent, ShutdownReport };
 
 export const DEFAULT_GRACE_PERIOD_MS = 10_000;
+/** How long the end of a run waits for sent events to be handled before leaving them stored for the next one. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 const DEFAULT_READY_TIMEOUT_MS = 30_000;
 const DEFAULT_RECONCILE_INTERVAL_MS = 1_000;
 const STATE_WRITE_DELAY_MS = 100;
@@ -78,6 +81,10 @@ export interface OrchestratorOptions {
   reconcileIntervalMs?: number;
   /** Where `gdn ps` reads this orchestrator's state (default `<bundle>/.goondan/orchestrator/<pid>.json`); null: nowhere. */
   stateFile?: string | null;
+  /** Where sent events wait until handled (default: each target instance's database); null: memory only (tests). */
+  inbox?: SendInbox | null;
+  /** Default of `shutdown({ drain: true })`'s wait for sent events (30 000 ms). */
+  drainTimeoutMs?: number;
 }
 
 type LocalReply = TurnResult & { agent: string; instanceKey: string };
@@ -103,6 +110,12 @@ export class Orchestrator {
   /** Set once the state file is removed at the end of shutdown: nothing may write it again. */
   private stateClosed = false;
   private shutdownPromise: Promise<ShutdownReport> | null = null;
+  /** Set once shutdown has drained: from then on nothing new is routed. */
+  private closing = false;
+  private readonly inbox: SendInbox | null;
+  /** Sent events accepted (stored) whose turn has not ended, by event id → target address. */
+  private readonly acceptedSends = new Map<string, string>();
+  private drainWaiters: (() => void)[] = [];
   private bundleData: JsonValue | null = null;
   private readonly killOnExit = () => this.supervisor.killAll();
 
@@ -110,6 +123,10 @@ export class Orchestrator {
     this.bundle = options.bundle;
     this.topology = options.topology;
     const { rootDir } = options.bundle;
+    this.inbox =
+      options.inbox === undefined
+        ? createInstanceSendInbox({ rootDir, ...(options.stateDir ? { stateDir: options.stateDir } : {}) })
+        : options.inbox;
     this.stateFile =
       options.stateFile === undefined
         ? join(orchestratorStateDir({ rootDir, stateDir: options.stateDir }), `${process.pid}.json`)
@@ -149,6 +166,8 @@ export class Orchestrator {
     // Last resort: whatever way this process ends, no agent process outlives it.
     process.on('exit', this.killOnExit);
     this.writeState();
+    // What an earlier run accepted but did not get handled goes first (its targets start and read their inbox).
+    this.deliverStoredSends();
   }
 
   get swarm(): SwarmTopology {
@@ -231,7 +250,7 @@ export class Orchestrator {
 
   /** Starts an agent instance (if it is not running) and resolves once it is ready. */
   async spawn(agent: string, instanceKey = this.options.instanceKey): Promise<AgentProcessInfo> {
-    if (this.shutdownPromise) throw new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator is shutting down.');
+    if (this.closing) throw new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator is shutting down.');
     const record = this.ensure(agent, instanceKey, null);
     await this.supervisor.whenReady(record);
     return this.supervisor.info(record);
@@ -246,9 +265,19 @@ export class Orchestrator {
    * Graceful shutdown (DESIGN.md §2, spec §11.2): `shutdown` to every process; each finishes its current turn,
    * refuses what has not started, and acks; whatever has not exited after the grace period is killed with its
    * process group. Resolves when no agent process is left.
+   *
+   * With `drain`, it first waits (up to `drainTimeoutMs`) until every sent event accepted so far has been handled,
+   * routing as usual meanwhile (a handled event may send more). Sent events not handled by then stay stored in
+   * their target's inbox and are handled when the target next starts; `pendingSends` counts them.
    */
-  shutdown(options: { gracePeriodMs?: number; reason?: string } = {}): Promise<ShutdownReport> {
+  shutdown(
+    options: { gracePeriodMs?: number; reason?: string; drain?: boolean; drainTimeoutMs?: number } = {},
+  ): Promise<ShutdownReport> {
     this.shutdownPromise ??= (async () => {
+      if (options.drain) {
+        await this.drainSends(options.drainTimeoutMs ?? this.options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+      }
+      this.closing = true;
       clearInterval(this.reconcileTimer);
       const grace = options.gracePeriodMs ?? this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
       const report = await this.supervisor.shutdownAll(grace, options.reason ?? 'shutdown');
@@ -256,7 +285,8 @@ export class Orchestrator {
       this.stateClosed = true;
       if (this.stateFile) removeOrchestratorState(this.stateFile);
       process.off('exit', this.killOnExit);
-      return report;
+      this.inbox?.close();
+      return this.acceptedSends.size > 0 ? { ...report, pendingSends: this.acceptedSends.size } : report;
     })();
     return this.shutdownPromise;
   }
@@ -345,7 +375,7 @@ export class Orchestrator {
         (this.options.onOutput ?? defaultOutput)(`dropped a send to ${to}: ${error.code} ${error.message}`, source);
       }
     };
-    if (this.shutdownPromise) {
+    if (this.closing) {
       return fail(
         new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator is shutting down; no new events are routed.'),
       );
@@ -393,6 +423,15 @@ export class Orchestrator {
       }
       // A callee already waiting for an approval holds this request too.
       if (this.waitingApprovals.size > 0) this.updateHolds();
+    } else {
+      // A send is accepted once stored: from here on it is handled, in this run or when the target next starts.
+      try {
+        this.inbox?.put(callee.agent, callee.instanceKey, event);
+      } catch (thrown) {
+        const reason = thrown instanceof Error ? thrown.message : String(thrown);
+        return fail(new GoondanError('E_STORE_OPEN', `Could not store the event sent to ${callee.address}: ${reason}`));
+      }
+      this.acceptedSends.set(event.id, callee.address);
     }
     this.supervisor.deliver(callee, {
       type: 'event',
@@ -463,6 +502,8 @@ export class Orchestrator {
       }
       case eventTypes.turnEnd:
         this.supervisor.turnEnded(record, String(data.eventId), data.refused === undefined);
+        // A refused send (its process was shutting down) stays stored for the next start.
+        if (data.refused === undefined) this.sendHandled(String(data.eventId));
         return this.notify(record, event);
       case eventTypes.requestCancel: {
         // The caller's tool call was cancelled: forget the request and cancel the callee's turn for it.
@@ -489,6 +530,38 @@ export class Orchestrator {
       default:
         if (event.type.startsWith('runtime.')) return this.notify(record, event);
         return this.route(record, message.to, event);
+    }
+  }
+
+  private sendHandled(eventId: string): void {
+    if (!this.acceptedSends.delete(eventId) || this.acceptedSends.size > 0) return;
+    for (const wake of this.drainWaiters.splice(0)) wake();
+  }
+
+  /** Resolves once no accepted send waits to be handled, or after `timeoutMs`. */
+  private drainSends(timeoutMs: number): Promise<void> {
+    if (this.acceptedSends.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.drainWaiters.push(done);
+    });
+  }
+
+  /** Starts the instances whose inbox holds sends an earlier run accepted; their processes handle them first. */
+  private deliverStoredSends(): void {
+    if (!this.inbox || this.closing) return;
+    try {
+      for (const { agent, instanceKey, eventIds } of this.inbox.stored(this.topology.agents)) {
+        for (const eventId of eventIds) this.acceptedSends.set(eventId, formatAddress(agent, instanceKey));
+        this.supervisor.ensure(agent, instanceKey);
+      }
+    } catch (thrown) {
+      const line = `could not read stored sends: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+      (this.options.onOutput ?? defaultOutput)(line, { agent: 'orchestrator', instanceKey: '', stream: 'stderr' });
     }
   }
 

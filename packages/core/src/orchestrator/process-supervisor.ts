@@ -36,6 +36,8 @@ export type ProcessLifecycleEvent =
 export interface ShutdownReport {
   acked: string[];
   killed: string[];
+  /** Sent events not handled when the processes stopped: stored, handled when their target next starts. */
+  pendingSends?: number;
 }
 
 /** One agent instance and the process that serves it (if any). */

@@ -120,4 +120,16 @@ export const storeMigrations: readonly StoreMigration[] = [
       db.run('CREATE INDEX audit_log_tool ON audit_log (tool_name, at)');
     },
   },
+  {
+    version: 3,
+    description: 'inbox of sent events accepted for the instance and not handled yet',
+    up: (db) => {
+      db.run(`CREATE TABLE inbox_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id TEXT NOT NULL UNIQUE,
+        payload TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      )`);
+    },
+  },
 ];

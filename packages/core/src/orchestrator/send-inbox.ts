@@ -1,0 +1,52 @@
+import type { Database } from 'bun:sqlite';
+import { existsSync } from 'node:fs';
+import type { AgentEvent } from '../agent/agent-event.ts';
+import { instancePaths, listInstanceDatabases } from '../agent/instance-paths.ts';
+import { InboxStore } from '../store/inbox-store.ts';
+import { openInstanceDatabase } from '../store/open-instance-database.ts';
+
+/** Where the Orchestrator keeps sent events until their target has handled them (docs/orchestrator.md). */
+export interface SendInbox {
+  /** Stores the event in the target instance's inbox; durable when it returns. Throws when it cannot. */
+  put(agent: string, instanceKey: string, event: AgentEvent): void;
+  /** Instances whose inbox holds events not handled yet, with their ids (a previous run's leftovers). */
+  stored(agents: readonly string[]): { agent: string; instanceKey: string; eventIds: string[] }[];
+  close(): void;
+}
+
+/**
+ * The inbox in each target instance's own database (table `inbox_events`), so the instance's process finds
+ * what is waiting for it whoever starts it next. Connections stay open while the Orchestrator runs.
+ */
+export function createInstanceSendInbox(options: { rootDir: string; stateDir?: string }): SendInbox {
+  const open = new Map<string, Database>();
+  const databaseOf = (agentName: string, instanceKey: string, create: boolean): Database | null => {
+    const key = `${agentName}/${instanceKey}`;
+    const cached = open.get(key);
+    if (cached) return cached;
+    const { databaseFile } = instancePaths({ ...options, agentName, instanceKey });
+    if (!create && !existsSync(databaseFile)) return null;
+    const db = openInstanceDatabase(databaseFile);
+    open.set(key, db);
+    return db;
+  };
+  return {
+    put(agent, instanceKey, event) {
+      new InboxStore(databaseOf(agent, instanceKey, true)!).put(event);
+    },
+    stored(agents) {
+      const found: { agent: string; instanceKey: string; eventIds: string[] }[] = [];
+      for (const file of listInstanceDatabases(options)) {
+        if (!agents.includes(file.agentName)) continue;
+        const db = databaseOf(file.agentName, file.instanceKey, false);
+        const eventIds = db ? new InboxStore(db).pendingIds() : [];
+        if (eventIds.length > 0) found.push({ agent: file.agentName, instanceKey: file.instanceKey, eventIds });
+      }
+      return found;
+    },
+    close() {
+      for (const db of open.values()) db.close();
+      open.clear();
+    },
+  };
+}
