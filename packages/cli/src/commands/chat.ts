@@ -8,6 +8,7 @@ import {
   parseApprovalAnswer,
 } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
+import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
@@ -84,6 +85,10 @@ export async function chatCommand(argv: string[]): Promise<number> {
         },
         color,
       }),
+      onModelRetry: (event) => {
+        endStream();
+        console.log(paint(modelRetryLine(event), 'dim', color));
+      },
       onTextDelta: (text) => {
         if (!streamed) process.stdout.write(paint(`${agentLabel}> `, 'cyan', color));
         streamed = true;
@@ -157,8 +162,10 @@ export async function chatCommand(argv: string[]): Promise<number> {
     else if (result.text) console.log(`${paint(`${agentLabel}> `, 'cyan', color)}${result.text}`);
     if (result.status === 'cancelled') console.log(paint('(turn cancelled)', 'yellow', color));
     else if (result.status === 'max_steps') console.log(paint(`(${result.reason})`, 'yellow', color));
-    else if (result.status === 'error')
+    else if (result.status === 'error') {
       console.log(paint(`(${result.error?.code}: ${result.error?.message})`, 'red', color));
+      if (result.error?.suggestion) console.log(`  suggestion: ${result.error.suggestion}`);
+    }
   };
 
   const pump = async () => {

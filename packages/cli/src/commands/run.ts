@@ -1,8 +1,16 @@
 import { createInterface } from 'node:readline';
-import type { ApprovalAnswer, ApprovalRecord, TurnResult } from '@goondan/core';
+import {
+  type ApprovalAnswer,
+  type ApprovalRecord,
+  type ErrorCode,
+  errorCodes,
+  helpUrlFor,
+  type TurnResult,
+} from '@goondan/core';
 import { ApprovalQueue, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
+import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
@@ -69,7 +77,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         ? undefined
         : toolCallPrinter({ write: (line) => console.error(`[${agent}]${line}`), color: useColor(process.stderr) }),
     observer: {
-      ...(values.json ? {} : printer),
+      ...(values.json ? {} : { ...printer, onModelRetry: (event) => console.error(modelRetryLine(event)) }),
       onToolCallEnd: (event) => {
         toolCalls.push({
           toolName: event.toolName,
@@ -168,5 +176,9 @@ function printResult(
       console.error(
         `[${result.status}] ${result.error ? `${result.error.code}: ${result.error.message}` : (result.reason ?? '')}`,
       );
+    if (result.error?.suggestion) {
+      console.error(`  suggestion: ${result.error.suggestion}`);
+      if (result.error.code in errorCodes) console.error(`  help: ${helpUrlFor(result.error.code as ErrorCode)}`);
+    }
   }
 }

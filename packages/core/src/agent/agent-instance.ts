@@ -1,11 +1,13 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { type ModelMessage as AiModelMessage, streamText } from 'ai';
-import type { AgentResource } from '../config/resources.ts';
+import type { AgentResource, ModelResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
-import { toToolError } from '../errors/to-tool-error.ts';
 import { thrownStackOf } from '../errors/thrown-stack.ts';
+import { toToolError } from '../errors/to-tool-error.ts';
+import { describeModelCallFailure } from '../models/describe-model-call-failure.ts';
 import type { ModelCallSettings } from '../models/model-call-settings.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
+import { withRetryNotices } from '../models/with-retry-notices.ts';
 import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
 import { ApprovalCoordinator, type ApprovalGate } from '../permissions/approvals.ts';
 import type {
@@ -54,6 +56,8 @@ export interface AgentInstanceOptions {
   toolset: AgentToolset;
   model: LanguageModelV4;
   callSettings?: ModelCallSettings;
+  /** The Model resource behind `model`, so a failed call can say which Model, its URL and where it is declared. */
+  modelResource?: ModelResource;
   conversation: ConversationStore;
   traces: TraceStore;
   workdir: string;
@@ -625,7 +629,17 @@ export class AgentInstance {
     let calls: ToolCall[] = [];
     try {
       const result = streamText({
-        model,
+        // Each failed attempt the AI SDK retries is told as it happens (onModelRetry), not only the last one.
+        model: withRetryNotices(model, {
+          maxRetries: this.options.callSettings?.maxRetries ?? 2,
+          onRetry: (notice) =>
+            this.notify('onModelRetry', {
+              turnId: state.turnId,
+              stepIndex: state.stepIndex,
+              model: this.options.modelResource?.metadata.name ?? `${model.provider}:${model.modelId}`,
+              ...notice,
+            }),
+        }),
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
         messages: state.modelMessages.map((message) => message.data as unknown as AiModelMessage),
         tools: toModelTools(catalog.items),
@@ -659,7 +673,8 @@ export class AgentInstance {
     } catch (thrown) {
       if (state.signal.aborted) return { ...outcome, finishReason: 'cancelled' };
       const error = toToolError(thrown, { fallbackCode: 'E_MODEL_CALL_FAILED' });
-      outcome.error = { code: error.code!, message: error.message };
+      const failure = { code: error.code!, message: error.message };
+      outcome.error = describeModelCallFailure({ error: failure, thrown, resource: this.options.modelResource });
     }
     this.record({
       traceId: state.traceId,

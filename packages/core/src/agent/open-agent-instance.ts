@@ -160,6 +160,7 @@ async function openLocked(
     toolset,
     model,
     callSettings: modelResource ? modelCallSettings(modelResource, agent.spec.modelConfig?.params) : {},
+    ...(modelResource ? { modelResource } : {}),
     conversation: new ConversationStore(db),
     traces: new TraceStore(db),
     workdir: paths.workdir,

@@ -1,3 +1,4 @@
+import type { ModelRetryNotice } from '../models/with-retry-notices.ts';
 import type { ApprovalRecord } from '../permissions/permission-types.ts';
 import type { JsonValue, Message, ToolCatalogItem, ToolResult } from '../types.ts';
 import type { AgentEvent } from './agent-event.ts';
@@ -14,7 +15,8 @@ export interface TurnResult {
   steps: number;
   usage: { inputTokens: number; outputTokens: number };
   reason?: string;
-  error?: { code: string; message: string };
+  /** `suggestion`: what to check (a model call that failed says which Model, its URL and where it is declared). */
+  error?: { code: string; message: string; suggestion?: string };
 }
 
 /** What one Step produced (returned through step middleware). */
@@ -23,7 +25,7 @@ export interface StepOutcome {
   toolCalls: number;
   finishReason: string;
   usage: { inputTokens: number; outputTokens: number };
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; suggestion?: string };
 }
 
 /** Spec §2.1.3: step middleware may edit `toolCatalog` before the model sees it. */
@@ -55,6 +57,8 @@ export type TurnMiddleware = (ctx: TurnMiddlewareContext) => Promise<TurnResult>
 export interface TurnObserver {
   onTurnStart?(event: { turnId: string; traceId: string; event: AgentEvent }): void;
   onStepStart?(event: { turnId: string; stepIndex: number; toolNames: string[] }): void;
+  /** An attempt of the step's model call failed and will be retried (connection refused, 429, 5xx). */
+  onModelRetry?(event: { turnId: string; stepIndex: number; model: string } & ModelRetryNotice): void;
   onTextDelta?(text: string): void;
   onToolCallStart?(event: { toolCallId: string; toolName: string; args: unknown }): void;
   onToolCallEnd?(event: { toolCallId: string; toolName: string; result: ToolResult; durationMs: number }): void;

@@ -19,7 +19,7 @@ describe('importErrorLocation', () => {
   });
 
   test('an import of a missing module: the line that imports it', async () => {
-    expect(await locate('unresolved.ts')).toEqual({ file: join(dir, 'unresolved.ts'), line: 2, column: 22 });
+    expect(await locate('unresolved.js')).toEqual({ file: join(dir, 'unresolved.js'), line: 2, column: 22 });
   });
 
   test('an error thrown by the top level: its frame inside the bundle', async () => {

@@ -1,0 +1,10 @@
+import type { TurnObserver } from '@goondan/core';
+
+type ModelRetryEvent = Parameters<NonNullable<TurnObserver['onModelRetry']>>[0];
+
+/** One stderr line per failed model attempt that will be retried, so a server that is down is not silence. */
+export function modelRetryLine(event: ModelRetryEvent): string {
+  const message = event.message.replace(/\s+/g, ' ').trim();
+  const cut = message.length > 120 ? `${message.slice(0, 119)}…` : message;
+  return `  ⟳ model ${event.model}: attempt ${event.attempt} of ${event.maxAttempts} failed (${cut}); retrying`;
+}

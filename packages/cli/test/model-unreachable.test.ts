@@ -1,0 +1,59 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { agentBundle, cleanupTempDirs, gdn, gdnJson } from './helpers.ts';
+
+afterAll(cleanupTempDirs);
+
+/** A port nothing listens on: bound on 127.0.0.1, then closed. */
+function closedPort(): number {
+  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const port = server.port;
+  server.stop(true);
+  return port;
+}
+
+function downModel(baseURL: string): string {
+  return [
+    'apiVersion: goondan.ai/v1',
+    'kind: Model',
+    'metadata:',
+    '  name: main',
+    'spec:',
+    '  provider: openai-compatible',
+    '  model: llama3',
+    `  baseURL: ${baseURL}`,
+    // One retry keeps the test short; the waits between attempts are the AI SDK's (2 s).
+    '  params: { maxRetries: 1 }',
+    '',
+  ].join('\n');
+}
+
+describe('a model server that is down', () => {
+  test('gdn run names the Model, its URL and declaration, suggests what to check, and shows each retry', async () => {
+    const baseURL = `http://127.0.0.1:${closedPort()}/v1`;
+    const bundle = await agentBundle(downModel(baseURL));
+    const result = await gdn(['run', '--bundle', bundle, '--input', 'hi']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/model main: attempt 1 of 2 failed .*; retrying/);
+    expect(result.stderr).toContain(
+      `[error] E_MODEL_CALL_FAILED: Model 'main' (provider openai-compatible, ${baseURL}, declared at goondan.yaml:`,
+    );
+    expect(result.stderr).toContain('could not reach its server');
+    expect(result.stderr).toContain(`suggestion: Is the model server running at ${baseURL}? Check spec.baseURL`);
+    expect(result.stderr).toContain('help: docs/errors/E_MODEL_CALL_FAILED.md');
+  });
+
+  test('gdn run --json carries the same error and suggestion, and prints no retry lines', async () => {
+    const baseURL = `http://127.0.0.1:${closedPort()}/v1`;
+    const bundle = await agentBundle(downModel(baseURL));
+    const { result, json } = await gdnJson<{
+      status: string;
+      error: { code: string; message: string; suggestion: string };
+    }>(['run', '--bundle', bundle, '--input', 'hi', '--json']);
+    expect(result.exitCode).toBe(1);
+    expect(json.status).toBe('error');
+    expect(json.error.code).toBe('E_MODEL_CALL_FAILED');
+    expect(json.error.message).toContain(`Model 'main'`);
+    expect(json.error.suggestion).toContain('Is the model server running');
+    expect(result.stderr).not.toContain('retrying');
+  });
+});

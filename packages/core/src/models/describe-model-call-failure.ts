@@ -1,0 +1,60 @@
+import { APICallError } from '@ai-sdk/provider';
+import type { ModelResource } from '../config/resources.ts';
+
+/** What a turn reports when its model call failed: the provider's words, and which Model, where, and what to try. */
+export interface ModelCallFailure {
+  code: string;
+  message: string;
+  suggestion?: string;
+}
+
+function lastErrorOf(thrown: unknown): unknown {
+  const errors = (thrown as { errors?: unknown })?.errors;
+  if (Array.isArray(errors) && errors.length > 0) return errors[errors.length - 1];
+  return thrown;
+}
+
+/** Whether the server was never reached: connection refused, unknown host, reset, timed out on connect. */
+function unreachable(error: unknown): boolean {
+  if (APICallError.isInstance(error) && error.statusCode !== undefined) return false;
+  const text = `${(error as Error)?.message ?? ''} ${String((error as { cause?: { code?: unknown } })?.cause?.code ?? '')}`;
+  return /ECONNREFUSED|ENOTFOUND|ECONNRESET|EAI_AGAIN|ETIMEDOUT|Unable to connect|Cannot connect|fetch failed/i.test(
+    text,
+  );
+}
+
+/**
+ * The turn's error for a failed model call, naming the Model resource, the URL it calls and where it is declared,
+ * with a suggestion: for a server that cannot be reached, whether it is running and spec.baseURL; for an HTTP
+ * error, its status. `error` is the ToolError-shaped error the step made of `thrown`.
+ */
+export function describeModelCallFailure(options: {
+  error: { code: string; message: string };
+  thrown: unknown;
+  resource: ModelResource | undefined;
+}): ModelCallFailure {
+  const { error, resource } = options;
+  if (!resource || resource.spec.provider === 'scripted' || error.code !== 'E_MODEL_CALL_FAILED') return error;
+  const last = lastErrorOf(options.thrown);
+  const { file, line, column } = resource.location;
+  const url = resource.spec.baseURL ?? (APICallError.isInstance(last) ? last.url : undefined);
+  const who = `Model '${resource.metadata.name}' (provider ${resource.spec.provider}${url ? `, ${url}` : ''}, declared at ${file}:${line}:${column})`;
+  const status = APICallError.isInstance(last) ? last.statusCode : undefined;
+  if (unreachable(last)) {
+    return {
+      code: error.code,
+      message: `${who} could not reach its server: ${error.message}`,
+      suggestion: `Is the model server running${url ? ` at ${url}` : ''}? Check spec.baseURL of Model '${resource.metadata.name}' (it usually ends in /v1); see docs/providers.md.`,
+    };
+  }
+  return {
+    code: error.code,
+    message: `${who} failed${status ? ` with HTTP ${status}` : ''}: ${error.message}`,
+    suggestion:
+      status === 401 || status === 403
+        ? 'Check the API key the Model uses (spec.apiKey or the provider variable); see docs/providers.md.'
+        : status === 404
+          ? `Check spec.model and spec.baseURL of Model '${resource.metadata.name}'; see docs/providers.md.`
+          : 'Read the provider message above; see docs/providers.md for the Model settings.',
+  };
+}
