@@ -104,7 +104,7 @@ async function agentPids(bundle: string, count: number): Promise<number[]> {
       pids = (state.orchestrators[0]?.processes ?? []).map((process) => process.pid ?? 0).filter((pid) => pid > 0);
       return pids.length === count;
     },
-    8000,
+    30_000,
     `${count} agent processes in gdn ps`,
   );
   return pids;
@@ -150,7 +150,8 @@ describe('gdn run with a Swarm', () => {
 
   test('SIGTERM mid-turn: every agent finishes its current turn, then gdn exits 143 and no agent process is left', async () => {
     const bundle = await swarmBundle({
-      workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 800 } }] }, { text: 'waited' }],
+      // Long enough that `gdn ps` (a process of its own) sees both agents before the wait ends on a loaded machine.
+      workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 5000 } }] }, { text: 'waited' }],
     });
     const run = startGdn(['run', '--bundle', bundle, '--input', 'go']);
     await run.waitForStderr('[worker]  ⚙ slow__wait', 30_000);
