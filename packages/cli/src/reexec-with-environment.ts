@@ -1,12 +1,15 @@
 import { dlopen, FFIType, ptr } from 'bun:ffi';
 import { readFileSync, writeSync } from 'node:fs';
 
+/** The memfd's name; /proc/self/fd/N of the new start links to `/memfd:<name>`, which is how it knows the fd. */
+export const MEMFD_NAME = 'goondan-environment';
+
 /** Where glibc and musl keep the C library. */
 const libcNames = ['libc.so.6', 'libc.musl-x86_64.so.1', 'libc.musl-aarch64.so.1', 'libc.so'];
 
 function openLibc() {
   const symbols = {
-    memfd_create: { args: [FFIType.cstring, FFIType.u32], returns: FFIType.i32 },
+    memfd_create: { args: [FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
     execve: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
   } as const;
   let failure: unknown;
@@ -47,7 +50,8 @@ export function reexecWithEnvironment(options: {
 }): never {
   const libc = openLibc();
   // No MFD_CLOEXEC: the file must survive execve; the new program closes it as soon as it has read it.
-  const fd = libc.memfd_create(cString('goondan-environment') as unknown as string, 0);
+  const name = cString(MEMFD_NAME);
+  const fd = libc.memfd_create(ptr(name), 0);
   if (fd < 0) throw new Error('memfd_create failed');
   writeSync(fd, JSON.stringify(options.handedOver));
   // The exact argv this process was started with (Bun's own flags included).

@@ -1,7 +1,7 @@
-import { closeSync, readFileSync } from 'node:fs';
+import { closeSync, readFileSync, readlinkSync } from 'node:fs';
 // Not @goondan/core: its barrel takes most of a second to load, which a re-exec would pay twice.
 import { isSecretVariable, scrubEnvironment } from '@goondan/base';
-import { reexecWithEnvironment } from './reexec-with-environment.ts';
+import { MEMFD_NAME, reexecWithEnvironment } from './reexec-with-environment.ts';
 
 /** Names the fd of the memfd that holds the real environment, in a re-executed runtime's environment block. */
 export const SEALED_ENVIRONMENT_FD = 'GOONDAN_SEALED_ENV_FD';
@@ -15,7 +15,9 @@ export const SEALED_ENVIRONMENT_FD = 'GOONDAN_SEALED_ENV_FD';
  */
 export function sealEnvironment(): void {
   const fdText = process.env[SEALED_ENVIRONMENT_FD];
-  if (fdText !== undefined) return restore(fdText);
+  // Gone from process.env either way: tools must not inherit it (a nested gdn would take some other fd for it).
+  delete process.env[SEALED_ENVIRONMENT_FD];
+  if (fdText !== undefined && restore(fdText)) return;
   if (process.platform !== 'linux') return;
   const block = readEnvironmentBlock();
   if (!Object.entries(block).some(([name, value]) => isSecretVariable(name, value))) return;
@@ -29,22 +31,24 @@ export function sealEnvironment(): void {
   }
 }
 
-function restore(fdText: string): void {
-  delete process.env[SEALED_ENVIRONMENT_FD];
+/** Reads the handed-over environment into process.env and closes its fd; false when `fdText` names no such fd. */
+function restore(fdText: string): boolean {
   const fd = Number(fdText);
-  if (!Number.isInteger(fd) || fd < 3) return;
-  let handedOver: Record<string, string> = {};
+  if (!Number.isInteger(fd) || fd < 3) return false;
+  const path = `/proc/self/fd/${fd}`;
   try {
-    handedOver = JSON.parse(readFileSync(`/proc/self/fd/${fd}`, 'utf8')) as Record<string, string>;
-  } finally {
-    try {
-      closeSync(fd);
-    } catch {
-      // Not open (a stray variable): nothing to close.
-    }
+    // Only our memfd: an inherited stray variable may name an fd that is Bun's own.
+    if (!readlinkSync(path).startsWith(`/memfd:${MEMFD_NAME}`)) return false;
+  } catch {
+    return false;
   }
-  // The real environment wins over a .env file Bun may have loaded, as it would without the re-exec.
-  Object.assign(process.env, handedOver);
+  try {
+    // The real environment wins over a .env file Bun may have loaded, as it would without the re-exec.
+    Object.assign(process.env, JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
 
 /** This process's environment block as /proc/self/environ shows it (core's environmentBlock, without core). */
