@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { agentBundle, cleanupTempDirs, cliEnv, gdnJson, mainTs, startGdn } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, gdn, gdnJson, mainTs, startGdn } from './helpers.ts';
 
 let bundle: string;
 beforeAll(async () => {
@@ -133,7 +133,7 @@ interface ApprovalRow {
 }
 
 describe('gdn mcp serve: approvals through MCP elicitation', () => {
-  async function connect(answer: (message: string) => ElicitResult) {
+  async function connect(answer: (message: string) => ElicitResult | Promise<ElicitResult>) {
     const dir = await agentBundle();
     const asked: string[] = [];
     const client = new Client({ name: 'editor', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
@@ -141,15 +141,21 @@ describe('gdn mcp serve: approvals through MCP elicitation', () => {
       asked.push(request.params.message);
       return answer(request.params.message);
     });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [mainTs, 'mcp', 'serve', '--bundle', dir],
-        env: cliEnv(),
-        stderr: 'ignore',
-      }),
-    );
-    return { dir, client, asked };
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [mainTs, 'mcp', 'serve', '--bundle', dir],
+      env: cliEnv(),
+      stderr: 'ignore',
+    });
+    await client.connect(transport);
+    // Every message from the server, to see a question withdrawn (notifications/cancelled).
+    const received: Array<{ method?: string; params?: { requestId?: unknown } }> = [];
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message) => {
+      received.push(message as (typeof received)[number]);
+      deliver(message);
+    };
+    return { dir, client, asked, received };
   }
   const workspace = (dir: string) => join(dir, '.goondan', 'workspaces', 'helper', 'default');
 
@@ -202,5 +208,30 @@ describe('gdn mcp serve: approvals through MCP elicitation', () => {
       ['denied', 'not today'],
       ['denied', 'declined in the MCP client'],
     ]);
+  });
+
+  test('gdn approvals still answers while the client is asked; the question is then withdrawn from the client', async () => {
+    const { dir, client, asked, received } = await connect(() => new Promise<ElicitResult>(() => {}));
+    try {
+      const call = client.callTool({ name: 'bash__exec', arguments: { command: 'echo later > later.txt' } });
+      let pending: Array<{ id: string }> = [];
+      for (const deadline = Date.now() + 30_000; pending.length === 0 && Date.now() < deadline; ) {
+        pending = (await gdnJson<Array<{ id: string }>>(['approvals', 'list', '--json', '--bundle', dir])).json;
+      }
+      expect(pending).toHaveLength(1);
+      expect((await gdn(['approvals', 'approve', pending[0]!.id, '--bundle', dir])).exitCode).toBe(0);
+      const result = (await call) as CallToolResult;
+      expect(result.isError).toBeUndefined();
+      expect(asked).toHaveLength(1);
+      expect(await readFile(join(workspace(dir), 'later.txt'), 'utf8')).toBe('later\n');
+      const question = received.find((message) => message.method === 'elicitation/create') as { id: number };
+      expect(
+        received.some(
+          (message) => message.method === 'notifications/cancelled' && message.params?.requestId === question.id,
+        ),
+      ).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -83,11 +83,15 @@ export async function openServed(options: {
       catalog: () => instance.previewCatalog({ source: MCP_CLIENT_SOURCE }),
       categoryOf: (name) => instance.permissionOf(name, MCP_CLIENT_SOURCE)?.category ?? null,
       async call(call, { signal, askApproval }) {
-        if (askApproval) askers.set(call.id, { ask: askApproval, signal });
+        // Once the call is over (answered with gdn approvals, expired, cancelled), a question still open in the
+        // client is withdrawn (notifications/cancelled).
+        const over = new AbortController();
+        if (askApproval) askers.set(call.id, { ask: askApproval, signal: AbortSignal.any([signal, over.signal]) });
         try {
           return await instance.callTool(call, { signal, source: MCP_CLIENT_SOURCE });
         } finally {
           askers.delete(call.id);
+          over.abort();
         }
       },
       close: () => instance.close(),
