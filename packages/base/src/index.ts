@@ -1,10 +1,11 @@
 // The public API of @goondan/base: the built-in Tools (declared in goondan.yaml beside this package) and the
 // safety helpers they are built on, for reuse by other tools.
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** Absolute path of packages/base, the directory holding goondan.yaml with the base Tool resources. */
-export const baseBundleDir: string = dirname(dirname(fileURLToPath(import.meta.url)));
+export { baseBundleDir } from './base-bundle-dir.ts';
+export { type CommitOutcome, commitChangeset } from './changesets/commit-changeset.ts';
+export { type ChangesOverview, listChanges } from './changesets/list-changes.ts';
+export { type BundleRepository, locateBundleRepository } from './changesets/locate-bundle-repository.ts';
+export { discardChangeset, openChangeset } from './changesets/open-changeset.ts';
+export { revertChange } from './changesets/revert-change.ts';
 
 export { blockedAddressReason, isBlockedAddress } from './is-blocked-address.ts';
 export { type ResolvedPath, resolveInsideWorkdir } from './resolve-inside-workdir.ts';

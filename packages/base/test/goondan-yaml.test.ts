@@ -32,13 +32,14 @@ describe('packages/base/goondan.yaml', () => {
     expect(existsSync(join(baseBundleDir, 'package.json'))).toBe(true);
   });
 
-  test('declares the bash, file-system, http-fetch, agents and jobs Tools', () => {
+  test('declares the bash, file-system, http-fetch, agents, jobs and swarm-bundle Tools', () => {
     expect(documents.map((document) => document.metadata.name)).toEqual([
       'bash',
       'file-system',
       'http-fetch',
       'agents',
       'jobs',
+      'swarm-bundle',
     ]);
   });
 

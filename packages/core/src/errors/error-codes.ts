@@ -272,6 +272,26 @@ export const errorCodes = {
     name: 'StoreSchemaTooNewError',
     suggestion: 'The database was written by a newer goondan; upgrade goondan, or move the file aside to start afresh.',
   },
+  // Bundle changesets (v1 §12.4, docs/changesets.md)
+  E_CHANGESET_REJECTED: {
+    name: 'ChangesetRejectedError',
+    suggestion:
+      'Fix each problem listed (file:line) or undo the changes to paths outside the policy in the changeset workdir, then commit again; the changeset stays open.',
+  },
+  E_CHANGESET_CONFLICT: {
+    name: 'ChangesetConflictError',
+    suggestion:
+      'The active bundle changed the same files meanwhile: read their active version, redo your edit on top of it in the changeset, then commit again.',
+  },
+  E_CHANGESET_FAILED: {
+    name: 'ChangesetFailedError',
+    suggestion: 'A git or file operation failed; read the message, fix what it names, then try again.',
+  },
+  E_CHANGESET_NOT_FOUND: {
+    name: 'ChangesetNotFoundError',
+    suggestion:
+      'Check the changeset name with swarm-bundle__status (or gdn changes list); open one with swarm-bundle__open_changeset.',
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

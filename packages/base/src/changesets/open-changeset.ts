@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { changesetBranchPrefix, checkChangesetId, findChangeset, listOpenChangesets } from './changeset-worktrees.ts';
+import { activeRevision, type BundleRepository } from './locate-bundle-repository.ts';
+import { git } from './run-git.ts';
+
+/** What opening a changeset gives: where to edit, and the revision the edit starts from. */
+export interface OpenedChangeset {
+  changeset: string;
+  branch: string;
+  /** The active revision the changeset started from. */
+  base: string;
+  /** Absolute worktree path (the whole repository). */
+  worktree: string;
+  /** Absolute bundle directory inside the worktree: edit the bundle here. */
+  bundleDir: string;
+  /** False when the changeset was already open and is handed back as it is. */
+  created: boolean;
+}
+
+function newChangesetId(): string {
+  return `cs-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/**
+ * Opens a changeset: a branch `goondan/changeset/<id>` at the active revision, checked out as a git worktree at
+ * `<parentDir>/<id>`. Opening a name that is already open hands it back (re-attaching its worktree if needed).
+ */
+export async function openChangeset(options: {
+  repository: BundleRepository;
+  parentDir: string;
+  name?: string;
+}): Promise<OpenedChangeset> {
+  const { repository } = options;
+  const id = checkChangesetId(options.name ?? newChangesetId());
+  const branch = `${changesetBranchPrefix}${id}`;
+  const shortBranch = branch.slice('refs/heads/'.length);
+  const cwd = repository.repoRoot;
+  const existing = (await listOpenChangesets(repository)).find((entry) => entry.changeset === id);
+  let worktree = join(options.parentDir, id);
+  const active = await activeRevision(repository);
+  if (existing?.worktree && existsSync(existing.worktree)) {
+    worktree = existing.worktree;
+  } else if (existing) {
+    await git({ cwd, args: ['worktree', 'prune'] });
+    await git({ cwd, args: ['worktree', 'add', '--quiet', worktree, shortBranch] });
+  } else {
+    await git({ cwd, args: ['worktree', 'add', '--quiet', '-b', shortBranch, worktree, active] });
+  }
+  const tip = await git({ cwd, args: ['rev-parse', branch] });
+  const base = existing ? await git({ cwd, args: ['merge-base', active, tip] }) : active;
+  return {
+    changeset: id,
+    branch: shortBranch,
+    base,
+    worktree,
+    bundleDir: join(worktree, repository.prefix),
+    created: !existing,
+  };
+}
+
+/** Removes a changeset: its worktree (with any edits in it) and its branch. */
+export async function discardChangeset(options: { repository: BundleRepository; changeset: string }): Promise<void> {
+  const cwd = options.repository.repoRoot;
+  const open = await findChangeset(options.repository, options.changeset);
+  if (open.worktree) await git({ cwd, args: ['worktree', 'remove', '--force', open.worktree] });
+  await git({ cwd, args: ['worktree', 'prune'] });
+  await git({ cwd, args: ['branch', '-D', '--quiet', open.branch.slice('refs/heads/'.length)] });
+}

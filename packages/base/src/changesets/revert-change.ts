@@ -1,0 +1,65 @@
+import { GoondanError, helpUrlFor } from '@goondan/core';
+import { type CommitOutcome, commitChangeset } from './commit-changeset.ts';
+import type { BundleRepository } from './locate-bundle-repository.ts';
+import { discardChangeset, openChangeset } from './open-changeset.ts';
+import { git, runGit } from './run-git.ts';
+
+/**
+ * Undoes an activated revision the way an agent would change the bundle: a changeset opened at the active
+ * revision, `git revert REV` in it, then the usual commit (validation, merge, compare-and-swap activation). A revert
+ * that does not apply cleanly is answered `conflict` and leaves nothing behind.
+ */
+export async function revertChange(options: {
+  repository: BundleRepository;
+  revision: string;
+  /** Where the temporary worktree goes (under the bundle's .goondan/). */
+  parentDir: string;
+  libraries: string[];
+}): Promise<CommitOutcome> {
+  const { repository } = options;
+  const cwd = repository.repoRoot;
+  const resolved = await runGit({ cwd, args: ['rev-parse', '--verify', '-q', `${options.revision}^{commit}`] });
+  if (resolved.exitCode !== 0)
+    throw new GoondanError('E_CHANGESET_NOT_FOUND', `No revision '${options.revision}' in ${cwd}.`, {
+      suggestion: "Pick a revision from 'gdn changes list'.",
+    });
+  const revision = resolved.stdout.trim();
+  const opened = await openChangeset({
+    repository,
+    parentDir: options.parentDir,
+    name: `revert-${revision.slice(0, 12)}`,
+  });
+  const parents = (await git({ cwd, args: ['rev-list', '--parents', '-n', '1', revision] })).split(' ').length - 1;
+  const reverted = await runGit({
+    cwd: opened.worktree,
+    args: ['revert', '--no-edit', '--no-commit', ...(parents > 1 ? ['-m', '1'] : []), revision],
+  });
+  if (reverted.exitCode !== 0) {
+    const unmerged = await git({ cwd: opened.worktree, args: ['diff', '--name-only', '--diff-filter=U'] });
+    await discardChangeset({ repository, changeset: opened.changeset });
+    const files = unmerged.split('\n').filter((line) => line !== '');
+    if (files.length === 0)
+      throw new GoondanError('E_CHANGESET_FAILED', `git revert failed: ${reverted.stderr.trim()}`);
+    return {
+      status: 'conflict',
+      changeset: opened.changeset,
+      active: opened.base,
+      files,
+      code: 'E_CHANGESET_CONFLICT',
+      message: `Reverting ${revision.slice(0, 12)} conflicts with later changes to ${files.join(', ')}; nothing was changed.`,
+      suggestion: 'Revert the later revisions that touch those files first (newest first), or edit the files by hand.',
+      helpUrl: helpUrlFor('E_CHANGESET_CONFLICT'),
+    };
+  }
+  const subject = (await git({ cwd, args: ['log', '-1', '--format=%s', revision] })).trim();
+  const outcome = await commitChangeset({
+    repository,
+    changeset: opened.changeset,
+    message: `Revert "${subject}"\n\nThis reverts commit ${revision}.`,
+    allowedPaths: ['**'],
+    libraries: options.libraries,
+  });
+  // A person asked for this revert; a revert that cannot be activated is not left behind as an open changeset.
+  if (outcome.status !== 'ok') await discardChangeset({ repository, changeset: opened.changeset }).catch(() => {});
+  return outcome;
+}

@@ -1,0 +1,245 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { GoondanError, type JsonObject } from '@goondan/core';
+import { createTestToolContext } from '@goondan/core/testing';
+import { baseBundleDir } from '../src/base-bundle-dir.ts';
+import { listChanges, locateBundleRepository, revertChange } from '../src/index.ts';
+import { handlers } from '../tools/swarm-bundle/index.ts';
+
+// Real git, no global configuration: the identity of the test's own commits is given on the command line.
+const identity = ['-c', 'user.name=Test Person', '-c', 'user.email=person@example.invalid'];
+
+function bundleYaml(system: string, reply = 'v1'): string {
+  return [
+    'apiVersion: goondan.ai/v1',
+    'kind: Agent',
+    'metadata: { name: builder }',
+    'spec:',
+    '  modelConfig: { modelRef: Model/main }',
+    `  prompt: { system: ${system} }`,
+    '  tools: [Tool/file-system]',
+    '---',
+    'apiVersion: goondan.ai/v1',
+    'kind: Model',
+    'metadata: { name: main }',
+    'spec:',
+    '  provider: scripted',
+    '  model: fixture',
+    `  script: [{ text: ${reply} }]`,
+    '',
+  ].join('\n');
+}
+
+async function runGit(cwd: string, ...args: string[]): Promise<string> {
+  const proc = Bun.spawn(['git', ...identity, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  if ((await proc.exited) !== 0) throw new Error(`git ${args.join(' ')}: ${err}`);
+  return out.trim();
+}
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** A bundle committed on branch main of a fresh repository, and the workdir of its agent. */
+async function gitBundle(options: { git?: boolean } = {}) {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gdn-changesets-')));
+  dirs.push(dir);
+  await writeFile(join(dir, 'goondan.yaml'), bundleYaml('You build.'));
+  await writeFile(join(dir, 'notes.md'), 'notes\n');
+  await writeFile(join(dir, '.gitignore'), '.goondan/\n');
+  if (options.git !== false) {
+    await runGit(dir, 'init', '-q', '-b', 'main');
+    await runGit(dir, 'add', '-A');
+    await runGit(dir, 'commit', '-q', '-m', 'bundle');
+  }
+  const workdir = join(dir, '.goondan', 'workspaces', 'builder', 'default');
+  await mkdir(workdir, { recursive: true });
+  return { dir, workdir };
+}
+
+function contextFor(workdir: string, config: JsonObject = {}, agentName = 'builder') {
+  return createTestToolContext({ workdir, config: { allowedPaths: ['**'], ...config }, agentName });
+}
+
+type Output = Record<string, unknown> & { status: string };
+
+async function openAndEdit(workdir: string, name: string, edit: (text: string) => string, file = 'goondan.yaml') {
+  const ctx = contextFor(workdir);
+  const opened = (await handlers.open_changeset(ctx, { name })) as { workdir: string; base: string };
+  const path = join(workdir, opened.workdir, file);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, edit(await readFile(path, 'utf8').catch(() => '')));
+  return opened;
+}
+
+function commit(workdir: string, changeset: string, config: JsonObject = {}): Promise<Output> {
+  return handlers.commit_changeset(contextFor(workdir, config), {
+    changeset,
+    message: `change ${changeset}`,
+  }) as Promise<Output>;
+}
+
+describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
+  test('open, edit in the workdir, commit ok: the branch moves, the files follow, the changeset closes', async () => {
+    const { dir, workdir } = await gitBundle();
+    const before = await runGit(dir, 'rev-parse', 'HEAD');
+    const opened = await openAndEdit(workdir, 'polite', (text) => text.replace('You build.', 'You build politely.'));
+    expect(opened).toMatchObject({ workdir: join('changesets', 'polite'), base: before });
+    const result = await commit(workdir, 'polite');
+    expect(result).toMatchObject({
+      status: 'ok',
+      changeset: 'polite',
+      previous: before,
+      merged: false,
+      changed: [{ path: 'goondan.yaml', change: 'modified' }],
+    });
+    expect(String(result.activation)).toContain('next turn');
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(String(result.revision));
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('You build politely.');
+    expect(await runGit(dir, 'status', '--porcelain')).toBe('');
+    expect(await runGit(dir, 'log', '-1', '--format=%an%n%B')).toContain('Goondan-Changeset: polite');
+    expect(await runGit(dir, 'log', '-1', '--format=%an')).toBe('goondan agent builder/test');
+    const status = (await handlers.status(contextFor(workdir))) as {
+      open: unknown[];
+      activated: { changeset: string }[];
+    };
+    expect(status.open).toEqual([]);
+    expect(status.activated[0]).toMatchObject({ changeset: 'polite', revision: result.revision });
+  });
+
+  test('a broken YAML is rejected with its file:line, nothing is activated, and the changeset stays open to fix', async () => {
+    const { dir, workdir } = await gitBundle();
+    const before = await runGit(dir, 'rev-parse', 'HEAD');
+    await openAndEdit(workdir, 'broken', (text) => text.replace('metadata: { name: main }', 'metadata: { name: main'));
+    const result = await commit(workdir, 'broken');
+    expect(result).toMatchObject({ status: 'rejected', code: 'E_CHANGESET_REJECTED', outsidePolicy: [] });
+    const problems = result.problems as { file: string; line: number; at: string }[];
+    expect(problems.length).toBeGreaterThan(0);
+    // The unclosed flow map opens on line 11; the parser (like gdn validate) reports it where the map should end.
+    expect(problems[0]).toMatchObject({ file: 'goondan.yaml', line: 12, code: 'E_YAML_PARSE' });
+    expect(problems[0]!.at).toBe(`${join('changesets', 'broken', 'goondan.yaml')}:12:1`);
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(before);
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('metadata: { name: main }');
+    // Fixed in the same changeset, the second commit goes through.
+    await openAndEdit(workdir, 'broken', (text) =>
+      text.replace('metadata: { name: main\n', 'metadata: { name: main }\n'),
+    );
+    expect((await commit(workdir, 'broken')).status).toBe('ok');
+  });
+
+  test('a path outside the allowed globs is rejected and named', async () => {
+    const { workdir } = await gitBundle();
+    await openAndEdit(workdir, 'sneaky', () => 'export const handlers = {};\n', 'tools/evil.ts');
+    const result = await commit(workdir, 'sneaky', { allowedPaths: ['goondan.yaml', 'prompts/**'] });
+    expect(result).toMatchObject({ status: 'rejected', outsidePolicy: ['tools/evil.ts'], problems: [] });
+  });
+
+  test('a concurrent edit of the same lines is a conflict listing the file, with a recovery hint; the changeset stays open', async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'mine', (text) => text.replace('You build.', 'You build fast.'));
+    // Meanwhile a person changes the same line on the active branch.
+    await writeFile(join(dir, 'goondan.yaml'), bundleYaml('You build slowly.'));
+    await runGit(dir, 'commit', '-q', '-am', 'person edit');
+    const active = await runGit(dir, 'rev-parse', 'HEAD');
+    const result = await commit(workdir, 'mine');
+    expect(result).toMatchObject({ status: 'conflict', code: 'E_CHANGESET_CONFLICT', active, files: ['goondan.yaml'] });
+    expect(String(result.suggestion)).toContain('goondan.yaml');
+    expect(await runGit(dir, 'rev-parse', 'HEAD')).toBe(active);
+    const status = (await handlers.status(contextFor(workdir))) as { open: { changeset: string }[] };
+    expect(status.open.map((entry) => entry.changeset)).toEqual(['mine']);
+  });
+
+  test('a concurrent edit of other files is merged: ok with merged true, both changes active', async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'prompt', (text) => text.replace('You build.', 'You build well.'));
+    await writeFile(join(dir, 'notes.md'), 'notes by a person\n');
+    await runGit(dir, 'commit', '-q', '-am', 'person edit');
+    const result = await commit(workdir, 'prompt');
+    expect(result).toMatchObject({ status: 'ok', merged: true });
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('You build well.');
+    expect(await readFile(join(dir, 'notes.md'), 'utf8')).toBe('notes by a person\n');
+  });
+
+  test('two agents committing at once cannot both win silently: one is activated, the other conflicts', async () => {
+    const { dir, workdir } = await gitBundle();
+    const other = join(dir, '.goondan', 'workspaces', 'helper', 'default');
+    await mkdir(other, { recursive: true });
+    await openAndEdit(workdir, 'a', (text) => text.replace('You build.', 'You build A.'));
+    await openAndEdit(other, 'b', (text) => text.replace('You build.', 'You build B.'));
+    const results = await Promise.all([commit(workdir, 'a'), commit(other, 'b')]);
+    expect(results.map((result) => result.status).sort()).toEqual(['conflict', 'ok']);
+    const winner = results.find((result) => result.status === 'ok')!;
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(String(winner.revision));
+    expect(await runGit(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  test('two agents committing different files at once: both are activated, one after the other, nothing lost', async () => {
+    const { dir, workdir } = await gitBundle();
+    const other = join(dir, '.goondan', 'workspaces', 'helper', 'default');
+    await mkdir(other, { recursive: true });
+    await openAndEdit(workdir, 'a', (text) => text.replace('You build.', 'You build A.'));
+    await openAndEdit(other, 'b', () => 'notes of B\n', 'notes.md');
+    const results = await Promise.all([commit(workdir, 'a'), commit(other, 'b')]);
+    expect(results.map((result) => result.status)).toEqual(['ok', 'ok']);
+    expect(results.filter((result) => result.merged === true)).toHaveLength(1);
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('You build A.');
+    expect(await readFile(join(dir, 'notes.md'), 'utf8')).toBe('notes of B\n');
+  });
+
+  test('uncommitted edits of a person are never overwritten: failed with a hint, the changeset stays open', async () => {
+    const { dir, workdir } = await gitBundle();
+    const before = await runGit(dir, 'rev-parse', 'HEAD');
+    await openAndEdit(workdir, 'mine', (text) => text.replace('You build.', 'You build fast.'));
+    await writeFile(join(dir, 'goondan.yaml'), bundleYaml('You build (unsaved edit).'));
+    const result = await commit(workdir, 'mine');
+    expect(result).toMatchObject({ status: 'failed', code: 'E_CHANGESET_FAILED' });
+    expect(String(result.message)).toContain('goondan.yaml');
+    expect(String(result.suggestion)).toContain('stash');
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(before);
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('unsaved edit');
+    const status = (await handlers.status(contextFor(workdir))) as { open: { changeset: string }[] };
+    expect(status.open.map((entry) => entry.changeset)).toEqual(['mine']);
+  });
+
+  test('a bundle outside git cannot open a changeset: E_CHANGESET_FAILED says how to make it a repository', async () => {
+    const { workdir } = await gitBundle({ git: false });
+    const error = await Promise.resolve(handlers.open_changeset(contextFor(workdir), {})).catch((thrown) => thrown);
+    expect(error).toBeInstanceOf(GoondanError);
+    expect(error).toMatchObject({ code: 'E_CHANGESET_FAILED' });
+    expect((error as GoondanError).suggestion).toContain('git init');
+  });
+
+  test('discard removes the worktree and the branch; an unknown changeset is E_CHANGESET_NOT_FOUND', async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'gone', (text) => `${text}# scratch\n`);
+    expect(await handlers.discard_changeset(contextFor(workdir), { changeset: 'gone' })).toEqual({ discarded: 'gone' });
+    expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
+    const error = await commit(workdir, 'gone').catch((thrown) => thrown);
+    expect(error).toMatchObject({ code: 'E_CHANGESET_NOT_FOUND' });
+  });
+
+  test('a person reverts an activated revision: a new revision undoes it, validated and activated the same way', async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'polite', (text) => text.replace('You build.', 'You build politely.'));
+    const committed = await commit(workdir, 'polite');
+    const repository = await locateBundleRepository(dir);
+    const reverted = await revertChange({
+      repository,
+      revision: String(committed.revision),
+      parentDir: join(dir, '.goondan', 'changesets'),
+      libraries: [baseBundleDir],
+    });
+    expect(reverted).toMatchObject({ status: 'ok', previous: committed.revision });
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('You build.');
+    const overview = await listChanges({ repository });
+    expect(overview.active).toBe(String(reverted.status === 'ok' ? reverted.revision : ''));
+    expect(overview.activated.map((change) => change.changeset)).toEqual([
+      `revert-${String(committed.revision).slice(0, 12)}`,
+      'polite',
+    ]);
+  });
+});

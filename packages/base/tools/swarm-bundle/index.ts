@@ -1,0 +1,102 @@
+/**
+ * Bundle changesets (v1 §12.4 in v2 shape, docs/changesets.md): open a changeset (a git worktree of the bundle's
+ * repository under the agent's workdir), edit it with file-system or bash, commit it. The commit answers ok,
+ * rejected, conflict or failed; an ok revision is active on disk at once and agents pick it up between turns.
+ */
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { GoondanError, type ToolContext } from '@goondan/core';
+import { baseBundleDir } from '../../src/base-bundle-dir.ts';
+import { commitChangeset } from '../../src/changesets/commit-changeset.ts';
+import { listChanges } from '../../src/changesets/list-changes.ts';
+import { type BundleRepository, locateBundleRepository } from '../../src/changesets/locate-bundle-repository.ts';
+import { discardChangeset, openChangeset } from '../../src/changesets/open-changeset.ts';
+
+const stateSegment = `${sep}.goondan${sep}workspaces${sep}`;
+
+/** The bundle the agent runs: config.bundleDir, else the directory holding the `.goondan/` of its workdir. */
+function bundleDirOf(ctx: ToolContext): string {
+  const configured = ctx.config.bundleDir;
+  if (typeof configured === 'string' && configured !== '') return resolve(ctx.workdir, configured);
+  const at = ctx.workdir.lastIndexOf(stateSegment);
+  if (at < 0) {
+    throw new GoondanError('E_CHANGESET_FAILED', `Cannot tell which bundle workdir ${ctx.workdir} belongs to.`, {
+      suggestion: "Set the Tool's config.bundleDir to the bundle directory (absolute, or relative to the workdir).",
+    });
+  }
+  return ctx.workdir.slice(0, at);
+}
+
+function repositoryOf(ctx: ToolContext): Promise<BundleRepository> {
+  return locateBundleRepository(bundleDirOf(ctx));
+}
+
+/** A path as the file-system and bash tools take it: relative to the workdir when inside it. */
+function forWorkdir(ctx: ToolContext, path: string): string {
+  const inside = relative(ctx.workdir, path);
+  return inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+}
+
+function allowedPaths(ctx: ToolContext): string[] {
+  const value = ctx.config.allowedPaths;
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : ['**'];
+}
+
+export const handlers = {
+  open_changeset: async (ctx: ToolContext, input: { name?: string }) => {
+    const repository = await repositoryOf(ctx);
+    const opened = await openChangeset({ repository, parentDir: join(ctx.workdir, 'changesets'), name: input.name });
+    return {
+      changeset: opened.changeset,
+      workdir: forWorkdir(ctx, opened.bundleDir),
+      base: opened.base,
+      branch: opened.branch,
+      created: opened.created,
+      next: `Edit the bundle under ${forWorkdir(ctx, opened.bundleDir)} (file-system or bash), then call swarm-bundle__commit_changeset with changeset '${opened.changeset}'.`,
+    };
+  },
+  commit_changeset: async (ctx: ToolContext, input: { changeset: string; message: string }) => {
+    const repository = await repositoryOf(ctx);
+    const outcome = await commitChangeset({
+      repository,
+      changeset: input.changeset,
+      message: input.message,
+      allowedPaths: allowedPaths(ctx),
+      libraries: [baseBundleDir],
+      author: { name: `goondan agent ${ctx.agentName}/${ctx.instanceKey}`, email: `${ctx.agentName}@goondan.invalid` },
+    });
+    if (outcome.status === 'rejected') {
+      const at = forWorkdir(ctx, join(ctx.workdir, 'changesets', input.changeset, repository.prefix));
+      return {
+        ...outcome,
+        problems: outcome.problems.map((problem) => ({
+          ...problem,
+          at: `${join(at, problem.file)}:${problem.line}:${problem.column}`,
+        })),
+      };
+    }
+    if (outcome.status !== 'ok') return outcome;
+    return {
+      ...outcome,
+      activation:
+        'The bundle files are at the new revision now. This turn finishes on the revision it started with; each agent whose resources changed runs its next turn on the new one (restarted between turns by the Orchestrator under gdn run --watch).',
+    };
+  },
+  discard_changeset: async (ctx: ToolContext, input: { changeset: string }) => {
+    await discardChangeset({ repository: await repositoryOf(ctx), changeset: input.changeset });
+    return { discarded: input.changeset };
+  },
+  status: async (ctx: ToolContext) => {
+    const overview = await listChanges({ repository: await repositoryOf(ctx), limit: 10 });
+    return {
+      activeRef: overview.activeRef,
+      active: overview.active,
+      open: overview.open.map((entry) => ({
+        changeset: entry.changeset,
+        branch: entry.branch,
+        tip: entry.tip,
+        worktree: entry.worktree === null ? null : forWorkdir(ctx, entry.worktree),
+      })),
+      activated: overview.activated,
+    };
+  },
+};
