@@ -96,4 +96,17 @@ describe('secrets in the environment', () => {
       }
     });
   }
+
+  test('a GOONDAN_SEALED_ENV_FD inherited from elsewhere is ignored, not taken for the hand-over', async () => {
+    // A gdn run by a tool of another gdn may inherit the variable; fd 3 is then one of Bun's own.
+    const proc = Bun.spawn([installed, 'tools', 'list', '--bundle', join(repoRoot, 'examples', 'hello')], {
+      env: cliEnv({ OPENAI_API_KEY: plantedKey, GOONDAN_SEALED_ENV_FD: '3' }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    await proc.exited;
+    expect({ exitCode: proc.exitCode, stderr }).toEqual({ exitCode: 0, stderr: '' });
+    expect(stdout).toContain('greet__hello');
+  });
 });
