@@ -17,9 +17,10 @@ export function ensureProcessGuard(): void {
     const guard = Bun.spawn([process.execPath, guardMain, runtimeTreeMarker, String(process.pid)], {
       // No secrets and no tree marker: the guard is not one of the processes it kills.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      // Nothing inherited: a reader of the runtime's output would otherwise wait for the guard to end too.
       stdin: 'ignore',
       stdout: 'ignore',
-      stderr: 'inherit',
+      stderr: 'ignore',
       // A group of its own: a Ctrl-C at the terminal or a kill of the runtime's group does not reach it.
       detached: true,
     });
