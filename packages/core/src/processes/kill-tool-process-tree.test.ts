@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import {
+  findToolProcesses,
+  killToolProcessTree,
+  runtimeTreeMarker,
+  TOOL_TREE_VARIABLE,
+} from './kill-tool-process-tree.ts';
+
+const started: number[] = [];
+afterEach(() => {
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
+/** Starts `sh` marked with `marker`, which leaves a `setsid` sleeper; resolves with both pids once both run. */
+async function markedTree(marker: string): Promise<number[]> {
+  const child = Bun.spawn(['sh', '-c', 'setsid sleep 1000 & echo $!; wait'], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [TOOL_TREE_VARIABLE]: marker },
+    stdout: 'pipe',
+    stderr: 'ignore',
+  });
+  const reader = child.stdout.getReader();
+  let text = '';
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const pids = [child.pid, Number(text.trim())];
+  started.push(...pids);
+  return pids;
+}
+
+async function gone(pids: number[]): Promise<boolean> {
+  const deadline = Date.now() + 30_000;
+  const alive = () => pids.filter((pid) => findToolProcesses(runtimeTreeMarker).includes(pid));
+  while (alive().length > 0 && Date.now() < deadline) await Bun.sleep(20);
+  return alive().length === 0;
+}
+
+describe.skipIf(process.platform !== 'linux')('killToolProcessTree', () => {
+  test('kills every process carrying the marker, setsid escapees included, and nothing of a sibling tree', async () => {
+    const tree = await markedTree(`${runtimeTreeMarker}.1`);
+    const sibling = await markedTree(`${runtimeTreeMarker}.10`);
+    expect(findToolProcesses(`${runtimeTreeMarker}.1`).sort()).toEqual([...tree].sort());
+    expect(killToolProcessTree(`${runtimeTreeMarker}.1`)).toBeGreaterThanOrEqual(2);
+    expect(await gone(tree)).toBe(true);
+    expect(findToolProcesses(`${runtimeTreeMarker}.10`).sort()).toEqual([...sibling].sort());
+  });
+
+  test("the runtime's marker reaches every tree beneath it", async () => {
+    const first = await markedTree(`${runtimeTreeMarker}.7`);
+    const second = await markedTree(`${runtimeTreeMarker}.8`);
+    killToolProcessTree(runtimeTreeMarker);
+    expect(await gone([...first, ...second])).toBe(true);
+  });
+});
