@@ -59,7 +59,7 @@ describe('gdn run', () => {
     const text = await gdn(['run', '--bundle', bundle, '--input', 'break it']);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toBe('It failed.\n');
-    expect(text.stderr).toMatch(/ {2}↳ calc__boom error E_TOOL \d+ms/);
+    expect(text.stderr).toMatch(/ {2}↳ calc__boom error E_TOOL kaboom: testing \d+ms/);
 
     const { json } = await gdnJson(['run', '--bundle', bundle, '--input', 'break it', '--json', '--instance', 'j']);
     expect(json.toolCalls).toEqual([
