@@ -109,7 +109,7 @@ describe('interrupting gdn run while a tool runs', () => {
     const cancelled = await first.finish();
     expect(cancelled.exitCode).toBe(130);
     expect(Date.now() - started).toBeLessThan(8000); // the tool would wait 10 s
-    expect(cancelled.stderr).toMatch(/↳ slow__wait error E_TOOL_ABORTED \d+ms/);
+    expect(cancelled.stderr).toMatch(/↳ slow__wait error E_TOOL_ABORTED [^\n]*\d+ms/);
     expect(cancelled.stderr).toContain('[cancelled] The turn was cancelled.');
     expect(cancelled.stdout).not.toContain('never reached');
 
@@ -177,7 +177,7 @@ describe('interrupting gdn run while a tool runs', () => {
       await proc.exited;
       await reading;
       expect(proc.exitCode).toBe(0);
-      expect(stdout).toMatch(/↳ slow__wait error E_TOOL_ABORTED \d+ms\n\(turn cancelled\)\nhelper> Still here\.\n$/);
+      expect(stdout).toMatch(/↳ slow__wait error E_TOOL_ABORTED [^\n]*\d+ms\n\(turn cancelled\)\nhelper> Still here\.\n$/);
       const bodies = chatBodies(server.requests);
       expect(bodies).toHaveLength(2);
       const resultMessage = bodies[1]!.messages.find((message) => message.tool_call_id === 'call_chat_slow');
