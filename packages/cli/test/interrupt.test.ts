@@ -177,7 +177,9 @@ describe('interrupting gdn run while a tool runs', () => {
       await proc.exited;
       await reading;
       expect(proc.exitCode).toBe(0);
-      expect(stdout).toMatch(/↳ slow__wait error E_TOOL_ABORTED [^\n]*\d+ms\n\(turn cancelled\)\nhelper> Still here\.\n$/);
+      expect(stdout).toMatch(
+        /↳ slow__wait error E_TOOL_ABORTED [^\n]*\d+ms\n\(turn cancelled\)\nhelper> Still here\.\n$/,
+      );
       const bodies = chatBodies(server.requests);
       expect(bodies).toHaveLength(2);
       const resultMessage = bodies[1]!.messages.find((message) => message.tool_call_id === 'call_chat_slow');
