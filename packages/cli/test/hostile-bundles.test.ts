@@ -127,6 +127,13 @@ describe('a Tool module that leaves a timer running', () => {
     expect(result.stdout).toContain('All done.');
     expect(result.exitCode).toBe(0);
   });
+
+  test('gdn chat ends at the end of its input and exits 0', async () => {
+    const dir = await hostileBundle({ topLevel });
+    const result = await gdnWithin(['chat', '--bundle', dir]);
+    expectExited(result);
+    expect(result.exitCode).toBe(0);
+  });
 });
 
 describe('a Tool module that never finishes loading', () => {
