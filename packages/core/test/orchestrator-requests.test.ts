@@ -176,10 +176,9 @@ describe('agents__request', () => {
         worker: [request({ target: 'coordinator', input: 'back at you' }), { text: 'could not ask back' }],
       },
     });
-    const started = Date.now();
+    // A deadlock would end in E_AGENT_REQUEST_TIMEOUT; the cycle code shows it was caught when asked.
     const result = await swarm.orchestrator.request({ input: 'go' });
     expect(result.text).toBe('done');
-    expect(Date.now() - started).toBeLessThan(5000);
     const [cycle] = swarm.toolResults('worker', 'agents__request');
     expect(cycle!.error!.code).toBe('E_AGENT_REQUEST_CYCLE');
     expect(cycle!.error!.message).toContain('worker/default → coordinator/default → worker/default');
