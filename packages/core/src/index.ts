@@ -42,6 +42,12 @@ export { checkModelCredentials } from './models/check-model-credentials.ts';
 export { createLanguageModel } from './models/create-language-model.ts';
 export { modelCallSettings } from './models/model-call-settings.ts';
 export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
+export { AUTH_GRANTED, createOAuthHost, type OAuthHost } from './oauth/oauth-host.ts';
+export { provideOAuthService, useOAuthService } from './oauth/oauth-service-slot.ts';
+export { OAuthStore } from './oauth/oauth-store.ts';
+export type * from './oauth/oauth-types.ts';
+export { OAUTH_KEY_ENV, OAUTH_KEY_FILE_ENV, resolveOAuthKey } from './oauth/resolve-oauth-key.ts';
+export { serveOAuthCallbacks } from './oauth/serve-oauth-callbacks.ts';
 // Orchestrator: one process per agent instance, inter-agent request/send (spec v2.0-b §2.6, §11).
 export {
   type AgentCatalogEntry,

@@ -3,6 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import type { ToolHandler } from '../types.ts';
 import { checkExtensionEntries, extensionEntryFile } from './check-extension-entries.ts';
 import { checkModelResources } from './check-model-resources.ts';
+import { checkOAuthApps } from './check-oauth-apps.ts';
 import { checkPermissionRules } from './check-permission-rules.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { checkReferences } from './check-references.ts';
@@ -130,6 +131,7 @@ export async function loadBundle(options: {
   const resources = new Map<string, Resource>([...declaredByKey].map(([key, entry]) => [key, entry.resource]));
   problems.push(...checkReferences(declared, resources, unreadable));
   problems.push(...checkModelResources(declared, resources));
+  problems.push(...checkOAuthApps(declared));
   const probes = await probeEntryModules(ownEntryFiles(declared));
   const loaded = await loadToolHandlers(
     declared.filter((entry) => entry.resource.kind === 'Tool'),

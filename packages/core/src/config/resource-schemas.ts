@@ -133,7 +133,36 @@ const extensionSpec: Schema = {
   required: ['entry'],
 };
 
+const loopbackOrHttps = '^(https://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])[:/])';
+const oauthAppSpec: Schema = {
+  type: 'object',
+  properties: {
+    issuer: { type: 'string', pattern: loopbackOrHttps },
+    endpoints: {
+      type: 'object',
+      properties: {
+        authorization: { type: 'string', pattern: loopbackOrHttps },
+        token: { type: 'string', pattern: loopbackOrHttps },
+        deviceAuthorization: { type: 'string', pattern: loopbackOrHttps },
+        revocation: { type: 'string', pattern: loopbackOrHttps },
+      },
+      required: ['token'],
+      additionalProperties: false,
+    },
+    clientId: { type: 'string', minLength: 1 },
+    clientSecret: valueSource,
+    scopes: { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, minItems: 1 },
+    subjectMode: { enum: ['global', 'user'] },
+    flow: { enum: ['authorizationCode', 'deviceCode'] },
+    redirectUri: { type: 'string', pattern: '^http://(127\\.0\\.0\\.1|localhost|\\[::1\\]):[0-9]+/' },
+    authorizationParams: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+  required: ['clientId', 'scopes', 'subjectMode', 'flow'],
+  additionalProperties: false,
+};
+
 const specSchemas: Record<ResourceKind, Schema> = {
+  OAuthApp: oauthAppSpec,
   Tool: toolSpec,
   Model: modelSpec,
   Agent: agentSpec,

@@ -1,10 +1,11 @@
+import type { OAuthAppResourceSpec } from '../oauth/oauth-types.ts';
 import type { AgentPermissionsSpec, RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, ObjectRef, ToolExportSpec, ValueSource } from '../types.ts';
 
 /** Resource shapes (spec §4, DESIGN.md §2). Every resource keeps where it was declared, for error messages. */
 
 export const API_VERSION = 'goondan.ai/v1';
-export const resourceKinds = ['Model', 'Agent', 'Swarm', 'Tool', 'Extension'] as const;
+export const resourceKinds = ['Model', 'Agent', 'Swarm', 'Tool', 'Extension', 'OAuthApp'] as const;
 export type ResourceKind = (typeof resourceKinds)[number];
 
 export interface SourceLocation {
@@ -85,7 +86,15 @@ export type ModelResource = ResourceBase<'Model', ModelResourceSpec>;
 export type AgentResource = ResourceBase<'Agent', AgentResourceSpec>;
 export type SwarmResource = ResourceBase<'Swarm', SwarmResourceSpec>;
 export type ExtensionResource = ResourceBase<'Extension', ExtensionResourceSpec>;
-export type Resource = ToolResource | ModelResource | AgentResource | SwarmResource | ExtensionResource;
+/** docs/resources.md#oauthapp, docs/oauth.md */
+export type OAuthAppResource = ResourceBase<'OAuthApp', OAuthAppResourceSpec>;
+export type Resource =
+  | ToolResource
+  | ModelResource
+  | AgentResource
+  | SwarmResource
+  | ExtensionResource
+  | OAuthAppResource;
 
 /** One problem found while loading or validating a bundle (the JSON form of `gdn validate`). */
 export interface BundleProblem {

@@ -258,6 +258,53 @@ export const errorCodes = {
     suggestion:
       'Use a tool or group name that tools__list shows (the message lists the closest names); nothing was enabled.',
   },
+  // OAuth (docs/oauth.md)
+  E_OAUTH_APP_INVALID: {
+    name: 'OAuthAppInvalidError',
+    suggestion: 'Fix the OAuthApp field named in the message (docs/resources.md#oauthapp).',
+  },
+  E_OAUTH_APP_UNKNOWN: {
+    name: 'OAuthAppUnknownError',
+    suggestion: 'Name an OAuthApp the bundle declares, as OAuthApp/name.',
+  },
+  E_OAUTH_NO_SUBJECT: {
+    name: 'OAuthNoSubjectError',
+    suggestion:
+      'A per-user OAuthApp needs to know the user: pass caller.userId or deliver messages with metadata.userId.',
+  },
+  E_OAUTH_SCOPE_NOT_ALLOWED: {
+    name: 'OAuthScopeNotAllowedError',
+    suggestion: "Ask only for scopes listed in the OAuthApp's spec.scopes, or add the scope there.",
+  },
+  E_OAUTH_CALLBACK_INVALID: {
+    name: 'OAuthCallbackInvalidError',
+    suggestion: 'Start the authorization again (gdn auth login APP) and open the new link once; nothing was stored.',
+  },
+  E_OAUTH_SESSION_EXPIRED: {
+    name: 'OAuthSessionExpiredError',
+    suggestion: 'The authorization link expired; ask for a token again to get a new link; nothing was stored.',
+  },
+  E_OAUTH_EXCHANGE_FAILED: {
+    name: 'OAuthExchangeFailedError',
+    suggestion: 'The authorization server refused to issue tokens; start the authorization again; nothing was stored.',
+  },
+  E_OAUTH_GRANT_REVOKED: {
+    name: 'OAuthGrantRevokedError',
+    suggestion: 'The grant was revoked or expired at the server and was removed; authorize again with the link given.',
+  },
+  E_OAUTH_SERVER: {
+    name: 'OAuthServerError',
+    suggestion: "Check that the OAuthApp's issuer or endpoints are reachable and answer as an OAuth 2 server.",
+  },
+  E_OAUTH_KEY: {
+    name: 'OAuthKeyError',
+    suggestion:
+      'Set GOONDAN_OAUTH_KEY to 32 bytes of base64, or give the key file mode 0600; a store sealed with another key must be removed (docs/oauth.md#the-key).',
+  },
+  E_OAUTH_UNAVAILABLE: {
+    name: 'OAuthUnavailableError',
+    suggestion: 'Tokens are served by the host process (gdn run, gdn chat, gdn auth); call getAccessToken there.',
+  },
   // Instance storage (SQLite)
   E_STORE_CORRUPT: {
     name: 'StoreCorruptError',

@@ -1,0 +1,53 @@
+import * as oauth from 'oauth4webapi';
+import { GoondanError } from '../errors/goondan-error.ts';
+import { describe, type OAuthEndpoints, oauthErrorOf } from './oauth-endpoints.ts';
+import type { OAuthStore, StoredSession } from './oauth-store.ts';
+import { tokensOf } from './token-answer.ts';
+
+/**
+ * Spec v1 §12.6.5 (RFC 8628 §3.4–3.5): polls the token endpoint with the session's device code until the person
+ * approves, waiting the server's interval (5 s when it names none, 5 s more on `slow_down`). On approval the grant
+ * is saved and the session consumed; a refusal or expiry throws a coded error and stores nothing.
+ */
+export async function pollDeviceAuthorization(options: {
+  store: OAuthStore;
+  endpoints: OAuthEndpoints;
+  session: StoredSession;
+  signal?: AbortSignal;
+}): Promise<StoredSession> {
+  const { store, endpoints, session } = options;
+  let intervalMs = Math.max(1, session.intervalSeconds) * 1000;
+  for (;;) {
+    if (Date.now() >= session.expiresAt) {
+      throw new GoondanError('E_OAUTH_SESSION_EXPIRED', `Authorization ${session.id} expired before it was approved.`);
+    }
+    options.signal?.throwIfAborted();
+    await Bun.sleep(intervalMs);
+    let answer: oauth.TokenEndpointResponse;
+    try {
+      const response = await oauth.deviceCodeGrantRequest(
+        endpoints.server,
+        endpoints.client,
+        endpoints.clientAuth,
+        session.secret.deviceCode!,
+        endpoints.options,
+      );
+      answer = await oauth.processDeviceCodeResponse(endpoints.server, endpoints.client, response);
+    } catch (cause) {
+      const error = oauthErrorOf(cause);
+      if (error === 'authorization_pending') continue;
+      if (error === 'slow_down') {
+        intervalMs += 5000;
+        continue;
+      }
+      const code = error === 'expired_token' ? 'E_OAUTH_SESSION_EXPIRED' : 'E_OAUTH_EXCHANGE_FAILED';
+      throw new GoondanError(code, `Device authorization ${session.id} failed: ${describe(cause)}`, { cause });
+    }
+    if (!store.consumeSession(session.id, Date.now())) {
+      throw new GoondanError('E_OAUTH_CALLBACK_INVALID', `Authorization ${session.id} was already completed once.`);
+    }
+    const scopes = typeof answer.scope === 'string' && answer.scope ? answer.scope.split(' ') : session.scopes;
+    store.saveGrant({ app: session.app, subject: session.subject, tokens: tokensOf(answer, Date.now()), scopes });
+    return session;
+  }
+}

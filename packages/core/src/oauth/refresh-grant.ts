@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import * as oauth from 'oauth4webapi';
+import { GoondanError } from '../errors/goondan-error.ts';
+import { describe, type OAuthEndpoints, oauthErrorOf } from './oauth-endpoints.ts';
+import type { OAuthStore, StoredGrant } from './oauth-store.ts';
+import { tokensOf } from './token-answer.ts';
+
+const LEASE_MS = 30_000;
+const WAIT_STEP_MS = 50;
+const inFlight = new Map<string, Promise<StoredGrant>>();
+const holder = `${process.pid}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * Spec v1 §12.6.3.4: refreshes the grant of (app, subject) once however many callers ask at the same time, in
+ * this process (one promise) and across processes sharing the store (a lease row). Servers that rotate refresh
+ * tokens accept each one once and revoke the whole grant when one is reused, so two refreshes racing would log
+ * the user out. A caller that waited finds the grant's version changed and takes the new token instead.
+ * A refusal (`invalid_grant`) deletes the grant and throws E_OAUTH_GRANT_REVOKED.
+ */
+export function refreshGrant(options: {
+  store: OAuthStore;
+  endpoints: OAuthEndpoints;
+  app: string;
+  subject: string;
+  seen: StoredGrant;
+}): Promise<StoredGrant> {
+  const key = `${options.app}\u0000${options.subject}`;
+  const running = inFlight.get(key);
+  if (running) return running;
+  const started = refreshOnce(options).finally(() => inFlight.delete(key));
+  inFlight.set(key, started);
+  return started;
+}
+
+async function refreshOnce(options: {
+  store: OAuthStore;
+  endpoints: OAuthEndpoints;
+  app: string;
+  subject: string;
+  seen: StoredGrant;
+}): Promise<StoredGrant> {
+  const { store, app, subject, seen } = options;
+  const deadline = Date.now() + LEASE_MS;
+  while (!store.tryLease({ app, subject, holder, ttlMs: LEASE_MS })) {
+    const current = store.getGrant(app, subject);
+    if (!current) throw revoked(app);
+    if (current.version !== seen.version) return current;
+    if (Date.now() > deadline) {
+      throw new GoondanError('E_OAUTH_SERVER', `Another process has been refreshing ${app} for too long.`);
+    }
+    await Bun.sleep(WAIT_STEP_MS);
+  }
+  try {
+    const current = store.getGrant(app, subject);
+    if (!current) throw revoked(app);
+    if (current.version !== seen.version) return current;
+    const refreshToken = current.tokens.refreshToken;
+    if (!refreshToken) throw revoked(app);
+    const { endpoints } = options;
+    let answer: oauth.TokenEndpointResponse;
+    try {
+      const response = await oauth.refreshTokenGrantRequest(
+        endpoints.server,
+        endpoints.client,
+        endpoints.clientAuth,
+        refreshToken,
+        endpoints.options,
+      );
+      answer = await oauth.processRefreshTokenResponse(endpoints.server, endpoints.client, response);
+    } catch (cause) {
+      if (oauthErrorOf(cause) === 'invalid_grant') {
+        store.deleteGrant(app, subject);
+        throw revoked(app, cause);
+      }
+      throw new GoondanError('E_OAUTH_SERVER', `Refreshing the token of ${app} failed: ${describe(cause)}`, { cause });
+    }
+    const scopes = typeof answer.scope === 'string' && answer.scope ? answer.scope.split(' ') : current.scopes;
+    store.saveGrant({ app, subject, tokens: tokensOf(answer, Date.now(), refreshToken), scopes });
+    return store.getGrant(app, subject)!;
+  } finally {
+    store.releaseLease({ app, subject, holder });
+  }
+}
+
+function revoked(app: string, cause?: unknown): GoondanError {
+  return new GoondanError('E_OAUTH_GRANT_REVOKED', `The grant of ${app} was revoked or has expired at the server.`, {
+    cause,
+  });
+}
