@@ -89,7 +89,7 @@ describe('every error message that reaches the model is cut to the limit (spec ย
 describe("an output that cannot be serialized is the tool's own error (spec ยง2.4.1)", () => {
   const cycle: Record<string, unknown> = { a: 1 };
   cycle.self = cycle;
-  test.each([
+  test.each<[string, () => unknown, string]>([
     [
       'a getter that throws',
       () => ({
