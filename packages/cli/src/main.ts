@@ -2,6 +2,7 @@ import './sealed-start.ts';
 import { GoondanError, guardProcessErrors, helpUrlFor } from '@goondan/core';
 import { approvalsCommand, approvalsHelp } from './commands/approvals.ts';
 import { auditCommand, auditHelp } from './commands/audit.ts';
+import { authCommand, authHelp } from './commands/auth.ts';
 import { chatCommand, chatHelp } from './commands/chat.ts';
 import { mcpCommand, mcpHelp } from './commands/mcp.ts';
 import { psCommand, psHelp } from './commands/ps.ts';
@@ -28,6 +29,7 @@ Commands:
   approvals             list and answer tool calls that wait for a person's approval
   ps                    the agent processes of running swarms: state, pid, queue, turns, restarts
   mcp serve             offer an agent's tools to MCP clients (stdio, or --http PORT)
+  auth                  OAuth grants of the bundle's OAuthApps: list, login APP, logout APP
 
 Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
 
@@ -41,6 +43,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   approvals: { run: approvalsCommand, help: approvalsHelp },
   ps: { run: psCommand, help: psHelp },
   mcp: { run: mcpCommand, help: mcpHelp },
+  auth: { run: authCommand, help: authHelp },
 };
 
 // A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged.

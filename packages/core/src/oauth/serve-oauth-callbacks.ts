@@ -1,12 +1,18 @@
 import type { Bundle, OAuthAppResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import type { OAuthHost } from './oauth-host.ts';
+import type { StoredSession } from './oauth-store.ts';
 
 /**
  * Listens on the loopback address of every authorizationCode app's redirectUri (127.0.0.1 only) and hands each
  * callback to the host. The page says whether it worked and, if not, the error code; never a token.
  */
-export function serveOAuthCallbacks(options: { bundle: Bundle; host: OAuthHost }): { stop(): Promise<void> } {
+export function serveOAuthCallbacks(options: {
+  bundle: Bundle;
+  host: OAuthHost;
+  /** Told of each completed authorization, after the grant is stored. */
+  onGranted?: (session: StoredSession) => void;
+}): { stop(): Promise<void> } {
   const redirects = new Map<string, string[]>();
   for (const resource of options.bundle.resources.values()) {
     if (resource.kind !== 'OAuthApp') continue;
@@ -24,6 +30,7 @@ export function serveOAuthCallbacks(options: { bundle: Bundle; host: OAuthHost }
         if (!paths.includes(url.pathname)) return new Response('Not found', { status: 404 });
         try {
           const session = await options.host.completeAuthorization(url.href);
+          options.onGranted?.(session);
           return page(200, `Authorized ${session.app}. You can close this window.`);
         } catch (error) {
           const code = error instanceof GoondanError ? error.code : 'E_OAUTH_EXCHANGE_FAILED';
@@ -34,7 +41,8 @@ export function serveOAuthCallbacks(options: { bundle: Bundle; host: OAuthHost }
   );
   return {
     async stop() {
-      await Promise.all(servers.map((server) => server.stop(true)));
+      // Not forced: the page of a callback being answered still goes out.
+      await Promise.all(servers.map((server) => server.stop()));
     },
   };
 }

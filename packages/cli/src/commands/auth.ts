@@ -1,0 +1,86 @@
+import { type OAuthAppResource, openOAuthHost, type StoredSession, serveOAuthCallbacks } from '@goondan/core';
+import { parseCommandArgs } from '../cli-args.ts';
+import { openBundle } from '../open-bundle.ts';
+import { UsageError } from '../terminal.ts';
+
+export const authHelp = `Usage: gdn auth list | login APP | logout APP [--user ID] [--bundle DIR]
+
+The OAuth grants of the bundle's OAuthApps (docs/oauth.md). Tokens are never printed.
+
+  list          every OAuthApp, its flow and subject mode, and the grants stored for it
+  login APP     authorize APP (name or OAuthApp/name): prints the link to open (authorizationCode; the loopback
+                callback is served until it arrives) or the code to enter (deviceCode), and waits for the grant
+  logout APP    delete APP's grant and revoke its tokens at the server
+
+Options:
+  --user ID     the user of a subjectMode: user app
+  --bundle DIR  the bundle directory (default: the current directory or a parent with goondan.yaml)`;
+
+export async function authCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({ command: 'auth', argv, spec: { user: { type: 'string' } } });
+  if (values.help) {
+    console.log(authHelp);
+    return 0;
+  }
+  const [action, app, ...extra] = positionals;
+  if (action !== 'list' && action !== 'login' && action !== 'logout') {
+    throw new UsageError(action ? `unknown action '${action}'` : 'say list, login APP or logout APP', 'auth');
+  }
+  if (action !== 'list' && !app) throw new UsageError(`${action} needs the OAuthApp's name`, 'auth');
+  if (extra.length > 0 || (action === 'list' && app)) throw new UsageError('too many arguments', 'auth');
+  const opened = await openBundle(values.bundle, { importHandlers: false });
+  if (!opened.bundle) {
+    console.error(`gdn auth: the bundle has ${opened.problems.length} problem(s); run gdn validate.`);
+    return 1;
+  }
+  const bundle = opened.bundle;
+  const host = openOAuthHost({ bundle });
+  try {
+    const caller = values.user ? { agentName: 'gdn-auth', instanceKey: 'cli', userId: values.user } : undefined;
+    const oauthAppRef = app?.includes('/') ? app : `OAuthApp/${app}`;
+    if (action === 'list') {
+      const grants = host.store.listGrants();
+      for (const resource of bundle.resources.values()) {
+        if (resource.kind !== 'OAuthApp') continue;
+        const { spec } = resource as OAuthAppResource;
+        const key = `OAuthApp/${resource.metadata.name}`;
+        console.log(`${key}  ${spec.flow}  subjectMode=${spec.subjectMode}  scopes=${spec.scopes.join(' ')}`);
+        const own = grants.filter((grant) => grant.app === key);
+        if (own.length === 0) console.log('  not authorized');
+        for (const grant of own) {
+          const expires = grant.expiresAt === null ? 'no expiry' : `expires ${new Date(grant.expiresAt).toISOString()}`;
+          console.log(`  ${grant.subject}  granted ${grant.scopes.join(' ')}  ${expires}`);
+        }
+      }
+      return 0;
+    }
+    if (action === 'logout') {
+      const removed = await host.logout({ oauthAppRef, ...(caller ? { caller } : {}) });
+      console.log(removed ? `Logged out of ${oauthAppRef}.` : `No grant of ${oauthAppRef} was stored.`);
+      return 0;
+    }
+    let granted: (session: StoredSession) => void = () => {};
+    const callbackGranted = new Promise<StoredSession>((resolve) => {
+      granted = resolve;
+    });
+    const callbacks = serveOAuthCallbacks({ bundle, host, onGranted: (session) => granted(session) });
+    try {
+      const { session, done } = await host.login({ oauthAppRef, ...(caller ? { caller } : {}) });
+      // A forged or failed callback is answered with its code on the page; login waits for one that works.
+      const waitFor = () => (session.flow === 'deviceCode' ? done : callbackGranted);
+      const url = session.secret.authorizationUrl;
+      console.log(url ? `Open this link to authorize ${oauthAppRef}:\n${url}` : session.shown.message);
+      await waitFor();
+      if (!host.store.listGrants().some((grant) => grant.app === session.app && grant.subject === session.subject)) {
+        console.error(`gdn auth: the authorization of ${oauthAppRef} did not complete; nothing was stored.`);
+        return 1;
+      }
+      console.log(`Authorized ${oauthAppRef}.`);
+      return 0;
+    } finally {
+      await callbacks.stop();
+    }
+  } finally {
+    host.store.close();
+  }
+}

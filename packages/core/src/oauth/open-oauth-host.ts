@@ -1,0 +1,31 @@
+import { join } from 'node:path';
+import { instancePaths } from '../agent/instance-paths.ts';
+import type { Bundle } from '../config/resources.ts';
+import { InboxStore } from '../store/inbox-store.ts';
+import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { createOAuthHost, type OAuthHost } from './oauth-host.ts';
+import { OAuthStore } from './oauth-store.ts';
+import { resolveOAuthKey } from './resolve-oauth-key.ts';
+
+/**
+ * The OAuth host of a bundle as `gdn run`, `gdn chat` and `gdn auth` open it: the store in
+ * `<stateDir>/oauth.db` (default `<bundle>/.goondan`), the key from resolveOAuthKey, and `auth.granted` events put
+ * into the inbox of the agent instance that asked, which handles them as its next input.
+ */
+export function openOAuthHost(options: { bundle: Bundle; stateDir?: string }): OAuthHost {
+  const stateDir = options.stateDir ?? join(options.bundle.rootDir, '.goondan');
+  const store = new OAuthStore(join(stateDir, 'oauth.db'), resolveOAuthKey());
+  return createOAuthHost({
+    bundle: options.bundle,
+    store,
+    onGranted(event, requester) {
+      const { databaseFile } = instancePaths({ rootDir: options.bundle.rootDir, stateDir, ...requester });
+      const db = openInstanceDatabase(databaseFile);
+      try {
+        new InboxStore(db).put(event);
+      } finally {
+        db.close();
+      }
+    },
+  });
+}
