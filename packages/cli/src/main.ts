@@ -3,6 +3,7 @@ import { GoondanError, guardProcessErrors, helpUrlFor } from '@goondan/core';
 import { approvalsCommand, approvalsHelp } from './commands/approvals.ts';
 import { auditCommand, auditHelp } from './commands/audit.ts';
 import { authCommand, authHelp } from './commands/auth.ts';
+import { changesCommand, changesHelp } from './commands/changes.ts';
 import { chatCommand, chatHelp } from './commands/chat.ts';
 import { mcpCommand, mcpHelp } from './commands/mcp.ts';
 import { psCommand, psHelp } from './commands/ps.ts';
@@ -28,6 +29,7 @@ Commands:
   audit                 the audit log of tool calls: decision, approval, status, duration
   approvals             list and answer tool calls that wait for a person's approval
   ps                    the agent processes of running swarms: state, pid, queue, turns, restarts
+  changes               bundle changesets: list the revisions agents activated, revert one
   mcp serve             offer an agent's tools to MCP clients (stdio, or --http PORT)
   auth                  OAuth grants of the bundle's OAuthApps: list, login APP, logout APP
 
@@ -42,6 +44,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   audit: { run: auditCommand, help: auditHelp },
   approvals: { run: approvalsCommand, help: approvalsHelp },
   ps: { run: psCommand, help: psHelp },
+  changes: { run: changesCommand, help: changesHelp },
   mcp: { run: mcpCommand, help: mcpHelp },
   auth: { run: authCommand, help: authHelp },
 };

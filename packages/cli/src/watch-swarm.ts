@@ -18,6 +18,8 @@ export async function watchSwarm(options: {
   session: AgentSession;
   swarm?: string;
   stopped: Promise<void>;
+  /** The "watching" line waits for this (the first turn): changes are reloaded from the start all the same. */
+  announceAfter?: Promise<void>;
   log: (line: string) => void;
 }): Promise<void> {
   const { session, log } = options;
@@ -59,7 +61,9 @@ export async function watchSwarm(options: {
           .catch((thrown) => log(`[watch] reload failed: ${(thrown as Error)?.message}`));
       }, DEBOUNCE_MS);
     });
-    log(`[watch] watching ${dir} for changes; Ctrl-C to stop.`);
+    void (options.announceAfter ?? Promise.resolve()).then(() =>
+      log(`[watch] watching ${dir} for changes; Ctrl-C to stop.`),
+    );
     await options.stopped;
   } finally {
     clearTimeout(timer);

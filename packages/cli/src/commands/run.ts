@@ -99,17 +99,32 @@ export async function runCommand(argv: string[]): Promise<number> {
   const signals = session.mode === 'swarm' ? handleShutdownSignals(session) : null;
   if (!signals) process.once('SIGINT', () => controller.abort('interrupted'));
   let result: TurnResult | undefined;
+  // --watch watches from the start, so a changeset an agent commits during the first turn is activated after it.
+  const ended = Promise.withResolvers<void>();
+  const firstTurn = Promise.withResolvers<void>();
+  const watching =
+    values.watch && signals
+      ? watchSwarm({
+          session,
+          swarm: values.swarm,
+          stopped: Promise.race([signals.stopped, ended.promise]),
+          announceAfter: firstTurn.promise,
+          log: (line) => console.error(line),
+        })
+      : null;
   try {
     if (input !== undefined) result = await session.runTurn(input, { source: 'cli', signal: controller.signal });
     if (result) printResult(result, { json: values.json === true, agent: session.agentName, toolCalls });
-    if (values.watch && signals) {
-      await watchSwarm({ session, swarm: values.swarm, stopped: signals.stopped, log: (line) => console.error(line) });
-    }
+    firstTurn.resolve();
+    await watching;
   } catch (thrown) {
     // Killed by a second Ctrl-C: the turn could not finish; the signal decides the exit status.
     if (signals?.exitCode === undefined) throw thrown;
     console.error(`[interrupted] ${(thrown as Error).message}`);
   } finally {
+    firstTurn.resolve();
+    ended.resolve();
+    await watching?.catch(() => {});
     asker.close();
     await session.close();
     signals?.dispose();

@@ -317,7 +317,8 @@ export class Orchestrator {
       if (fingerprint === record.fingerprint) continue;
       record.fingerprint = fingerprint;
       if (!record.connection) continue;
-      this.supervisor.stop(record, 'resources changed', true);
+      // The running turn ends on the revision it started with: the restart waits for it, with no kill timer.
+      this.supervisor.stop(record, 'resources changed', true, { untilTurnEnds: true });
       restarted.push(record.address);
     }
     return { restarted, stopped };

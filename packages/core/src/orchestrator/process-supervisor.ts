@@ -175,7 +175,11 @@ export class ProcessSupervisor {
   }
 
   /** Asks one process to stop gracefully (restarting it afterwards if `respawn`); kills it after the grace. */
-  stop(record: ProcessRecord, reason: string, respawn: boolean): void {
+  /**
+   * Asks the process to end after its running turn. After the grace period it is killed, unless `untilTurnEnds`:
+   * a restart for a new bundle revision waits for the turn however long it takes (never cut in the middle).
+   */
+  stop(record: ProcessRecord, reason: string, respawn: boolean, options: { untilTurnEnds?: boolean } = {}): void {
     const connection = record.connection;
     if (!connection || record.stopRequested) return;
     record.stopRequested = true;
@@ -188,6 +192,10 @@ export class ProcessSupervisor {
       to: record.address,
       payload: { gracePeriodMs, reason },
     });
+    if (options.untilTurnEnds) {
+      this.options.changed();
+      return;
+    }
     const generation = record.generation;
     const timer = setTimeout(() => {
       if (record.generation === generation && record.connection) record.connection.kill('SIGKILL');

@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cleanupTempDirs, gdn, gdnJson, makeTempDir, startGdn } from './helpers.ts';
+
+afterEach(cleanupTempDirs);
+
+// Real git, no global configuration: the test's own commits name their author on the command line.
+const identity = ['-c', 'user.name=Test Person', '-c', 'user.email=person@example.invalid'];
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  const proc = Bun.spawn(['git', ...identity, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  if ((await proc.exited) !== 0) throw new Error(`git ${args.join(' ')}: ${err}`);
+  return out.trim();
+}
+
+/** A gate the turn waits at: it returns once the test creates `release` in the agent's workdir. */
+const gateTool = `import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+export const handlers = {
+  wait: async (ctx) => {
+    await Bun.write(join(ctx.workdir, 'waiting'), 'yes');
+    while (!existsSync(join(ctx.workdir, 'release'))) {
+      if (ctx.signal.aborted) throw new Error('cancelled');
+      await Bun.sleep(20);
+    }
+    return { released: true };
+  },
+};
+`;
+
+/** One-agent swarm; the builder may commit changesets without asking (the default is to ask a person). */
+function bundleYaml(script: object[]): string {
+  return `apiVersion: goondan.ai/v1
+kind: Swarm
+metadata: { name: team }
+spec:
+  entryAgent: Agent/builder
+  agents: [Agent/builder]
+---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: builder }
+spec:
+  modelConfig: { modelRef: Model/main }
+  prompt: { system: You change your own bundle. }
+  tools: [Tool/swarm-bundle, Tool/file-system, Tool/gate]
+  permissions:
+    tools: { swarm-bundle__commit_changeset: allow }
+---
+apiVersion: goondan.ai/v1
+kind: Tool
+metadata: { name: gate }
+spec:
+  entry: ./tools/gate.ts
+  exports:
+    - name: wait
+      description: Waits until the test releases it.
+      parameters: { type: object, properties: {}, additionalProperties: false }
+---
+apiVersion: goondan.ai/v1
+kind: Model
+metadata: { name: main }
+spec:
+  provider: scripted
+  model: fixture
+  script: ${JSON.stringify(script)}
+`;
+}
+
+async function gitBundle(script: object[]): Promise<string> {
+  const dir = await makeTempDir('gdn-changes-');
+  await mkdir(join(dir, 'tools'));
+  await writeFile(join(dir, 'tools', 'gate.ts'), gateTool);
+  await writeFile(join(dir, 'goondan.yaml'), bundleYaml(script));
+  await writeFile(join(dir, '.gitignore'), '.goondan/\n');
+  await git(dir, 'init', '-q', '-b', 'main');
+  await git(dir, 'add', '-A');
+  await git(dir, 'commit', '-q', '-m', 'bundle');
+  return dir;
+}
+
+async function waitFor(predicate: () => Promise<boolean> | boolean, what: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+interface PsJson {
+  orchestrators: { processes: { agent: string; state: string; pid?: number; restarts: number }[] }[];
+}
+
+async function builderProcess(bundle: string) {
+  const { json } = await gdnJson<PsJson>(['ps', '--bundle', bundle, '--json']);
+  return json.orchestrators[0]?.processes.find((process) => process.agent === 'builder');
+}
+
+describe('bundle changesets through gdn run --watch (real git, real agent processes)', () => {
+  test('a commit while a turn runs is activated after it: the turn ends on the old revision, the next runs on the new', async () => {
+    const nextRevision = bundleYaml([{ text: 'revision two speaking' }]);
+    const bundle = await gitBundle([
+      { toolCalls: [{ name: 'swarm-bundle__open_changeset', args: { name: 'next' } }] },
+      {
+        toolCalls: [
+          { name: 'file-system__write', args: { path: 'changesets/next/goondan.yaml', content: nextRevision } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'swarm-bundle__commit_changeset', args: { changeset: 'next', message: 'Speak as revision two' } },
+        ],
+      },
+      { toolCalls: [{ name: 'gate__wait', args: {} }] },
+      { text: 'finished on revision one' },
+    ]);
+    const first = await git(bundle, 'rev-parse', 'HEAD');
+    const workdir = join(bundle, '.goondan', 'workspaces', 'builder', 'default');
+    // --grace 0: a restart that did not wait for the running turn would kill it at once.
+    const run = startGdn(['run', '--bundle', bundle, '--input', 'go', '--watch', '--grace', '0']);
+    await run.waitForStderr('[watch] reloaded: restarted builder/default', 60_000);
+    await waitFor(() => existsSync(join(workdir, 'waiting')), 'the turn to reach the gate after the commit');
+    const committed = await git(bundle, 'rev-parse', 'HEAD');
+    expect(committed).not.toBe(first);
+    expect(await git(bundle, 'log', '-1', '--format=%B')).toContain('Goondan-Changeset: next');
+    const old = await builderProcess(bundle);
+    expect(old?.state).toBe('stopping');
+    await writeFile(join(workdir, 'release'), 'go');
+    await waitFor(async () => {
+      const now = await builderProcess(bundle);
+      return now?.state === 'ready' && now.restarts === 1 && now.pid !== old?.pid;
+    }, 'the builder to run again on the new revision');
+    // Before the test stops the run (--grace 0 then kills whatever is left): nothing was cut short.
+    expect(run.stderr).toContain('swarm-bundle__commit_changeset ok');
+    expect(run.stderr).toContain('gate__wait ok');
+    expect(run.stderr).not.toContain('killed');
+    expect(run.stderr).not.toContain('E_AGENT_SHUTTING_DOWN');
+    run.proc.kill('SIGTERM');
+    const result = await run.finish();
+    expect(result.stdout).toBe('finished on revision one\n');
+    const next = await gdn(['run', '--bundle', bundle, '--input', 'who are you?']);
+    expect(next.stdout).toBe('revision two speaking\n');
+    const listed = await gdnJson<{ active: string; activated: { changeset: string; revision: string }[] }>([
+      'changes',
+      'list',
+      '--json',
+      '--bundle',
+      bundle,
+    ]);
+    expect(listed.json.active).toBe(committed);
+    expect(listed.json.activated).toEqual([expect.objectContaining({ changeset: 'next', revision: committed })]);
+  });
+
+  test('gdn changes revert REV undoes an activated revision; a bundle outside git says how to make it one', async () => {
+    const bundle = await gitBundle([{ text: 'revision one' }]);
+    const first = await git(bundle, 'rev-parse', 'HEAD');
+    const run = await gdn(
+      ['tools', 'call', '--bundle', bundle, 'swarm-bundle__open_changeset', JSON.stringify({ name: 'two' })],
+      {},
+    );
+    expect(run.exitCode).toBe(0);
+    const workdir = join(bundle, '.goondan', 'workspaces', 'builder', 'default');
+    await writeFile(join(workdir, 'changesets', 'two', 'goondan.yaml'), bundleYaml([{ text: 'revision two' }]));
+    const commit = await gdnJson<{ status: string; output: { status: string; revision: string } }>([
+      'tools',
+      'call',
+      '--bundle',
+      bundle,
+      'swarm-bundle__commit_changeset',
+      JSON.stringify({ changeset: 'two', message: 'two' }),
+    ]);
+    expect(commit.json.output.status).toBe('ok');
+    const reverted = await gdn(['changes', 'revert', commit.json.output.revision, '--bundle', bundle]);
+    expect(reverted.exitCode).toBe(0);
+    expect(reverted.stdout).toContain('modified  goondan.yaml');
+    expect((await gdn(['run', '--bundle', bundle, '--input', 'hi'])).stdout).toBe('revision one\n');
+    expect(await git(bundle, 'diff', first, 'HEAD', '--stat')).toBe('');
+
+    const plain = await makeTempDir('gdn-changes-plain-');
+    await writeFile(join(plain, 'goondan.yaml'), bundleYaml([{ text: 'x' }]));
+    const refused = await gdn(['changes', 'list', '--bundle', plain]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('E_CHANGESET_FAILED');
+    expect(refused.stderr).toContain('git init');
+  });
+});
