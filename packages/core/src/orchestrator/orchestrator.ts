@@ -181,6 +181,8 @@ export class Orchestrator {
    */
   request(options: {
     input: string;
+    /** The event's id (default a new one): a caller that follows the turn's notifications knows it beforehand. */
+    id?: string;
     /** Event type (default `user.message`; `conversation.reset` starts the conversation afresh). */
     type?: string;
     target?: string;
@@ -227,6 +229,10 @@ export class Orchestrator {
   /** Sends `input` to an agent without waiting (no replyTo). Throws for a bad target or during shutdown. */
   send(options: {
     input: string;
+    /** The event's id (default a new one). */
+    id?: string;
+    /** Event type (default `user.message`). */
+    type?: string;
     target?: string;
     instanceKey?: string;
     source?: AgentEvent['source'];
@@ -325,11 +331,11 @@ export class Orchestrator {
   }
 
   private inputEvent(
-    options: { input: string; type?: string; source?: AgentEvent['source']; data?: JsonValue },
+    options: { input: string; id?: string; type?: string; source?: AgentEvent['source']; data?: JsonValue },
     replyTo: RequestReplyTo | undefined,
   ): AgentEvent {
     return {
-      id: newId('evt'),
+      id: options.id ?? newId('evt'),
       type: options.type ?? 'user.message',
       input: options.input,
       source: options.source ?? { kind: 'user', name: 'cli' },
