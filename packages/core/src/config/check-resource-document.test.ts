@@ -31,7 +31,7 @@ describe('document envelope on __fixtures__/bad-envelope', () => {
 
   test('an unknown kind is E_RESOURCE_KIND_UNKNOWN, listing the kinds and guessing the intended one', () => {
     const [problem] = byCode('E_RESOURCE_KIND_UNKNOWN');
-    expect(problem?.message).toBe('Unknown kind "Tol"; kinds are Model, Agent, Swarm, Tool, Extension');
+    expect(problem?.message).toBe('Unknown kind "Tol"; kinds are Model, Agent, Swarm, Tool, Extension, OAuthApp');
     expect(problem?.suggestion).toStartWith('Did you mean "Tool"?');
   });
 
