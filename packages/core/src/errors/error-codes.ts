@@ -339,6 +339,34 @@ export const errorCodes = {
     suggestion:
       'Check the changeset name with swarm-bundle__status (or gdn changes list); open one with swarm-bundle__open_changeset.',
   },
+  // gdn serve's HTTP API (docs/serve.md)
+  E_SERVE_BAD_REQUEST: {
+    name: 'ServeBadRequestError',
+    suggestion:
+      'Send a JSON object (Content-Type: application/json) with the fields the endpoint documents, of the types it documents; the message names the field.',
+  },
+  E_SERVE_BODY_TOO_LARGE: {
+    name: 'ServeBodyTooLargeError',
+    suggestion: 'Send a request body under the limit (1 MiB); put large inputs in a file the agent can read.',
+  },
+  E_SERVE_UNAUTHORIZED: {
+    name: 'ServeUnauthorizedError',
+    suggestion: 'Send the token gdn serve was started with as `Authorization: Bearer TOKEN`.',
+  },
+  E_SERVE_TOKEN_REQUIRED: {
+    name: 'ServeTokenRequiredError',
+    suggestion:
+      'Set a token with --token or GOONDAN_SERVE_TOKEN before binding to a non-loopback address, or bind to 127.0.0.1.',
+  },
+  E_SERVE_ROUTE_NOT_FOUND: {
+    name: 'ServeRouteNotFoundError',
+    suggestion: 'Check the path and method against docs/serve.md; the message lists the methods the path takes.',
+  },
+  E_INSTANCE_NOT_FOUND: {
+    name: 'InstanceNotFoundError',
+    suggestion:
+      'Check the agent and instance key (GET /healthz or `gdn ps` lists running ones); an instance exists once it has handled an event.',
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;
