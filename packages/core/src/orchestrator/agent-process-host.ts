@@ -48,6 +48,8 @@ export class AgentProcessHost {
   private running: Running | null = null;
   private pumping = false;
   private draining = false;
+  /** The shutdown is a restart: events not started go back to the orchestrator for the new process. */
+  private restarting = false;
   private turnsServed = 0;
   /** Turns running in the instance: the host's own, and those the instance starts itself (job completions). */
   private activeTurns = 0;
@@ -153,7 +155,7 @@ export class AgentProcessHost {
 
   private receive(message: IpcMessage): void {
     if (message.type === 'shutdown') {
-      void this.shutdown(message.payload.reason);
+      void this.shutdown(message.payload.reason, message.payload.restart === true);
       return;
     }
     if (message.type !== 'event') return;
@@ -188,6 +190,10 @@ export class AgentProcessHost {
           'E_AGENT_TURN_FAILED',
           'The event was cancelled before its turn started.',
         );
+      return;
+    }
+    if (this.draining && this.restarting) {
+      this.handBack([event]);
       return;
     }
     if (this.draining) {
@@ -290,9 +296,20 @@ export class AgentProcessHost {
     }
   }
 
-  private async shutdown(reason: string): Promise<void> {
+  /**
+   * Events not started go back to the orchestrator, which delivers them to the next process (a restart). Those
+   * taken from the inbox at start are left out: they are still stored, and the next process reads them there.
+   */
+  private handBack(events: AgentEvent[]): void {
+    const back = events.filter((event) => !this.fromInbox.has(event.id));
+    if (back.length > 0) this.notify(eventTypes.requeue, { events: back as unknown as JsonValue });
+  }
+
+  private async shutdown(reason: string, restart: boolean): Promise<void> {
     if (this.draining) return;
     this.draining = true;
+    this.restarting = restart;
+    if (restart) this.handBack(this.queue.splice(0));
     for (const event of this.queue.splice(0)) {
       this.refuse(
         event,

@@ -22,7 +22,11 @@ export interface IpcShutdownMessage {
   type: 'shutdown';
   from: string;
   to: string;
-  payload: { gracePeriodMs: number; reason: string };
+  /**
+   * `restart`: the process is replaced by a new one (a reload for changed resources): events it has not started
+   * are handed back (`process.requeue`) for the new process instead of being refused.
+   */
+  payload: { gracePeriodMs: number; reason: string; restart?: boolean };
 }
 
 export interface IpcShutdownAckMessage {
@@ -56,9 +60,16 @@ export const eventTypes = {
   ready: 'process.ready',
   /** Process → orchestrator, when opening the instance failed; the process exits after it. */
   failed: 'process.failed',
+  /**
+   * Process → orchestrator, on a `restart` shutdown: the events it had queued and not started (`data.events`, in
+   * order); the orchestrator delivers them to the new process first.
+   */
+  requeue: 'process.requeue',
   /** Process → orchestrator queries (with replyTo): start an instance, list instances. */
   spawn: 'orchestrator.spawn',
   list: 'orchestrator.list',
+  /** Process → orchestrator query (with replyTo): an OAuth access token from the host (`data`: OAuthWireRequest). */
+  oauthToken: 'oauth.token',
   /** Runtime notifications (process → orchestrator) for observers such as the CLI. */
   turnStart: 'runtime.turn.start',
   textDelta: 'runtime.text.delta',

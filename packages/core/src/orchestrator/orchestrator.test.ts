@@ -220,6 +220,46 @@ describe('Orchestrator lifecycle', () => {
     expect(orchestrator.list().map((process) => process.restarts)).toEqual([0, 1]);
   });
 
+  test('events queued behind the running turn when a reload restarts the agent are answered by the new process', async () => {
+    const log: string[] = [];
+    let generation = 0;
+    const { spawn } = inMemorySpawn({
+      runner: () => {
+        generation += 1;
+        const runner = echoRunner(log, 30);
+        const mark = generation;
+        return {
+          ...runner,
+          enqueue: async (event, options) => ({
+            ...(await runner.enqueue(event, options)),
+            text: `p${mark} ${event.input}`,
+          }),
+        };
+      },
+    });
+    const orchestrator = start(spawn);
+    await orchestrator.spawn('b');
+    const running = orchestrator.request({ input: 'old', target: 'b' });
+    // Delivered to the process before the reload: they wait in its queue behind the running turn.
+    const queued = orchestrator.request({ input: 'queued', target: 'b' });
+    orchestrator.send({ input: 'sent', target: 'b' });
+    await Bun.sleep(5);
+    const changed: Bundle = { ...bundle, resources: new Map(bundle.resources) };
+    const b = changed.resources.get('Agent/b')!;
+    changed.resources.set('Agent/b', { ...b, spec: { prompt: { system: 'changed' } } } as Resource);
+    orchestrator.reload(changed, resolveSwarm(changed)!);
+    expect((await running).text).toBe('p1 old');
+    expect((await queued).text).toBe('p2 queued');
+    const after = await orchestrator.request({ input: 'after', target: 'b' });
+    expect(after.text).toBe('p2 after');
+    expect(log.filter((line) => line.startsWith('start'))).toEqual([
+      'start old',
+      'start queued',
+      'start sent',
+      'start after',
+    ]);
+  });
+
   test('shutdown asks every process to stop and reports who acked', async () => {
     const { spawn } = inMemorySpawn({ runner: () => echoRunner([], 30) });
     const orchestrator = start(spawn);

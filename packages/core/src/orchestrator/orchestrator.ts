@@ -3,11 +3,13 @@ import { type AgentEvent, newId } from '../agent/agent-event.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import type { OAuthService } from '../oauth/oauth-types.ts';
 import type { ApprovalAnswer } from '../permissions/permission-types.ts';
 import type { JsonValue } from '../types.ts';
 import { agentFingerprint } from './agent-fingerprint.ts';
 import { wireError } from './agents-client.ts';
 import type { AgentProcessInfo } from './agents-runtime.ts';
+import { answerOAuthToken } from './answer-oauth-token.ts';
 import { bundleToJson } from './bundle-transfer.ts';
 import {
   controlEvent,
@@ -85,6 +87,8 @@ export interface OrchestratorOptions {
   inbox?: SendInbox | null;
   /** Default of `shutdown({ drain: true })`'s wait for sent events (30 000 ms). */
   drainTimeoutMs?: number;
+  /** The OAuth host that answers agent processes' `oauth.token` queries (docs/oauth.md#one-writer). */
+  oauth?: OAuthService;
 }
 
 type LocalReply = TurnResult & { agent: string; instanceKey: string };
@@ -520,8 +524,11 @@ export class Orchestrator {
         this.cancelTurn(request.calleeAddress, request.eventId);
         return;
       }
+      case eventTypes.requeue:
+        return this.requeue(record, (data.events ?? []) as unknown as AgentEvent[]);
       case eventTypes.spawn:
       case eventTypes.list:
+      case eventTypes.oauthToken:
         return void this.query(record, event);
       case eventTypes.approvalRequested:
       case eventTypes.approvalResolved: {
@@ -537,6 +544,24 @@ export class Orchestrator {
       default:
         if (event.type.startsWith('runtime.')) return this.notify(record, event);
         return this.route(record, message.to, event);
+    }
+  }
+
+  /** What a process stopping for a restart had not started waits for the new process (docs/orchestrator.md). */
+  private requeue(record: ProcessRecord, events: AgentEvent[]): void {
+    const messages = events
+      .filter((event) => record.outstanding.has(event.id))
+      .map((event) => ({ type: 'event' as const, from: ORCHESTRATOR, to: record.address, payload: event }));
+    if (this.supervisor.requeue(record, messages)) return;
+    // No new process follows after all (the swarm is shutting down): refused, as a shutdown refuses them.
+    const error = new GoondanError('E_AGENT_SHUTTING_DOWN', `Agent ${record.address} is shutting down.`);
+    for (const { payload: event } of messages) {
+      this.supervisor.turnEnded(record, event.id, false);
+      const replyTo = event.replyTo as RequestReplyTo | undefined;
+      if (replyTo) {
+        const reply = errorReplyEvent({ correlationId: replyTo.correlationId, eventId: event.id, error });
+        this.pending.take(replyTo.correlationId)?.answer(reply);
+      }
     }
   }
 
@@ -580,7 +605,9 @@ export class Orchestrator {
     try {
       let result: JsonValue;
       if (event.type === eventTypes.list) result = this.list() as unknown as JsonValue;
-      else {
+      else if (event.type === eventTypes.oauthToken) {
+        result = await answerOAuthToken({ service: this.options.oauth, from: record, data: event.data });
+      } else {
         const { agent, instanceKey } = event.data as { agent: string; instanceKey: string };
         checkTarget({ bundle: this.bundle, topology: this.topology, from: record.agent, target: agent });
         result = (await this.spawn(agent, instanceKey)) as unknown as JsonValue;

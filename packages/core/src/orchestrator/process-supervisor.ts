@@ -190,7 +190,7 @@ export class ProcessSupervisor {
       type: 'shutdown',
       from: ORCHESTRATOR,
       to: record.address,
-      payload: { gracePeriodMs, reason },
+      payload: { gracePeriodMs, reason, ...(respawn ? { restart: true } : {}) },
     });
     if (options.untilTurnEnds) {
       this.options.changed();
@@ -202,6 +202,17 @@ export class ProcessSupervisor {
     }, gracePeriodMs);
     void connection.exited.then(() => clearTimeout(timer));
     this.options.changed();
+  }
+
+  /**
+   * Events a process stopping for a restart had queued and not started: they go first to the new process, ahead
+   * of those routed to it meanwhile. False when no restart follows any more (the caller refuses them).
+   */
+  requeue(record: ProcessRecord, events: IpcEventMessage[]): boolean {
+    if (!record.respawnAfterStop || this.shuttingDown) return false;
+    record.buffer.unshift(...events);
+    this.options.changed();
+    return true;
   }
 
   /** Drift between desired and running processes is corrected here. */
