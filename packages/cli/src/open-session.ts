@@ -22,6 +22,7 @@ import {
 } from '@goondan/core';
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
+import { openBundleOAuth } from './open-bundle-oauth.ts';
 import { chooseAgent } from './open-instance.ts';
 import { stderrLogger } from './stderr-logger.ts';
 import { useColor } from './terminal.ts';
@@ -106,7 +107,21 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
   const instanceKey = flags.instance ?? topology.instanceKey ?? 'default';
   instancePaths({ rootDir: bundle.rootDir, agentName, instanceKey });
   const history = storedMessages(bundle, agentName, instanceKey);
+  // This process owns the OAuth store; a grant's auth.granted goes to the live instance that asked.
+  const oauth = openBundleOAuth(bundle, {
+    onGranted: (event, requester) => {
+      orchestrator.send({
+        type: event.type,
+        input: event.input,
+        target: requester.agentName,
+        instanceKey: requester.instanceKey,
+        source: event.source,
+        ...(event.data === undefined ? {} : { data: event.data }),
+      });
+    },
+  });
   const orchestrator = new Orchestrator({
+    ...(oauth ? { oauth: oauth.host } : {}),
     bundle,
     topology,
     instanceKey,
@@ -151,6 +166,7 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
     close: async () => {
       // Sent events still being handled are waited for (bounded); what is left stays stored for the next run.
       const report = await orchestrator.shutdown({ reason: 'the command ended', drain: true });
+      await oauth?.close();
       if (report.pendingSends && !flags.quiet) {
         process.stderr.write(
           `${report.pendingSends} sent event(s) not handled yet; kept in their target's inbox for the next run.\n`,
@@ -175,6 +191,7 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
   const topology = resolveSwarm(bundle, flags.swarm);
   if (topology) return swarmSession(bundle, topology, flags);
   const agent: AgentResource = chooseAgent(bundle, flags.agent);
+  const oauth = openBundleOAuth(bundle);
   const instance = await openAgentInstance({
     bundle,
     handlers: opened.handlers,
@@ -200,7 +217,10 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
       return true;
     },
     resume: (options) => instance.resume(options),
-    close: () => instance.close(),
+    close: async () => {
+      await instance.close();
+      await oauth?.close();
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { rememberSecretValue } from '../permissions/secret-registry.ts';
 import { open, seal } from './sealed-box.ts';
 
 /** The secret part of a grant; sealed at rest. */
@@ -91,7 +92,12 @@ export class OAuthStore {
       )
       .get(app, subject);
     if (!row) return undefined;
-    const tokens = JSON.parse(open({ key: this.key, identity: grantIdentity(app, subject), sealed: row.sealed }));
+    const tokens: GrantTokens = JSON.parse(
+      open({ key: this.key, identity: grantIdentity(app, subject), sealed: row.sealed }),
+    );
+    // A token read from the store is a secret of this process from now on: every output sink masks it.
+    rememberSecretValue(tokens.accessToken);
+    if (tokens.refreshToken) rememberSecretValue(tokens.refreshToken);
     return { tokens, scopes: JSON.parse(row.scopes), version: row.version };
   }
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { AgentEvent } from '../agent/agent-event.ts';
 import { instancePaths } from '../agent/instance-paths.ts';
 import type { Bundle } from '../config/resources.ts';
 import { InboxStore } from '../store/inbox-store.ts';
@@ -12,20 +13,27 @@ import { resolveOAuthKey } from './resolve-oauth-key.ts';
  * `<stateDir>/oauth.db` (default `<bundle>/.goondan`), the key from resolveOAuthKey, and `auth.granted` events put
  * into the inbox of the agent instance that asked, which handles them as its next input.
  */
-export function openOAuthHost(options: { bundle: Bundle; stateDir?: string }): OAuthHost {
+export function openOAuthHost(options: {
+  bundle: Bundle;
+  stateDir?: string;
+  /** Delivers `auth.granted` instead of the inbox write (a running orchestrator routes it to the live process). */
+  onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void;
+}): OAuthHost {
   const stateDir = options.stateDir ?? join(options.bundle.rootDir, '.goondan');
   const store = new OAuthStore(join(stateDir, 'oauth.db'), resolveOAuthKey());
   return createOAuthHost({
     bundle: options.bundle,
     store,
-    onGranted(event, requester) {
-      const { databaseFile } = instancePaths({ rootDir: options.bundle.rootDir, stateDir, ...requester });
-      const db = openInstanceDatabase(databaseFile);
-      try {
-        new InboxStore(db).put(event);
-      } finally {
-        db.close();
-      }
-    },
+    onGranted:
+      options.onGranted ??
+      ((event, requester) => {
+        const { databaseFile } = instancePaths({ rootDir: options.bundle.rootDir, stateDir, ...requester });
+        const db = openInstanceDatabase(databaseFile);
+        try {
+          new InboxStore(db).put(event);
+        } finally {
+          db.close();
+        }
+      }),
   });
 }

@@ -8,7 +8,10 @@ import { openAgentInstance } from '../agent/open-agent-instance.ts';
 import type { AgentResource, Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
+import { createOAuthIpcClient } from '../oauth/oauth-ipc-client.ts';
+import { provideOAuthService } from '../oauth/oauth-service-slot.ts';
 import { guardProcessErrors } from '../tools/guard-process-errors.ts';
+import type { JsonValue } from '../types.ts';
 import { AgentProcessHost } from './agent-process-host.ts';
 import { AgentsClient } from './agents-client.ts';
 import { bundleFromJson, lazyToolHandlers } from './bundle-transfer.ts';
@@ -69,6 +72,10 @@ try {
     bundle,
     topology,
   });
+  // Tools and extensions here ask the host (the orchestrator's process) for OAuth tokens: it owns the store.
+  provideOAuthService(
+    createOAuthIpcClient((request) => client.query(eventTypes.oauthToken, request as unknown as JsonValue)),
+  );
   const instance = await openAgentInstance({
     bundle,
     handlers: lazyToolHandlers(bundle),

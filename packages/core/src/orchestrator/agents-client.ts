@@ -175,7 +175,8 @@ export class AgentsClient implements AgentsRuntime {
     };
   }
 
-  private async query(type: string, data: JsonValue): Promise<JsonValue | undefined> {
+  /** Asks the orchestrator (a query it answers itself, e.g. `oauth.token`) and resolves with its result. */
+  async query(type: string, data: JsonValue): Promise<JsonValue | undefined> {
     const correlationId = newId('corr');
     const event = controlEvent({
       type,

@@ -1,5 +1,6 @@
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
+import { redactSecrets } from '../permissions/redact-secrets.ts';
 import type { JsonValue } from '../types.ts';
 import { wireError } from './agents-client.ts';
 import type { AgentProcessInfo } from './agents-runtime.ts';
@@ -310,8 +311,14 @@ export class ProcessSupervisor {
       connection = this.options.spawnProcess({
         config: this.options.processConfig(record),
         env: this.options.env,
+        // What a process prints (a tool's console, its logger) is masked here, in the process that hands out
+        // secrets (OAuth tokens, resolved ValueSources), before any sink sees it.
         onOutput: (line, stream) =>
-          this.options.onOutput(line, { agent: record.agent, instanceKey: record.instanceKey, stream }),
+          this.options.onOutput(String(redactSecrets(line)), {
+            agent: record.agent,
+            instanceKey: record.instanceKey,
+            stream,
+          }),
       });
     } catch (thrown) {
       record.failure = {

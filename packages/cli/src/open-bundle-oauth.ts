@@ -1,0 +1,45 @@
+import {
+  type AgentEvent,
+  type Bundle,
+  type OAuthHost,
+  openOAuthHost,
+  provideOAuthService,
+  serveOAuthCallbacks,
+} from '@goondan/core';
+
+export interface BundleOAuth {
+  host: OAuthHost;
+  /** Stops the callback servers and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * The OAuth host of a command that runs agents (`gdn run`, `gdn chat`; docs/oauth.md#one-writer): opened only when
+ * the bundle declares an OAuthApp (no key file is made otherwise). This process owns the store, serves the loopback
+ * callbacks, and is this process's OAuth service (in-process agents call it directly; agent processes of a swarm
+ * ask it over IPC through the Orchestrator's `oauth` option). A callback port already taken (another gdn holds it)
+ * is reported on stderr and the run goes on: tokens already granted still work.
+ */
+export function openBundleOAuth(
+  bundle: Bundle,
+  options: { onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void } = {},
+): BundleOAuth | null {
+  if (![...bundle.resources.values()].some((resource) => resource.kind === 'OAuthApp')) return null;
+  const host = openOAuthHost({ bundle, ...(options.onGranted ? { onGranted: options.onGranted } : {}) });
+  let callbacks: { stop(): Promise<void> } | null = null;
+  try {
+    callbacks = serveOAuthCallbacks({ bundle, host });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`OAuth callbacks are not served here (${reason}); use gdn auth login to authorize.\n`);
+  }
+  provideOAuthService(host);
+  return {
+    host,
+    async close() {
+      provideOAuthService(undefined);
+      await callbacks?.stop();
+      host.store.close();
+    },
+  };
+}
