@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createOAuthHost } from '../src/oauth/oauth-host.ts';
+import { OAuthStore } from '../src/oauth/oauth-store.ts';
+import type { OAuthAppResourceSpec } from '../src/oauth/oauth-types.ts';
+import { resolveOAuthKey } from '../src/oauth/resolve-oauth-key.ts';
+import {
+  type AuthorizationServer,
+  followAuthorization,
+  startAuthorizationServer,
+} from './oauth-authorization-server.ts';
+import { freePort, freshKey, oauthBundle } from './oauth-fixture.ts';
+
+const CHILDREN = 4;
+const child = resolve(import.meta.dir, 'oauth-token-child.ts');
+let server: AuthorizationServer;
+let dir: string;
+let redirectUri: string;
+
+beforeAll(async () => {
+  redirectUri = `http://127.0.0.1:${freePort()}/oauth/callback`;
+  server = await startAuthorizationServer({ redirectUris: [redirectUri] });
+  dir = mkdtempSync(join(tmpdir(), 'goondan-oauth-refresh-'));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts a child host, resolves once it printed `ready`; `go()` lets it ask, `result` is what it got. */
+async function startChild(env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, child], { env, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+  const reader = proc.stdout.getReader();
+  let out = '';
+  while (!out.includes('ready\n')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`child ended early: ${out}${await new Response(proc.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+  return {
+    go() {
+      proc.stdin.write('go\n');
+      proc.stdin.end();
+    },
+    async result() {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      await proc.exited;
+      const line = out.split('\n').find((text) => text.startsWith('{'));
+      if (!line) throw new Error(`child printed no result: ${out}${await new Response(proc.stderr).text()}`);
+      return JSON.parse(line) as { status: string; accessToken?: string };
+    },
+  };
+}
+
+describe('refresh near expiry', () => {
+  test(`${CHILDREN} processes asking at once for a nearly expired token cause one refresh; all get the new token; the grant survives`, async () => {
+    const key = freshKey();
+    const apps: Record<string, OAuthAppResourceSpec> = {
+      github: {
+        issuer: server.issuer,
+        clientId: server.clientId,
+        clientSecret: { value: server.clientSecret },
+        scopes: ['openid', 'offline_access', 'profile'],
+        subjectMode: 'global',
+        flow: 'authorizationCode',
+        redirectUri,
+        authorizationParams: { prompt: 'consent' },
+      },
+    };
+    const db = join(dir, 'oauth.db');
+    const store = new OAuthStore(db, resolveOAuthKey({ GOONDAN_OAUTH_KEY: key }));
+    const host = createOAuthHost({ bundle: oauthBundle(apps), store });
+    const caller = { agentName: 'assistant', instanceKey: 'default' };
+    const pending = await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github' });
+    if (pending.status !== 'authorization_required') throw new Error(JSON.stringify(pending));
+    await host.completeAuthorization(await followAuthorization(pending.authorizationUrl!, redirectUri));
+    // Nearly expired: 5 s left, less than the default minTtlSeconds (60).
+    const planted = store.getGrant('OAuthApp/github', 'global')!;
+    store.saveGrant({
+      app: 'OAuthApp/github',
+      subject: 'global',
+      tokens: { ...planted.tokens, expiresAt: Date.now() + 5_000 },
+      scopes: planted.scopes,
+    });
+    const refreshesBefore = server.grants.filter((grant) => grant === 'refresh_token').length;
+
+    const env = {
+      ...(process.env as Record<string, string>),
+      GOONDAN_OAUTH_KEY: key,
+      OAUTH_TEST_DB: db,
+      OAUTH_TEST_APPS: JSON.stringify(apps),
+      OAUTH_TEST_APP: 'OAuthApp/github',
+    };
+    const children = await Promise.all(Array.from({ length: CHILDREN }, () => startChild(env)));
+    for (const started of children) started.go();
+    const results = await Promise.all(children.map((started) => started.result()));
+
+    expect(server.grants.filter((grant) => grant === 'refresh_token').length - refreshesBefore).toBe(1);
+    expect(server.tokenErrors).not.toContain('invalid_grant');
+    expect(results.map((result) => result.status)).toEqual(Array(CHILDREN).fill('ready'));
+    const tokens = new Set(results.map((result) => result.accessToken));
+    expect(tokens.size).toBe(1);
+    expect(tokens.has(planted.tokens.accessToken)).toBe(false);
+    const stored = store.getGrant('OAuthApp/github', 'global')!;
+    expect(tokens.has(stored.tokens.accessToken)).toBe(true);
+    expect(stored.tokens.refreshToken).not.toBe(planted.tokens.refreshToken);
+
+    // The grant survived at the server: the rotated refresh token refreshes again.
+    const again = await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github', minTtlSeconds: 10 ** 6 });
+    expect(again.status).toBe('ready');
+    expect(server.tokenErrors).not.toContain('invalid_grant');
+    store.close();
+  }, 120_000);
+});
