@@ -23,6 +23,7 @@ import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import type { ApprovalStore } from '../store/approval-store.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';
 import type { InboxStore } from '../store/inbox-store.ts';
+import type { RuntimeNotices } from '../store/runtime-notices.ts';
 import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
 import type { AgentToolset } from '../tools/agent-toolset.ts';
@@ -69,6 +70,8 @@ export interface AgentInstanceOptions {
   writer?: boolean;
   /** Sent events waiting for this instance (agent processes handle them first, then take them out). */
   inbox?: InboxStore;
+  /** Notes the runtime left for the next turn (a new bundle revision): stored before its event, seen once. */
+  notices?: Pick<RuntimeNotices, 'take'>;
   /** Told when the conversation is reset and when the instance closes (extensions). */
   onReset?: readonly (() => void)[];
   onClose?: readonly (() => void | Promise<void>)[];
@@ -573,6 +576,7 @@ export class AgentInstance {
       });
       firstStep = 1;
     } else {
+      this.appendNotices(turnId);
       this.appendMessages([createMessage({ role: 'user', content: event.input }, source)], turnId);
     }
     const usage = zeroUsage();
@@ -833,6 +837,23 @@ export class AgentInstance {
       this.options.approvalStore?.saveResult(toolCallId, turnId, result);
     } catch (thrown) {
       this.options.logger?.warn?.(`checkpoint write failed: ${(thrown as Error).message}`);
+    }
+  }
+
+  /**
+   * Runtime notices left for this turn (a new bundle revision) go into the conversation before its event, taken
+   * and stored in one transaction; a failure is reported and the turn goes on without them.
+   */
+  private appendNotices(turnId: string): void {
+    try {
+      this.options.notices?.take((texts) =>
+        this.appendMessages(
+          texts.map((text) => createMessage({ role: 'user', content: text }, { type: 'system' })),
+          turnId,
+        ),
+      );
+    } catch (thrown) {
+      this.options.logger?.warn?.(`runtime notices: ${(thrown as Error).message}`);
     }
   }
 

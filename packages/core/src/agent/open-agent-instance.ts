@@ -17,6 +17,7 @@ import { InboxStore } from '../store/inbox-store.ts';
 import { InstanceStateStore } from '../store/instance-state-store.ts';
 import { acquireInstanceWriterLock, type InstanceWriterLock } from '../store/instance-writer-lock.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { RuntimeNotices } from '../store/runtime-notices.ts';
 import { TraceStore } from '../store/trace-store.ts';
 import { createAgentToolset } from '../tools/agent-toolset.ts';
 import type { ToolCallMiddleware, ToolHandler } from '../types.ts';
@@ -169,7 +170,7 @@ async function openLocked(
     deliverJobCompletions: options.deliverJobCompletions,
     onReset: extensions.resetListeners,
     writer: options.writer,
-    ...(options.writer ? { inbox: new InboxStore(db) } : {}),
+    ...(options.writer ? { inbox: new InboxStore(db), notices: new RuntimeNotices(db) } : {}),
     onClose: [...extensions.closeListeners, () => db.close(), () => lock?.release()],
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
     stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],

@@ -260,6 +260,26 @@ describe('Orchestrator lifecycle', () => {
     ]);
   });
 
+  test("a reload's notice is left for each restarted instance before its new process starts, not for unchanged ones", async () => {
+    const { spawn, spawned } = inMemorySpawn({ runner: () => echoRunner([], 20) });
+    const noted: string[] = [];
+    const orchestrator = start(spawn, {
+      notices: {
+        add: (agent, instanceKey, text) =>
+          noted.push(`${agent}/${instanceKey} after ${spawned.length} spawns: ${text}`),
+      },
+    });
+    await Promise.all([orchestrator.spawn('a'), orchestrator.spawn('b')]);
+    const changed: Bundle = { ...bundle, resources: new Map(bundle.resources) };
+    const b = changed.resources.get('Agent/b')!;
+    changed.resources.set('Agent/b', { ...b, spec: { prompt: { system: 'changed' } } } as Resource);
+    orchestrator.reload(changed, resolveSwarm(changed)!, { notice: 'revision two is active' });
+    expect(noted).toEqual([]);
+    expect((await orchestrator.request({ input: 'x', target: 'b' })).text).toBe('echo x');
+    expect(noted).toEqual(['b/default after 2 spawns: revision two is active']);
+    expect(spawned.map((process) => process.agent)).toEqual(['a', 'b', 'b']);
+  });
+
   test('shutdown asks every process to stop and reports who acked', async () => {
     const { spawn } = inMemorySpawn({ runner: () => echoRunner([], 30) });
     const orchestrator = start(spawn);

@@ -11,6 +11,7 @@ import { wireError } from './agents-client.ts';
 import type { AgentProcessInfo } from './agents-runtime.ts';
 import { answerOAuthToken } from './answer-oauth-token.ts';
 import { bundleToJson } from './bundle-transfer.ts';
+import { createInstanceNoticeBoard, type NoticeBoard } from './instance-notices.ts';
 import {
   controlEvent,
   errorReplyEvent,
@@ -87,6 +88,8 @@ export interface OrchestratorOptions {
   inbox?: SendInbox | null;
   /** Default of `shutdown({ drain: true })`'s wait for sent events (30 000 ms). */
   drainTimeoutMs?: number;
+  /** Where a reload's notice for restarted instances is left (default: each instance's database). */
+  notices?: NoticeBoard;
   /** The OAuth host that answers agent processes' `oauth.token` queries (docs/oauth.md#one-writer). */
   oauth?: OAuthService;
 }
@@ -121,6 +124,9 @@ export class Orchestrator {
   private readonly acceptedSends = new Map<string, string>();
   private drainWaiters: (() => void)[] = [];
   private bundleData: JsonValue | null = null;
+  /** Notices of reloads for instances whose new process has not started yet, by address. */
+  private readonly pendingNotices = new Map<string, string[]>();
+  private readonly notices: NoticeBoard;
   private readonly killOnExit = () => this.supervisor.killAll();
 
   constructor(private readonly options: OrchestratorOptions) {
@@ -131,6 +137,9 @@ export class Orchestrator {
       options.inbox === undefined
         ? createInstanceSendInbox({ rootDir, ...(options.stateDir ? { stateDir: options.stateDir } : {}) })
         : options.inbox;
+    this.notices =
+      options.notices ??
+      createInstanceNoticeBoard({ rootDir, ...(options.stateDir ? { stateDir: options.stateDir } : {}) });
     this.stateFile =
       options.stateFile === undefined
         ? join(orchestratorStateDir({ rootDir, stateDir: options.stateDir }), `${process.pid}.json`)
@@ -160,6 +169,7 @@ export class Orchestrator {
       onMessage: (record, message) => this.receive(record, message),
       onExit: (record, error, kept) => this.failWaitingOn(record, error, kept),
       onLifecycle: (event) => options.onLifecycle?.(event),
+      beforeStart: (record) => this.leaveNotices(record),
       changed: () => this.changed(),
     });
     this.reconcileTimer = setInterval(() => {
@@ -308,9 +318,15 @@ export class Orchestrator {
 
   /**
    * Takes a reloaded bundle (`gdn run --watch`): restarts only the instances whose agent's resources changed
-   * (their conversations stay on disk and resume), stops those that left the swarm.
+   * (their conversations stay on disk and resume), stops those that left the swarm. A `notice` (say, which
+   * revision is active now) is left for each changed instance, stored just before its new process starts: its
+   * next turn sees it before its event (RuntimeNotices), and no turn starts for it.
    */
-  reload(bundle: Bundle, topology: SwarmTopology): { restarted: string[]; stopped: string[] } {
+  reload(
+    bundle: Bundle,
+    topology: SwarmTopology,
+    options: { notice?: string } = {},
+  ): { restarted: string[]; stopped: string[] } {
     this.bundle = bundle;
     this.bundleData = null;
     this.topology = topology;
@@ -326,12 +342,27 @@ export class Orchestrator {
       const fingerprint = agentFingerprint(bundle, record.agent);
       if (fingerprint === record.fingerprint) continue;
       record.fingerprint = fingerprint;
+      if (options.notice)
+        this.pendingNotices.set(record.address, [...(this.pendingNotices.get(record.address) ?? []), options.notice]);
       if (!record.connection) continue;
       // The running turn ends on the revision it started with: the restart waits for it, with no kill timer.
       this.supervisor.stop(record, 'resources changed', true, { untilTurnEnds: true });
       restarted.push(record.address);
     }
     return { restarted, stopped };
+  }
+
+  /** Notices of reloads go into the instance's database before its new process opens it. */
+  private leaveNotices(record: ProcessRecord): void {
+    const notices = this.pendingNotices.get(record.address);
+    if (!notices) return;
+    this.pendingNotices.delete(record.address);
+    try {
+      for (const text of notices) this.notices.add(record.agent, record.instanceKey, text);
+    } catch (thrown) {
+      const line = `could not leave a notice for ${record.address}: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+      (this.options.onOutput ?? defaultOutput)(line, { agent: 'orchestrator', instanceKey: '', stream: 'stderr' });
+    }
   }
 
   private inputEvent(

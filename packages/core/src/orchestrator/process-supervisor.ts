@@ -95,6 +95,8 @@ export interface ProcessSupervisorOptions {
   /** A process ended; requests waiting on it fail with `error`, except those of `kept` events (still buffered). */
   onExit: (record: ProcessRecord, error: GoondanError, kept: ReadonlySet<string>) => void;
   onLifecycle: (event: ProcessLifecycleEvent) => void;
+  /** Just before a process of `record` is spawned (none of the instance runs at that moment). */
+  beforeStart?: (record: ProcessRecord) => void;
   changed: () => void;
 }
 
@@ -306,6 +308,7 @@ export class ProcessSupervisor {
       failure: undefined,
       nextRestartAt: undefined,
     });
+    this.options.beforeStart?.(record);
     let connection: AgentProcessConnection;
     try {
       connection = this.options.spawnProcess({
