@@ -5,11 +5,13 @@ import { auditCommand, auditHelp } from './commands/audit.ts';
 import { authCommand, authHelp } from './commands/auth.ts';
 import { changesCommand, changesHelp } from './commands/changes.ts';
 import { chatCommand, chatHelp } from './commands/chat.ts';
+import { initCommand, initHelp } from './commands/init.ts';
 import { mcpCommand, mcpHelp } from './commands/mcp.ts';
 import { psCommand, psHelp } from './commands/ps.ts';
 import { runCommand, runHelp } from './commands/run.ts';
 import { toolsCommand, toolsHelp } from './commands/tools.ts';
 import { traceCommand, traceHelp } from './commands/trace.ts';
+import { typesCommand, typesHelp } from './commands/types.ts';
 import { validateCommand, validateHelp } from './commands/validate.ts';
 import { exitWhenDone } from './exit-when-done.ts';
 import { redactForOutput } from './redact-output.ts';
@@ -20,7 +22,9 @@ const mainHelp = `gdn — declare tools once in YAML, see exactly what an agent 
 Usage: gdn <command> [options]
 
 Commands:
+  init [DIR]            create a bundle: goondan.yaml, a typed tool, tsconfig, package.json, README
   validate [DIR]        check a bundle and report every problem at once
+  types                 write goondan-tools.d.ts: each tool's input type, from its parameters schema
   tools list            the catalog an agent would see
   tools call NAME ARGS  call one tool through guard, validation, middleware and handler
   run --input TEXT      run one turn of an agent and print the reply
@@ -36,7 +40,9 @@ Commands:
 Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
 
 const commands: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
+  init: { run: initCommand, help: initHelp },
   validate: { run: validateCommand, help: validateHelp },
+  types: { run: typesCommand, help: typesHelp },
   tools: { run: toolsCommand, help: toolsHelp },
   run: { run: runCommand, help: runHelp },
   chat: { run: chatCommand, help: chatHelp },

@@ -131,6 +131,7 @@ export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agen
 export { CatalogBuilder } from './tools/catalog-builder.ts';
 export { guardProcessErrors } from './tools/guard-process-errors.ts';
 export { toJsonSafe } from './tools/to-json-safe.ts';
+export type { ToolHandlers } from './tools/tool-handlers.ts';
 export { ToolCatalog } from './tools/tool-catalog.ts';
 export { type CallScope, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
 export { isPendingSubmission, JobTable } from './tools/tool-jobs.ts';

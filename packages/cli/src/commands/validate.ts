@@ -1,9 +1,18 @@
 import { resolve } from 'node:path';
-import { type BundleProblem, formatProblems, GoondanError, readSourceText, toToolError } from '@goondan/core';
+import {
+  type Bundle,
+  type BundleProblem,
+  formatProblems,
+  GoondanError,
+  readSourceText,
+  toToolError,
+} from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
+import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
+import { readToolTypesFile } from '../tool-types/tool-types-file.ts';
 
 export const validateHelp = `Usage: gdn validate [DIR] [--format text|json] [--bundle DIR]
 
@@ -63,10 +72,18 @@ export async function validateCommand(argv: string[]): Promise<number> {
   if (valid) {
     const counts = countKinds(opened.bundle ? [...opened.bundle.resources.values()].filter((r) => !r.library) : []);
     console.log(`${paint('✓', 'green', color)} ${opened.dir}: valid (${counts})`);
+    if (opened.bundle) await warnStaleToolTypes(opened.bundle);
     return 0;
   }
   printProblems(opened.dir, opened.problems, color);
   return 1;
+}
+
+/** A bundle that uses goondan-tools.d.ts (gdn types) is told when its schemas have moved on from it. */
+async function warnStaleToolTypes(bundle: Bundle): Promise<void> {
+  const file = await readToolTypesFile(bundle);
+  if (file.current === null || file.current === file.expected) return;
+  console.error(`warning: ${TOOL_TYPES_FILE} is stale (a Tool's parameters changed); run 'gdn types' to update it`);
 }
 
 /** Prints problems with source lines and carets; shared by every command that needs a valid bundle. */

@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { parseCommandArgs } from '../cli-args.ts';
+import { type ModelChoice, modelChoices } from '../init/model-choices.ts';
+import { scaffoldFiles } from '../init/scaffold-files.ts';
+import { openBundle } from '../open-bundle.ts';
+import { UsageError, useColor } from '../terminal.ts';
+import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
+import { writeToolTypesFile } from '../tool-types/tool-types-file.ts';
+import { printProblems } from './validate.ts';
+
+export const initHelp = `Usage: gdn init [DIR] [--model ${modelChoices.join('|')}]
+
+Creates a bundle in DIR (default: the current directory): goondan.yaml with one Tool, one Agent and a Model,
+the Tool's handler typed from its schema (tools/greet/index.ts), ${TOOL_TYPES_FILE} (gdn types), tsconfig.json,
+package.json (@goondan/cli and @goondan/core), .gitignore and a README with the next steps. Files that exist are
+kept; a folder that already has goondan.yaml is refused.
+
+Options:
+  --model NAME  the Model to start with: scripted (default; replays prepared steps, needs no key), openai,
+                anthropic, google (API key from the environment), ollama (a local server)
+
+Exit status: 0 when created, 1 when DIR already holds a bundle, 2 on a usage error.`;
+
+/** An npm package name from a folder name: lowercase, with anything else than [a-z0-9._-] turned into '-'. */
+function packageName(dir: string): string {
+  const name = basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+|-+$/g, '');
+  return name || 'goondan-bundle';
+}
+
+export async function initCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({ command: 'init', argv, spec: { model: { type: 'string' } } });
+  if (values.help) {
+    console.log(initHelp);
+    return 0;
+  }
+  if (positionals.length > 1) throw new UsageError(`expected at most one directory, got ${positionals.length}`, 'init');
+  const model = (values.model ?? 'scripted') as ModelChoice;
+  if (!modelChoices.includes(model)) {
+    throw new UsageError(`--model must be one of ${modelChoices.join(', ')}, not '${values.model}'`, 'init');
+  }
+  const dir = resolve(positionals[0] ?? values.bundle ?? '.');
+  if (existsSync(join(dir, 'goondan.yaml'))) {
+    console.error(`gdn init: ${dir} already holds a bundle (goondan.yaml); nothing was written.`);
+    return 1;
+  }
+  const written: string[] = [];
+  const kept: string[] = [];
+  for (const [file, text] of Object.entries(scaffoldFiles({ name: packageName(dir), model }))) {
+    const path = join(dir, file);
+    if (existsSync(path)) {
+      kept.push(file);
+      continue;
+    }
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text);
+    written.push(file);
+  }
+  const opened = await openBundle(dir, { importHandlers: false });
+  if (!opened.bundle) {
+    printProblems(opened.dir, opened.problems, useColor(process.stderr));
+    return 1;
+  }
+  await writeToolTypesFile(opened.bundle);
+  written.push(TOOL_TYPES_FILE);
+  const near = relative(process.cwd(), dir);
+  const shown = near.startsWith('..') ? dir : near || '.';
+  console.log(`Created a bundle in ${shown} (Model: ${model}):`);
+  for (const file of written) console.log(`  ${file}`);
+  for (const file of kept) console.log(`  ${file} (exists, kept)`);
+  const cd = shown === '.' ? '' : `cd ${shown} && `;
+  console.log(`\nNext: ${cd}npm install && npx gdn validate && npx gdn run --input "Please greet Ada"`);
+  console.log('See README.md there for more.');
+  return 0;
+}
