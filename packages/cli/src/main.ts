@@ -9,6 +9,7 @@ import { initCommand, initHelp } from './commands/init.ts';
 import { mcpCommand, mcpHelp } from './commands/mcp.ts';
 import { psCommand, psHelp } from './commands/ps.ts';
 import { runCommand, runHelp } from './commands/run.ts';
+import { serveCommand, serveHelp } from './commands/serve.ts';
 import { toolsCommand, toolsHelp } from './commands/tools.ts';
 import { traceCommand, traceHelp } from './commands/trace.ts';
 import { typesCommand, typesHelp } from './commands/types.ts';
@@ -35,6 +36,7 @@ Commands:
   ps                    the agent processes of running swarms: state, pid, queue, turns, restarts
   changes               bundle changesets: list the revisions agents activated, revert one
   mcp serve             offer an agent's tools to MCP clients (stdio, or --http PORT)
+  serve                 keep the bundle's agents running: scheduler, channels, an HTTP API (OpenAI-compatible)
   auth                  OAuth grants of the bundle's OAuthApps: list, login APP, logout APP
 
 Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
@@ -52,6 +54,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   ps: { run: psCommand, help: psHelp },
   changes: { run: changesCommand, help: changesHelp },
   mcp: { run: mcpCommand, help: mcpHelp },
+  serve: { run: serveCommand, help: serveHelp },
   auth: { run: authCommand, help: authHelp },
 };
 

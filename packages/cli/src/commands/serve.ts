@@ -1,0 +1,110 @@
+import { parseCommandArgs } from '../cli-args.ts';
+import { openBundle } from '../open-bundle.ts';
+import { hostParts } from '../serve/host-parts.ts';
+import { startServeHost } from '../serve/serve-host.ts';
+import { UsageError, useColor } from '../terminal.ts';
+import { watchSwarm } from '../watch-swarm.ts';
+import { printProblems } from './validate.ts';
+
+export const serveHelp = `Usage: gdn serve [--host H] [--port P] [--token T] [--watch] [--bundle DIR]
+
+Runs the bundle's agents and keeps running: an Orchestrator (one process per agent instance), the bundle's
+scheduler and channels, and an HTTP API — OpenAI-compatible chat completions (model = agent name), events,
+conversations, approvals and schedules. See docs/serve.md.
+
+Options:
+  --host H         address to listen on (default 127.0.0.1); any non-loopback address needs a token
+  --port P         port (default 8787; 0 picks a free one); the URL is printed on standard error
+  --token T        require 'Authorization: Bearer T' (default: the GOONDAN_SERVE_TOKEN environment variable)
+  --instance K     instance key of requests that name none (default: the Swarm's instanceKey, or "default")
+  --swarm NAME     the Swarm to serve when the bundle declares several (without one, every Agent is served)
+  --watch          reload when the bundle's files change: only agents whose resources changed restart
+  --grace MS       how long running turns may take to finish at shutdown (default 10000)
+  --bundle DIR     the bundle directory (default: the current directory or a parent with goondan.yaml)
+
+SIGTERM or Ctrl-C stop taking requests and let running turns finish (a second one kills the agents).
+Exit status: 0 stopped, 1 error (invalid bundle, port in use, no token beyond loopback), 2 usage error,
+130 after SIGINT, 143 after SIGTERM.`;
+
+const DEFAULT_PORT = 8787;
+
+function numberFlag(name: string, value: string | undefined, fallback: number | undefined): number | undefined {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new UsageError(`--${name} must be a whole number, got '${value}'`, 'serve');
+  return parsed;
+}
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    command: 'serve',
+    argv,
+    spec: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      token: { type: 'string' },
+      instance: { type: 'string' },
+      swarm: { type: 'string' },
+      watch: { type: 'boolean' },
+      grace: { type: 'string' },
+    },
+  });
+  if (values.help) {
+    console.log(serveHelp);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'serve');
+  const port = numberFlag('port', values.port, DEFAULT_PORT)!;
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`, 'serve');
+  const gracePeriodMs = numberFlag('grace', values.grace, undefined);
+  const token = values.token ?? (process.env.GOONDAN_SERVE_TOKEN || undefined);
+  const opened = await openBundle(values.bundle);
+  if (!opened.bundle) {
+    printProblems(opened.dir, opened.problems, useColor(process.stderr));
+    return 1;
+  }
+  const log = (line: string) => console.error(line);
+  const host = await startServeHost({
+    bundle: opened.bundle,
+    hostname: values.host ?? '127.0.0.1',
+    port,
+    log,
+    parts: hostParts,
+    ...(values.swarm ? { swarm: values.swarm } : {}),
+    ...(values.instance ? { instanceKey: values.instance } : {}),
+    ...(token ? { token } : {}),
+    ...(gracePeriodMs === undefined ? {} : { gracePeriodMs }),
+  });
+  const stopped = Promise.withResolvers<'SIGINT' | 'SIGTERM'>();
+  let signalled: 'SIGINT' | 'SIGTERM' | undefined;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    // A second signal: kill the agents now (their turns end as failed).
+    if (signalled) return host.orchestrator.killAll();
+    signalled = signal;
+    log(`[serve] ${signal}: no new requests; letting running turns finish`);
+    stopped.resolve(signal);
+  };
+  const listeners = (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, () => onSignal(signal)] as const);
+  for (const [signal, listener] of listeners) process.on(signal, listener);
+  const topology = host.context.topology();
+  log(`[serve] serving ${topology.agents.join(', ')} (swarm ${topology.name}) on ${host.url}`);
+  log(`[serve] OpenAI-compatible base URL: ${host.url}/v1${token ? ' (bearer token required)' : ''}`);
+  const watching = values.watch
+    ? watchSwarm({
+        session: { orchestrator: host.orchestrator, bundle: host.context.bundle() },
+        resolve: (bundle) => host.serve(bundle),
+        stopped: stopped.promise.then(() => {}),
+        log,
+      })
+    : null;
+  try {
+    await stopped.promise;
+    await watching;
+    await host.stop(signalled ?? 'stopped');
+    log('[serve] stopped');
+  } finally {
+    for (const [signal, listener] of listeners) process.off(signal, listener);
+  }
+  return signalled === 'SIGINT' ? 130 : 143;
+}

@@ -1,0 +1,140 @@
+import { existsSync } from 'node:fs';
+import {
+  ConversationStore,
+  GoondanError,
+  instancePaths,
+  type JsonValue,
+  listInstanceDatabases,
+  openInstanceDatabase,
+} from '@goondan/core';
+import { badRequest } from './api-error.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { checkServedAgent, type ServeContext } from './serve-context.ts';
+
+/** Event types an HTTP client may not send: the runtime's own, and those only the host's parts raise. */
+const reservedPrefixes = [
+  'agent.',
+  'turn.',
+  'process.',
+  'orchestrator.',
+  'runtime.',
+  'approval.',
+  'schedule.',
+  'auth.',
+];
+const eventTypePattern = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;
+
+function eventType(value: unknown): string {
+  if (value === undefined) return 'user.message';
+  if (typeof value !== 'string' || !eventTypePattern.test(value)) {
+    throw badRequest("'type' must be an event type such as 'user.message' (lower-case words joined by dots).");
+  }
+  if (reservedPrefixes.some((prefix) => value.startsWith(prefix))) {
+    throw badRequest(`Event type '${value}' is reserved for the runtime.`);
+  }
+  return value;
+}
+
+/**
+ * POST /v1/agents/:agent/instances/:key/events — `{ input, type?, data?, wait? }`. Without `wait` the event is
+ * stored in the instance's inbox and the answer is 202 `{ eventId }` (handled even across a restart); with
+ * `wait: true` the answer is the TurnResult once the turn ends.
+ */
+export async function postEvent(
+  request: Request,
+  context: ServeContext,
+  params: { agent: string; instanceKey: string },
+): Promise<Response> {
+  const body = await readJsonBody(request);
+  const agent = checkServedAgent(context, params.agent);
+  if (typeof body.input !== 'string') throw badRequest("'input' must be a string.");
+  if (body.wait !== undefined && typeof body.wait !== 'boolean') throw badRequest("'wait' must be true or false.");
+  const type = eventType(body.type);
+  const event = {
+    input: body.input,
+    type,
+    target: agent,
+    instanceKey: params.instanceKey,
+    source: { kind: 'user', name: 'http' } as const,
+    ...(body.data === undefined ? {} : { data: body.data as JsonValue }),
+  };
+  instancePaths({ rootDir: context.bundle().rootDir, agentName: agent, instanceKey: params.instanceKey });
+  if (!body.wait) return Response.json(context.orchestrator.send(event), { status: 202 });
+  const abort = new AbortController();
+  request.signal.addEventListener('abort', () => abort.abort('the client went away'), { once: true });
+  return Response.json(await context.orchestrator.request({ ...event, signal: abort.signal }));
+}
+
+/** GET /v1/agents/:agent/instances/:key/conversation[?limit=N] — the stored messages, oldest first. */
+export function getConversation(
+  url: URL,
+  context: ServeContext,
+  params: { agent: string; instanceKey: string },
+): Response {
+  const agent = checkServedAgent(context, params.agent);
+  const rootDir = context.bundle().rootDir;
+  const { databaseFile } = instancePaths({ rootDir, agentName: agent, instanceKey: params.instanceKey });
+  const limitText = url.searchParams.get('limit');
+  const limit = limitText === null ? undefined : Number(limitText);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+    throw badRequest("'limit' must be a positive integer.");
+  }
+  if (!existsSync(databaseFile)) {
+    const known = listInstanceDatabases({ rootDir })
+      .filter((file) => file.agentName === agent)
+      .map((file) => file.instanceKey);
+    throw new GoondanError(
+      'E_INSTANCE_NOT_FOUND',
+      `Agent '${agent}' has no instance '${params.instanceKey}'. Instances: ${known.join(', ') || '(none yet)'}.`,
+    );
+  }
+  const db = openInstanceDatabase(databaseFile);
+  try {
+    const messages = new ConversationStore(db).load();
+    const shown = limit === undefined ? messages : messages.slice(-limit);
+    return Response.json({
+      agent,
+      instanceKey: params.instanceKey,
+      total: messages.length,
+      messages: shown.map((message) => ({
+        id: message.id,
+        role: message.data.role,
+        content: message.data.content as unknown as JsonValue,
+        source: message.source,
+        createdAt: message.createdAt.toISOString(),
+      })),
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** GET /v1/models — the agents, as OpenAI clients list models. */
+export function listModels(context: ServeContext): Response {
+  const created = Math.floor(context.startedAt / 1000);
+  return Response.json({
+    object: 'list',
+    data: context.topology().agents.map((agent) => ({ id: agent, object: 'model', created, owned_by: 'goondan' })),
+  });
+}
+
+/** GET /healthz — uptime and every agent instance the orchestrator knows, with its state. */
+export function health(context: ServeContext): Response {
+  const instances = context.orchestrator.list().map((info) => ({
+    agent: info.agent,
+    instanceKey: info.instanceKey,
+    state: info.state,
+    pid: info.pid,
+    queueDepth: info.queueDepth,
+    turnsServed: info.turnsServed,
+    restarts: info.restarts,
+  }));
+  return Response.json({
+    status: 'ok',
+    uptimeSeconds: Math.round((Date.now() - context.startedAt) / 1000),
+    swarm: context.topology().name,
+    agents: context.topology().agents,
+    instances,
+    scheduler: context.scheduler ? 'running' : 'absent',
+  });
+}

@@ -1,0 +1,47 @@
+import { GoondanError } from '@goondan/core';
+import { badRequest } from './api-error.ts';
+
+/** The largest request body the API reads (1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function tooLarge(limit: number): GoondanError {
+  return new GoondanError('E_SERVE_BODY_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
+}
+
+/**
+ * The JSON object of a POST body, read up to `limit` bytes (checked on Content-Length first, then on the bytes as
+ * they arrive, so a chunked upload cannot get past it). Only `application/json` is taken: a browser must ask (CORS
+ * preflight) before sending it, so a web page cannot post to a server on loopback behind a person's back.
+ */
+export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw badRequest('POST needs Content-Type: application/json.');
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
+    }
+  }
+  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (thrown) {
+    throw badRequest(`The body is not valid JSON: ${(thrown as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('The body must be a JSON object.');
+  }
+  return parsed as Record<string, unknown>;
+}

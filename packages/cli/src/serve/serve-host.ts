@@ -1,0 +1,142 @@
+import { baseBundleDir } from '@goondan/base';
+import {
+  type AgentNotification,
+  type Bundle,
+  GoondanError,
+  Orchestrator,
+  type ProcessLifecycleEvent,
+  type SwarmTopology,
+} from '@goondan/core';
+import { isLoopbackHost } from './check-bearer-token.ts';
+import { createServeApi, type Route } from './serve-api.ts';
+import type { ServeContext, ServedScheduler } from './serve-context.ts';
+import { serveRoutes } from './serve-routes.ts';
+import { servedSwarm } from './served-swarm.ts';
+import { TurnStreams } from './turn-streams.ts';
+
+/** A part the host starts beside the orchestrator (scheduler, channels) and stops before it. */
+export interface HostPart {
+  /** Sees every notification of the agent processes (approvals, text). */
+  notify?(notification: AgentNotification): void;
+  stop(): Promise<void>;
+  scheduler?: ServedScheduler;
+  routes?: Route[];
+}
+
+export interface ServeHostOptions {
+  bundle: Bundle;
+  swarm?: string;
+  instanceKey?: string;
+  hostname: string;
+  port: number;
+  token?: string;
+  gracePeriodMs?: number;
+  log: (line: string) => void;
+  /** Starts the host's parts once the orchestrator runs (the scheduler, the bundle's channels). */
+  parts?: (host: { orchestrator: Orchestrator; bundle: Bundle; topology: SwarmTopology }) => Promise<HostPart[]>;
+}
+
+export interface ServeHost {
+  url: string;
+  orchestrator: Orchestrator;
+  context: ServeContext;
+  /** Takes a reloaded bundle: restarts the agents whose resources changed. */
+  serve(bundle: Bundle): { bundle: Bundle; topology: SwarmTopology };
+  /** Stops taking requests, stops the parts, lets running turns finish (the grace period), then closes. */
+  stop(reason: string): Promise<void>;
+}
+
+/** How long the end waits for clients to close their connections after the last answer. */
+const CLOSE_WAIT_MS = 2_000;
+
+function describeLifecycle(event: ProcessLifecycleEvent): string | null {
+  const who = `${event.agent}/${event.instanceKey}`;
+  if (event.type === 'crashed') return `[${who}] ${event.message}`;
+  if (event.type === 'stopped' && event.killed) return `[${who}] did not stop within the grace period; killed`;
+  return null;
+}
+
+/**
+ * `gdn serve`'s host: an Orchestrator running the bundle's agents (one process per instance), the parts it owns
+ * (scheduler, channels) and the HTTP API. A token is required to listen beyond loopback.
+ */
+export async function startServeHost(options: ServeHostOptions): Promise<ServeHost> {
+  if (!isLoopbackHost(options.hostname) && !options.token) {
+    throw new GoondanError(
+      'E_SERVE_TOKEN_REQUIRED',
+      `gdn serve will not listen on ${options.hostname} without a token.`,
+    );
+  }
+  let current = servedSwarm(options.bundle, options.swarm);
+  const streams = new TurnStreams();
+  let parts: HostPart[] = [];
+  const orchestrator = new Orchestrator({
+    bundle: current.bundle,
+    topology: current.topology,
+    instanceKey: options.instanceKey ?? current.topology.instanceKey ?? 'default',
+    libraries: [baseBundleDir],
+    observe: true,
+    ...(options.gracePeriodMs === undefined ? {} : { gracePeriodMs: options.gracePeriodMs }),
+    onNotification: (notification) => {
+      streams.notify(notification);
+      for (const part of parts) part.notify?.(notification);
+    },
+    onLifecycle: (event) => {
+      const line = describeLifecycle(event);
+      if (line) options.log(line);
+    },
+  });
+  const context: ServeContext = {
+    orchestrator,
+    streams,
+    bundle: () => current.bundle,
+    topology: () => current.topology,
+    defaultInstance: options.instanceKey ?? current.topology.instanceKey ?? 'default',
+    startedAt: Date.now(),
+    scheduler: null,
+  };
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    parts = options.parts ? await options.parts({ orchestrator, ...current }) : [];
+    context.scheduler = parts.find((part) => part.scheduler)?.scheduler ?? null;
+    const routes = serveRoutes(
+      context,
+      parts.flatMap((part) => part.routes ?? []),
+    );
+    server = Bun.serve({
+      hostname: options.hostname,
+      port: options.port,
+      // A turn may take minutes before its reply (or between two streamed chunks): no idle cut-off.
+      idleTimeout: 0,
+      fetch: createServeApi({ routes, ...(options.token ? { token: options.token } : {}) }),
+    });
+  } catch (thrown) {
+    await Promise.all(parts.map((part) => part.stop().catch(() => {})));
+    await orchestrator.shutdown({ reason: 'gdn serve could not start' });
+    throw thrown;
+  }
+  let stopping: Promise<void> | null = null;
+  return {
+    url: server.url.href.replace(/\/$/, ''),
+    orchestrator,
+    context,
+    serve(bundle) {
+      current = servedSwarm(bundle, options.swarm);
+      return current;
+    },
+    stop(reason) {
+      stopping ??= (async () => {
+        // No new connections; requests under way get their answers as their turns end.
+        const closed = server.stop(false);
+        await Promise.all(parts.map((part) => part.stop().catch(() => {})));
+        await orchestrator.shutdown({ reason, drain: true });
+        // Every turn has ended, so every answer is written; idle keep-alive connections are closed after a while.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+        clearTimeout(timer);
+        await server.stop(true);
+      })();
+      return stopping;
+    },
+  };
+}

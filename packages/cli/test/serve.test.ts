@@ -1,0 +1,341 @@
+// gdn serve as a real process: the OpenAI-compatible API (with the official `openai` client, streaming included),
+// the JSON endpoints and their bad inputs, the token, SIGTERM draining a running turn, and --watch reloads.
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
+import OpenAI from 'openai';
+import { agentBundle, cleanupTempDirs, cliEnv, editBundle, gdn, startGdn } from './helpers.ts';
+
+afterAll(cleanupTempDirs);
+
+const started: ReturnType<typeof startGdn>[] = [];
+afterEach(() => {
+  for (const server of started.splice(0)) server.proc.kill('SIGKILL');
+});
+
+/** Two agents and no Swarm: gdn serve runs both under an implicit one. `guarded` asks before running bash. */
+const guardedAgent = `apiVersion: goondan.ai/v1
+kind: Agent
+metadata:
+  name: guarded
+spec:
+  modelConfig:
+    modelRef: Model/guarded-model
+  tools:
+    - Tool/bash
+---
+apiVersion: goondan.ai/v1
+kind: Model
+metadata:
+  name: guarded-model
+spec:
+  provider: scripted
+  model: guarded
+  script:
+    - toolCalls:
+        - name: bash__exec
+          args: { command: "echo approved-run" }
+    - text: Ran it.
+---
+`;
+
+function helperModel(steps: object[]): string {
+  return `${guardedAgent}apiVersion: goondan.ai/v1
+kind: Model
+metadata:
+  name: main
+spec:
+  provider: scripted
+  model: fixture
+  script: ${JSON.stringify(steps)}
+`;
+}
+
+/** Starts `gdn serve --port 0` and resolves with its URL once it prints it. */
+async function serve(bundle: string, args: string[] = [], env: Record<string, string> = {}) {
+  const server = startGdn(['serve', '--bundle', bundle, '--port', '0', ...args], { env: cliEnv(env) });
+  started.push(server);
+  await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
+  const url = /base URL: (\S+)\/v1/.exec(server.stderr)?.[1];
+  if (!url) throw new Error(`no URL in:\n${server.stderr}`);
+  return { server, url };
+}
+
+/** What the tests read of the API's JSON answers. */
+interface ApiJson {
+  error?: { code: string; message: string; helpUrl: string };
+  eventId?: string;
+  approval?: { status: string };
+  [key: string]: unknown;
+}
+
+interface PendingApproval {
+  id: string;
+  agent: string;
+  toolName: string;
+  status: string;
+}
+
+interface HealthJson {
+  status: string;
+  swarm: string;
+  instances: { agent: string; instanceKey: string; state: string }[];
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  return (await (await fetch(url)).json()) as T;
+}
+
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as ApiJson };
+}
+
+describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () => {
+  test('answers the openai client, streams text deltas, and keeps the conversation', async () => {
+    const bundle = await agentBundle(
+      helperModel([{ text: 'Hello from the helper agent.' }, { text: 'Second turn of this instance.' }]),
+    );
+    const { url } = await serve(bundle);
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+
+    const models = await client.models.list();
+    expect(models.data.map((model) => model.id).sort()).toEqual(['guarded', 'helper']);
+
+    const completion = await client.chat.completions.create({
+      model: 'helper',
+      messages: [
+        { role: 'system', content: 'ignored: the agent has its own prompt' },
+        { role: 'user', content: 'Hi there' },
+      ],
+    });
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.choices[0]?.message.content).toBe('Hello from the helper agent.');
+    expect(completion.choices[0]?.finish_reason).toBe('stop');
+
+    // The same instance (default) continues: the second scripted step answers.
+    const stream = await client.chat.completions.create({
+      model: 'helper',
+      messages: [{ role: 'user', content: 'And again' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const pieces: string[] = [];
+    let finish: string | null | undefined;
+    let usage: unknown;
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0];
+      if (choice?.delta.content) pieces.push(choice.delta.content);
+      if (choice?.finish_reason) finish = choice.finish_reason;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(pieces.join('')).toBe('Second turn of this instance.');
+    // The scripted model streams its text in several deltas: they arrive as several chunks, not one at the end.
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(finish).toBe('stop');
+    expect(usage).toMatchObject({ total_tokens: expect.any(Number) });
+
+    // Another instance, named by the X-Goondan-Instance header, starts its own conversation.
+    const other = await client.chat.completions.create(
+      { model: 'helper', messages: [{ role: 'user', content: 'Who am I?' }] },
+      { headers: { 'X-Goondan-Instance': 'alice' } },
+    );
+    expect(other.choices[0]?.message.content).toBe('Hello from the helper agent.');
+
+    const conversation = await getJson<{ total: number; messages: { role: string; content: unknown }[] }>(
+      `${url}/v1/agents/helper/instances/default/conversation`,
+    );
+    expect(conversation.total).toBe(4);
+    expect(conversation.messages.map((message: { role: string }) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(JSON.stringify(conversation.messages[0]?.content)).toContain('Hi there');
+
+    const health = await getJson<HealthJson>(`${url}/healthz`);
+    expect(health.status).toBe('ok');
+    expect(health.swarm).toBe('serve');
+    const instances = health.instances.map(
+      (info: { agent: string; instanceKey: string }) => `${info.agent}/${info.instanceKey}`,
+    );
+    expect(instances.sort()).toEqual(['helper/alice', 'helper/default']);
+
+    // An unknown agent is an OpenAI-style 404 the client raises, with our code.
+    const failure = await client.chat.completions
+      .create({ model: 'nobody', messages: [{ role: 'user', content: 'x' }] })
+      .catch((thrown: unknown) => thrown);
+    expect(failure).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((failure as InstanceType<typeof OpenAI.APIError>).code).toBe('E_AGENT_UNKNOWN');
+  }, 120_000);
+
+  test('events, approvals and bad inputs answer with coded JSON', async () => {
+    const bundle = await agentBundle(helperModel([{ text: 'Event handled.' }]));
+    const { url } = await serve(bundle);
+
+    const waited = await postJson(`${url}/v1/agents/helper/instances/ev/events`, { input: 'hello', wait: true });
+    expect(waited.status).toBe(200);
+    expect(waited.json).toMatchObject({ status: 'completed', text: 'Event handled.' });
+
+    const sent = await postJson(`${url}/v1/agents/helper/instances/ev2/events`, { input: 'fire and forget' });
+    expect(sent.status).toBe(202);
+    expect(sent.json.eventId).toEqual(expect.any(String));
+
+    // A call that needs approval waits; the API lists it and approves it; the turn then finishes.
+    const turn = postJson(`${url}/v1/agents/guarded/instances/default/events`, { input: 'run it', wait: true });
+    let pending: PendingApproval[] = [];
+    for (const deadline = Date.now() + 60_000; pending.length === 0 && Date.now() < deadline; await Bun.sleep(50)) {
+      pending = (await getJson<{ approvals: PendingApproval[] }>(`${url}/v1/approvals`)).approvals;
+    }
+    expect(pending[0]).toMatchObject({ agent: 'guarded', toolName: 'bash__exec', status: 'pending' });
+    const approved = await postJson(`${url}/v1/approvals/${pending[0]!.id}/approve`, { by: 'tester' });
+    expect(approved.status).toBe(200);
+    expect(approved.json.approval?.status).toBe('approved');
+    expect((await turn).json).toMatchObject({ status: 'completed', text: 'Ran it.' });
+    const again = await postJson(`${url}/v1/approvals/${pending[0]!.id}/deny`, {});
+    expect(again).toMatchObject({ status: 404, json: { error: { code: 'E_APPROVAL_NOT_FOUND' } } });
+
+    const cases: [string, Promise<{ status: number; json: ApiJson }>, number, string][] = [
+      ['malformed JSON', postJson(`${url}/v1/chat/completions`, '{"model": '), 400, 'E_SERVE_BAD_REQUEST'],
+      [
+        'messages of the wrong type',
+        postJson(`${url}/v1/chat/completions`, { model: 'helper', messages: 'hi' }),
+        400,
+        'E_SERVE_BAD_REQUEST',
+      ],
+      [
+        'no user message',
+        postJson(`${url}/v1/chat/completions`, { model: 'helper', messages: [{ role: 'system', content: 'x' }] }),
+        400,
+        'E_SERVE_BAD_REQUEST',
+      ],
+      [
+        'an invalid instance key',
+        postJson(
+          `${url}/v1/chat/completions`,
+          { model: 'helper', messages: [{ role: 'user', content: 'x' }] },
+          { 'x-goondan-instance': '../etc' },
+        ),
+        400,
+        'E_INSTANCE_KEY_INVALID',
+      ],
+      [
+        'a reserved event type',
+        postJson(`${url}/v1/agents/helper/instances/ev/events`, { input: 'x', type: 'schedule.fired' }),
+        400,
+        'E_SERVE_BAD_REQUEST',
+      ],
+      [
+        'an unknown agent',
+        postJson(`${url}/v1/agents/nobody/instances/ev/events`, { input: 'x' }),
+        404,
+        'E_AGENT_UNKNOWN',
+      ],
+      [
+        'a body over 1 MiB',
+        postJson(`${url}/v1/chat/completions`, {
+          model: 'helper',
+          messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }],
+        }),
+        413,
+        'E_SERVE_BODY_TOO_LARGE',
+      ],
+    ];
+    for (const [what, answer, status, code] of cases) {
+      const { status: got, json } = await answer;
+      expect({ what, status: got, code: json.error?.code }).toEqual({ what, status, code });
+      expect(json.error?.message).toEqual(expect.any(String));
+      expect(json.error?.helpUrl).toBe(`docs/errors/${code}.md`);
+    }
+    // A text/plain POST (what a web page may send without asking) is refused before anything runs.
+    const plain = await fetch(`${url}/v1/agents/helper/instances/csrf/events`, {
+      method: 'POST',
+      body: '{"input":"x"}',
+    });
+    expect(plain.status).toBe(400);
+    const unknownInstance = await fetch(`${url}/v1/agents/helper/instances/never/conversation`);
+    expect(unknownInstance.status).toBe(404);
+    expect(((await unknownInstance.json()) as ApiJson).error?.code).toBe('E_INSTANCE_NOT_FOUND');
+    const wrongMethod = await fetch(`${url}/v1/chat/completions`);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    expect((await fetch(`${url}/v2/nothing`)).status).toBe(404);
+    // Nothing half-written: the refused requests created no instance.
+    const health = await getJson<HealthJson>(`${url}/healthz`);
+    const keys = health.instances.map((info: { instanceKey: string }) => info.instanceKey).sort();
+    expect(keys).not.toContain('csrf');
+  }, 120_000);
+});
+
+describe('gdn serve: security, shutdown and reload', () => {
+  test('refuses a non-loopback address without a token, and checks the token when set', async () => {
+    const bundle = await agentBundle(helperModel([{ text: 'With token.' }]));
+    const refused = await gdn(['serve', '--bundle', bundle, '--host', '0.0.0.0', '--port', '0']);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('E_SERVE_TOKEN_REQUIRED');
+
+    const { url } = await serve(bundle, [], { GOONDAN_SERVE_TOKEN: 'test-token-123' });
+    const anonymous = await fetch(`${url}/healthz`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    expect(((await anonymous.json()) as ApiJson).error?.code).toBe('E_SERVE_UNAUTHORIZED');
+    const wrong = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'wrong-token-123', maxRetries: 0 });
+    expect(await wrong.models.list().catch((thrown: unknown) => thrown)).toBeInstanceOf(OpenAI.AuthenticationError);
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'test-token-123', maxRetries: 0 });
+    const completion = await client.chat.completions.create({
+      model: 'helper',
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(completion.choices[0]?.message.content).toBe('With token.');
+  }, 120_000);
+
+  test('SIGTERM lets the running turn finish and answer, then exits 143', async () => {
+    const bundle = await agentBundle(
+      helperModel([
+        { text: 'Waiting now.', toolCalls: [{ name: 'slow__wait', args: { ms: 1500 } }] },
+        { text: ' Done waiting.' },
+      ]),
+    );
+    const { server, url } = await serve(bundle, ['--grace', '60000']);
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const stream = await client.chat.completions.create({
+      model: 'helper',
+      messages: [{ role: 'user', content: 'wait a bit' }],
+      stream: true,
+    });
+    let text = '';
+    let signalled = false;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      // The turn is running (its first text arrived): stop the server now.
+      if (!signalled && text.includes('Waiting now.')) {
+        signalled = true;
+        server.proc.kill('SIGTERM');
+      }
+    }
+    expect(signalled).toBe(true);
+    expect(text).toBe('Waiting now. Done waiting.');
+    const result = await server.finish();
+    expect(result.exitCode).toBe(143);
+    expect(result.stderr).toContain('[serve] stopped');
+  }, 120_000);
+
+  test('--watch restarts the agent whose resources changed; the next turn runs the new revision', async () => {
+    const bundle = await agentBundle(helperModel([{ text: 'First revision.' }]));
+    const { server, url } = await serve(bundle, ['--watch']);
+    await server.waitForStderr('[watch] watching', 60_000);
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const first = await client.chat.completions.create({ model: 'helper', messages: [{ role: 'user', content: 'x' }] });
+    expect(first.choices[0]?.message.content).toBe('First revision.');
+    await editBundle(bundle, (text) => text.replace('First revision.', 'Second revision.'));
+    await server.waitForStderr('[watch] reloaded: restarted helper/default', 60_000);
+    const second = await client.chat.completions.create({
+      model: 'helper',
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(second.choices[0]?.message.content).toBe('Second revision.');
+  }, 120_000);
+});
