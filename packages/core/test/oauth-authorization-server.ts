@@ -100,23 +100,19 @@ async function finishInteraction(provider: Provider, req: Req, res: Res): Promis
 }
 
 /**
- * Plays the browser: follows redirects from `url`, carrying cookies, until one points at `stopAt` (the client's
- * redirect URI), and returns that URL without requesting it.
+ * Plays the browser: follows redirects from `url`, carrying cookies (`cookies`, which it updates), until one points
+ * at `stopAt` (the client's redirect URI), and returns that URL without requesting it.
  */
-export async function followAuthorization(url: string, stopAt: string): Promise<string> {
-  const cookies = new Map<string, string>();
+export async function followAuthorization(
+  url: string,
+  stopAt: string,
+  cookies: Map<string, string> = new Map(),
+): Promise<string> {
   let next = url;
   for (let hop = 0; hop < 20; hop++) {
     if (next.startsWith(stopAt)) return next;
-    const response = await fetch(next, {
-      redirect: 'manual',
-      headers: { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
-    }
+    const response = await fetch(next, { redirect: 'manual', headers: { cookie: cookieHeader(cookies) } });
+    keepCookies(response, cookies);
     const location = response.headers.get('location');
     if (!location)
       throw new Error(`authorization stopped at ${next}: HTTP ${response.status} ${await response.text()}`);
@@ -125,21 +121,43 @@ export async function followAuthorization(url: string, stopAt: string): Promise<
   throw new Error('too many redirects');
 }
 
-/** The device flow's user side: submit the code on the verification page, then confirm. */
+function cookieHeader(cookies: Map<string, string>): string {
+  return [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+}
+
+function keepCookies(response: Response, cookies: Map<string, string>): void {
+  for (const line of response.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const at = pair!.indexOf('=');
+    cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+  }
+}
+
+/**
+ * The device flow's user side (oidc-provider's pages): enter the code, confirm it, then pass login and consent
+ * (automatic here) until the flow lands on the success page.
+ */
 async function approveDevice(issuer: string, userCode: string): Promise<void> {
+  const cookies = new Map<string, string>();
+  const post = async (form: Record<string, string>) => {
+    const response = await fetch(`${issuer}/device`, {
+      method: 'POST',
+      body: new URLSearchParams(form),
+      headers: { cookie: cookieHeader(cookies) },
+      redirect: 'manual',
+    });
+    keepCookies(response, cookies);
+    return response;
+  };
   const page = await fetch(`${issuer}/device`);
-  const xsrf = /name="xsrf" value="([^"]+)"/.exec(await page.text())?.[1];
-  const cookie = page.headers
-    .getSetCookie()
-    .map((line) => line.split(';')[0])
-    .join('; ');
-  const form = new URLSearchParams({ xsrf: xsrf ?? '', user_code: userCode });
-  const submitted = await fetch(`${issuer}/device`, {
-    method: 'POST',
-    body: form,
-    headers: { cookie },
-    redirect: 'manual',
+  keepCookies(page, cookies);
+  const xsrfOf = (html: string) => /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const confirmPage = await post({ xsrf: xsrfOf(await page.text()), user_code: userCode });
+  const confirmed = await post({ xsrf: xsrfOf(await confirmPage.text()), user_code: userCode, confirm: 'yes' });
+  const location = confirmed.headers.get('location');
+  if (!location) throw new Error(`the device code was not accepted: HTTP ${confirmed.status}`);
+  await followAuthorization(new URL(location, issuer).href, `${issuer}/device/success`, cookies).catch((error) => {
+    // The last hop answers the success page itself (200, no redirect).
+    if (!String(error).includes('/device/success') && !String(error).includes('Sign-in Success')) throw error;
   });
-  const location = submitted.headers.get('location');
-  if (location) await followAuthorization(new URL(location, issuer).href, `${issuer}/device/success`);
 }
