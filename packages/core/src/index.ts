@@ -44,9 +44,9 @@ export { modelCallSettings } from './models/model-call-settings.ts';
 export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
 export { AUTH_GRANTED, createOAuthHost, type OAuthHost } from './oauth/oauth-host.ts';
 export { provideOAuthService, useOAuthService } from './oauth/oauth-service-slot.ts';
-export { openOAuthHost } from './oauth/open-oauth-host.ts';
 export { OAuthStore, type StoredSession } from './oauth/oauth-store.ts';
 export type * from './oauth/oauth-types.ts';
+export { openOAuthHost } from './oauth/open-oauth-host.ts';
 export { OAUTH_KEY_ENV, OAUTH_KEY_FILE_ENV, resolveOAuthKey } from './oauth/resolve-oauth-key.ts';
 export { serveOAuthCallbacks } from './oauth/serve-oauth-callbacks.ts';
 // Orchestrator: one process per agent instance, inter-agent request/send (spec v2.0-b §2.6, §11).
@@ -118,6 +118,22 @@ export { composeMiddleware, type Middleware } from './pipeline/compose-middlewar
 export { environmentBlock } from './processes/environment-block.ts';
 export { findToolProcesses, killToolProcessTree, TOOL_TREE_VARIABLE } from './processes/kill-tool-process-tree.ts';
 export { openToolProcessTree, type ToolProcessTree } from './processes/open-tool-process-tree.ts';
+// Durable scheduler (docs/scheduler.md): schedules in SQLite, `schedule.fired` events from system:scheduler.
+export { orchestratorDeliver } from './scheduler/orchestrator-deliver.ts';
+export {
+  firingEventId,
+  SCHEDULE_FIRED,
+  SCHEDULER_SOURCE,
+  scheduleFiredEvent,
+} from './scheduler/schedule-event.ts';
+export { openScheduleStore, ScheduleStore, scheduleStorePath } from './scheduler/schedule-store.ts';
+export type * from './scheduler/schedule-types.ts';
+export {
+  DEFAULT_LATE_AFTER_MS,
+  DEFAULT_MAX_SLEEP_MS,
+  Scheduler,
+  type SchedulerOptions,
+} from './scheduler/scheduler.ts';
 export { ApprovalStore } from './store/approval-store.ts';
 export { type AuditFilter, type AuditRecord, AuditStore, type AuditStoreOptions } from './store/audit-store.ts';
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
@@ -131,9 +147,9 @@ export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agen
 export { CatalogBuilder } from './tools/catalog-builder.ts';
 export { guardProcessErrors } from './tools/guard-process-errors.ts';
 export { toJsonSafe } from './tools/to-json-safe.ts';
-export type { ToolHandlers } from './tools/tool-handlers.ts';
 export { ToolCatalog } from './tools/tool-catalog.ts';
 export { type CallScope, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
+export type { ToolHandlers } from './tools/tool-handlers.ts';
 export { isPendingSubmission, JobTable } from './tools/tool-jobs.ts';
 export { buildToolName, checkNamePart, parseToolName, providerToolNamePattern } from './tools/tool-name.ts';
 export {

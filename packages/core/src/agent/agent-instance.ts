@@ -123,6 +123,20 @@ interface StepState extends TurnState {
 }
 
 const zeroUsage = () => ({ inputTokens: 0, outputTokens: 0 });
+/** Ids of handled events kept to recognise redeliveries (pruned with the traces). */
+export const MAX_HANDLED_EVENT_IDS = 10_000;
+
+/** What a redelivered event's "turn" returns: nothing ran, nothing was appended. */
+const duplicateResult = (eventId: string): TurnResult => ({
+  turnId: '',
+  traceId: '',
+  eventId,
+  status: 'completed',
+  text: '',
+  steps: 0,
+  usage: zeroUsage(),
+  reason: `Event ${eventId} was handled before (a redelivery); its turn did not run again.`,
+});
 
 /**
  * One agent instance: a FIFO of AgentEvents, one Turn at a time; each Turn runs Steps (catalog → step
@@ -491,6 +505,8 @@ export class AgentInstance {
   }
 
   private async runTurn(event: AgentEvent, signal: AbortSignal, resume?: SuspendedTurn): Promise<TurnResult> {
+    // At-least-once senders (the scheduler) may deliver an event again after a crash: its turn ran once already.
+    if (!resume && this.options.conversation.hasEvent(event.id)) return duplicateResult(event.id);
     const turnId = resume?.turnId ?? newId('turn');
     const traceId = event.traceContext?.traceId ?? newTraceId();
     const turnSpanId = newSpanId();
@@ -577,7 +593,7 @@ export class AgentInstance {
       firstStep = 1;
     } else {
       this.appendNotices(turnId);
-      this.appendMessages([createMessage({ role: 'user', content: event.input }, source)], turnId);
+      this.appendMessages([createMessage({ role: 'user', content: event.input }, source)], turnId, event.id);
     }
     const usage = zeroUsage();
     const maxSteps = this.options.maxStepsPerTurn ?? DEFAULT_MAX_STEPS_PER_TURN;
@@ -857,11 +873,14 @@ export class AgentInstance {
     }
   }
 
-  private appendMessages(messages: Message[], turnId: string | null): void {
+  private appendMessages(messages: Message[], turnId: string | null, eventId?: string): void {
     if (messages.length === 0) return;
     // What the model reads back and what is stored agree: neither holds a known secret value.
     const masked = redactKnownSecrets(messages);
-    this.options.conversation.appendMany(masked, turnId === null ? {} : { turnId });
+    this.options.conversation.appendMany(masked, {
+      ...(turnId === null ? {} : { turnId }),
+      ...(eventId === undefined ? {} : { eventId }),
+    });
     this.messages.push(...masked);
   }
 
@@ -883,6 +902,7 @@ export class AgentInstance {
   private pruneTraces(): void {
     try {
       this.options.traces.pruneTraces(MAX_STORED_TRACES);
+      this.options.conversation.pruneHandledEvents(MAX_HANDLED_EVENT_IDS);
     } catch (thrown) {
       this.options.logger?.warn?.(`trace pruning failed: ${(thrown as Error).message}`);
     }

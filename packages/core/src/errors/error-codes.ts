@@ -367,6 +367,45 @@ export const errorCodes = {
     suggestion:
       'Check the agent and instance key (GET /healthz or `gdn ps` lists running ones); an instance exists once it has handled an event.',
   },
+  // Channels (docs/channels.md)
+  E_CHANNEL_CONFIG_INVALID: {
+    name: 'ChannelConfigInvalidError',
+    suggestion:
+      "Fix the field named in the message in the Agent's Extension/telegram config: token a ValueSource, allowedChatIds a list of integer chat ids, apiRoot an http(s) URL; one bot token per Agent.",
+  },
+  E_CHANNEL_AUTH: {
+    name: 'ChannelAuthError',
+    suggestion:
+      'Check the bot token (BotFather /token shows it; /revoke makes a new one) and the variable it is read from.',
+  },
+  E_CHANNEL_CHAT_NOT_ALLOWED: {
+    name: 'ChannelChatNotAllowedError',
+    suggestion:
+      "If this chat should reach the agent, add the chat id from the message to allowedChatIds of the Agent's Extension/telegram config and restart.",
+  },
+  E_CHANNEL_API: {
+    name: 'ChannelApiError',
+    suggestion:
+      'The Bot API call named in the message failed; check network access to the API root and the description Telegram gave.',
+  },
+  // Scheduler (docs/scheduler.md)
+  E_SCHEDULE_INVALID: {
+    name: 'ScheduleInvalidError',
+    suggestion:
+      'Fix the field named in the message: exactly one of at, in, rrule or cron; an RRULE (RFC 5545) or 5-6 field cron with a future occurrence; a positive delay.',
+  },
+  E_SCHEDULE_IN_PAST: {
+    name: 'ScheduleInPastError',
+    suggestion: 'Give a time in the future (check its zone offset), or a delay with --in.',
+  },
+  E_SCHEDULE_TIME_ZONE: {
+    name: 'ScheduleTimeZoneError',
+    suggestion: "Use an IANA time zone name such as 'Asia/Seoul', 'Europe/Berlin' or 'UTC'.",
+  },
+  E_SCHEDULE_NOT_FOUND: {
+    name: 'ScheduleNotFoundError',
+    suggestion: "Check the id with 'gdn schedules list'; a finished or cancelled schedule cannot be cancelled again.",
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -21,6 +21,11 @@ export interface ConversationStoreOptions {
 export interface ConversationWriteOptions {
   /** The turn the change belongs to, so `messagesOfTurn` can find what a turn appended. */
   turnId?: string;
+  /**
+   * The AgentEvent whose input this write appends: its id is recorded in the same transaction, so a redelivered
+   * event (same id) is recognised by `hasEvent` and not run twice.
+   */
+  eventId?: string;
 }
 
 export const DEFAULT_COMPACT_AFTER_EVENTS = 200;
@@ -77,7 +82,7 @@ export class ConversationStore {
   private readonly compactAfterEvents: number;
   private readonly onCompactionError: ((error: unknown) => void) | undefined;
   private pendingEvents: number;
-  private readonly writeMany: Transaction<[readonly ConversationEvent[], string | null], void>;
+  private readonly writeMany: Transaction<[readonly ConversationEvent[], string | null, string | null], void>;
   private readonly readState: Transaction<[], ReadState>;
   private readonly compactNow: Transaction<[], CompactionResult>;
 
@@ -87,9 +92,16 @@ export class ConversationStore {
   ) {
     this.compactAfterEvents = Math.max(0, options.compactAfterEvents ?? DEFAULT_COMPACT_AFTER_EVENTS);
     this.onCompactionError = options.onCompactionError;
-    this.writeMany = db.transaction((events: readonly ConversationEvent[], turnId: string | null) => {
-      for (const event of events) this.insert(event, turnId);
-    });
+    this.writeMany = db.transaction(
+      (events: readonly ConversationEvent[], turnId: string | null, eventId: string | null) => {
+        for (const event of events) this.insert(event, turnId);
+        if (eventId !== null) {
+          db.query<unknown, [string, string | null, number]>(
+            'INSERT OR IGNORE INTO handled_events (event_id, turn_id, created_at) VALUES (?, ?, ?)',
+          ).run(eventId, turnId, Date.now());
+        }
+      },
+    );
     // One read transaction: a compaction by another connection cannot slip between the base and the events.
     this.readState = db.transaction(() => this.readUnlocked());
     this.compactNow = db.transaction(() => this.compactUnlocked());
@@ -125,10 +137,28 @@ export class ConversationStore {
   record(events: readonly ConversationEvent[], options: ConversationWriteOptions = {}): void {
     if (events.length === 0) return;
     const turnId = options.turnId ?? null;
-    if (events.length === 1) this.insert(events[0]!, turnId);
-    else this.writeMany.immediate(events, turnId);
+    if (events.length === 1 && options.eventId === undefined) this.insert(events[0]!, turnId);
+    else this.writeMany.immediate(events, turnId, options.eventId ?? null);
     this.pendingEvents += events.length;
     if (this.compactAfterEvents > 0 && this.pendingEvents >= this.compactAfterEvents) this.compactQuietly();
+  }
+
+  /** True when a write recorded this event id (its turn appended its input): a redelivery must not run again. */
+  hasEvent(eventId: string): boolean {
+    return (
+      this.db
+        .query<{ one: number }, [string]>('SELECT 1 AS one FROM handled_events WHERE event_id = ?')
+        .get(eventId) !== null
+    );
+  }
+
+  /** Keeps the newest `keep` handled event ids (redeliveries come soon after a crash, not months later). */
+  pruneHandledEvents(keep: number): void {
+    this.db
+      .query<unknown, [number]>(
+        'DELETE FROM handled_events WHERE seq <= (SELECT coalesce(max(seq), 0) FROM handled_events) - ?',
+      )
+      .run(Math.max(0, Math.floor(keep)));
   }
 
   /** The conversation now: the latest base with every later event applied in order. */

@@ -132,4 +132,16 @@ export const storeMigrations: readonly StoreMigration[] = [
       )`);
     },
   },
+  {
+    version: 4,
+    description: 'ids of events whose turn appended its input, so a redelivered event is not run twice',
+    up: (db) => {
+      db.run(`CREATE TABLE handled_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id TEXT NOT NULL UNIQUE,
+        turn_id TEXT,
+        created_at INTEGER NOT NULL
+      )`);
+    },
+  },
 ];

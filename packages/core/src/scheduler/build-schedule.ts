@@ -1,0 +1,101 @@
+import { newId } from '../agent/agent-event.ts';
+import { instancePaths } from '../agent/instance-paths.ts';
+import { closestName } from '../config/closest-name.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
+import { checkTimeZone, nextOccurrence, normalizeRrule, parseInstant } from './schedule-recurrence.ts';
+import type { ScheduleInput, ScheduleKind, ScheduleRecord } from './schedule-types.ts';
+
+const MAX_TEXT = 16_000;
+
+/**
+ * Checks a schedule request and makes the record to store, with its first occurrence. Nothing is written here;
+ * every problem is a GoondanError: E_SCHEDULE_INVALID (shape, rule), E_SCHEDULE_IN_PAST, E_SCHEDULE_TIME_ZONE,
+ * E_AGENT_UNKNOWN (when `agents` is given and does not hold the target), E_INSTANCE_KEY_INVALID.
+ */
+export function buildSchedule(options: {
+  input: ScheduleInput;
+  now: number;
+  agents?: readonly string[];
+}): ScheduleRecord {
+  const { input, now, agents } = options;
+  const given = (['at', 'inMs', 'rrule', 'cron'] as const).filter((key) => input[key] !== undefined);
+  if (given.length !== 1) {
+    throw new GoondanError(
+      'E_SCHEDULE_INVALID',
+      given.length === 0
+        ? 'A schedule needs one of at, in (a delay), rrule or cron.'
+        : `A schedule takes one of at, in, rrule or cron; got ${given.join(' and ')}.`,
+    );
+  }
+  if (typeof input.agent !== 'string' || input.agent === '')
+    throw new GoondanError('E_SCHEDULE_INVALID', 'A schedule needs the agent it wakes.');
+  if (agents && !agents.includes(input.agent)) {
+    const near = closestName(input.agent, agents);
+    throw new GoondanError(
+      'E_AGENT_UNKNOWN',
+      `No agent '${input.agent}' in this bundle${near ? ` (did you mean '${near}'?)` : ''}; agents: ${agents.join(', ') || 'none'}.`,
+    );
+  }
+  instancePaths({ rootDir: '.', agentName: input.agent, instanceKey: input.instanceKey });
+  const timeZone = checkTimeZone(input.timeZone ?? 'UTC');
+  const missedPolicy = input.missedPolicy ?? 'fire-once-late';
+  if (missedPolicy !== 'fire-once-late' && missedPolicy !== 'skip')
+    throw new GoondanError(
+      'E_SCHEDULE_INVALID',
+      `missedPolicy must be 'fire-once-late' or 'skip', got '${missedPolicy}'.`,
+    );
+  const label = (input.label ?? '').trim();
+  const text = (input.input ?? label).trim();
+  if (text === '')
+    throw new GoondanError('E_SCHEDULE_INVALID', 'A schedule needs an input or a label: the text the agent reads.');
+  if (text.length > MAX_TEXT || label.length > MAX_TEXT)
+    throw new GoondanError('E_SCHEDULE_INVALID', `A schedule's input and label are limited to ${MAX_TEXT} characters.`);
+  let kind: ScheduleKind;
+  let expression: string;
+  if (input.inMs !== undefined) {
+    if (!Number.isFinite(input.inMs) || input.inMs <= 0)
+      throw new GoondanError('E_SCHEDULE_INVALID', `in must be a positive delay, got ${input.inMs} ms.`);
+    kind = 'at';
+    expression = new Date(now + Math.round(input.inMs)).toISOString();
+  } else if (input.at !== undefined) {
+    kind = 'at';
+    const at = parseInstant(input.at, timeZone);
+    if (at <= now) {
+      throw new GoondanError(
+        'E_SCHEDULE_IN_PAST',
+        `at ${new Date(at).toISOString()} is ${Math.round((now - at) / 1000)} s in the past (now ${new Date(now).toISOString()}).`,
+      );
+    }
+    expression = new Date(at).toISOString();
+  } else if (input.rrule !== undefined) {
+    kind = 'rrule';
+    expression = normalizeRrule(input.rrule, timeZone, Math.floor(now / 1000) * 1000);
+  } else {
+    kind = 'cron';
+    expression = input.cron!.trim();
+  }
+  const first = nextOccurrence({ kind, expression, timeZone }, now);
+  if (first === null) {
+    throw new GoondanError(
+      kind === 'cron' ? 'E_SCHEDULE_INVALID' : 'E_SCHEDULE_IN_PAST',
+      kind === 'cron'
+        ? `cron '${expression}' never matches a date (e.g. 30 February).`
+        : `The ${kind === 'at' ? 'time' : 'rule'} has no occurrence after now (${new Date(now).toISOString()}); its COUNT or UNTIL is used up.`,
+    );
+  }
+  return {
+    id: newId('sch'),
+    agent: input.agent,
+    instanceKey: input.instanceKey,
+    kind,
+    expression,
+    timeZone,
+    label: label || text.slice(0, 80),
+    input: text,
+    missedPolicy,
+    status: 'active',
+    nextDueAt: first,
+    lastFiredAt: null,
+    createdAt: now,
+  };
+}

@@ -1,0 +1,24 @@
+import type { AgentEvent } from '../agent/agent-event.ts';
+import type { Orchestrator } from '../orchestrator/orchestrator.ts';
+import type { ScheduleTarget } from './schedule-types.ts';
+
+/**
+ * The Scheduler's `deliver` for a host running an Orchestrator: the event, with its own id, goes to the target
+ * instance like a send. It is accepted once stored in that instance's inbox (the send path stores before it
+ * returns), so a crash after this point loses nothing; the instance's process handles it when it runs.
+ */
+export function orchestratorDeliver(
+  orchestrator: Pick<Orchestrator, 'send'>,
+): (target: ScheduleTarget, event: AgentEvent) => Promise<void> {
+  return async (target, event) => {
+    orchestrator.send({
+      id: event.id,
+      type: event.type,
+      input: event.input,
+      target: target.agent,
+      instanceKey: target.instanceKey,
+      source: event.source,
+      ...(event.data === undefined ? {} : { data: event.data }),
+    });
+  };
+}

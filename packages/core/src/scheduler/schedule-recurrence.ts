@@ -1,0 +1,109 @@
+import { Cron } from 'croner';
+import { RRuleTemporal } from 'rrule-temporal';
+import { GoondanError } from '../errors/goondan-error.ts';
+import type { ScheduleKind } from './schedule-types.ts';
+import { Temporal } from './temporal.ts';
+
+/** What decides a schedule's occurrences. */
+export interface Recurrence {
+  kind: ScheduleKind;
+  expression: string;
+  timeZone: string;
+}
+
+const rules = new Map<string, RRuleTemporal>();
+const RULE_CACHE_LIMIT = 1000;
+
+/** Throws E_SCHEDULE_TIME_ZONE unless `timeZone` is an IANA name this runtime knows. */
+export function checkTimeZone(timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone }).resolvedOptions().timeZone && timeZone;
+  } catch {
+    throw new GoondanError('E_SCHEDULE_TIME_ZONE', `Unknown time zone '${timeZone}'.`);
+  }
+}
+
+/** An ISO time with an offset or `Z`, or a local date-time read in `timeZone` (DST gaps move forward). */
+export function parseInstant(at: string, timeZone: string): number {
+  const text = at.trim();
+  try {
+    if (/(Z|[+-]\d\d(:?\d\d)?)$/i.test(text) || text.includes('['))
+      return Temporal.Instant.from(text).epochMilliseconds;
+    return Temporal.PlainDateTime.from(text).toZonedDateTime(timeZone, { disambiguation: 'compatible' })
+      .epochMilliseconds;
+  } catch {
+    throw new GoondanError(
+      'E_SCHEDULE_INVALID',
+      `at '${at}' is not an ISO 8601 date-time (e.g. 2026-05-01T09:00:00+09:00, or 2026-05-01T09:00 with --tz).`,
+    );
+  }
+}
+
+/** `YYYYMMDDTHHMMSS` of an instant in a zone (RFC 5545 DATE-TIME with TZID). */
+function localStamp(epochMs: number, timeZone: string): string {
+  const local = Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone);
+  const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+  return `${pad(local.year, 4)}${pad(local.month)}${pad(local.day)}T${pad(local.hour)}${pad(local.minute)}${pad(local.second)}`;
+}
+
+/**
+ * The RRULE text stored for a schedule: the rule as given (with or without `RRULE:`), with a `DTSTART;TZID=`
+ * line made from `startMs` in `timeZone` when it has none, so occurrences keep their wall-clock time across DST.
+ */
+export function normalizeRrule(rrule: string, timeZone: string, startMs: number): string {
+  const lines = rrule
+    .trim()
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const hasStart = lines.some((line) => /^DTSTART[:;]/i.test(line));
+  const body = lines.map((line) => (/^(DTSTART|RRULE|EXDATE|RDATE)[:;]/i.test(line) ? line : `RRULE:${line}`));
+  return [...(hasStart ? [] : [`DTSTART;TZID=${timeZone}:${localStamp(startMs, timeZone)}`]), ...body].join('\n');
+}
+
+function ruleOf(expression: string): RRuleTemporal {
+  let rule = rules.get(expression);
+  if (!rule) {
+    try {
+      rule = new RRuleTemporal({ rruleString: expression, cache: false });
+    } catch (thrown) {
+      throw new GoondanError('E_SCHEDULE_INVALID', `rrule is not a valid RFC 5545 rule: ${(thrown as Error).message}`);
+    }
+    if (rules.size >= RULE_CACHE_LIMIT) rules.clear();
+    rules.set(expression, rule);
+  }
+  return rule;
+}
+
+function cronOf(expression: string, timeZone: string): Cron {
+  try {
+    return new Cron(expression, { timezone: timeZone, paused: true });
+  } catch (thrown) {
+    throw new GoondanError('E_SCHEDULE_INVALID', `cron '${expression}' is not valid: ${(thrown as Error).message}`);
+  }
+}
+
+/**
+ * The first occurrence strictly after `afterMs` (epoch ms), or null when there is none (a one-shot already
+ * passed, a COUNT/UNTIL used up). Throws E_SCHEDULE_INVALID for a rule that cannot be read or never matches.
+ */
+export function nextOccurrence(recurrence: Recurrence, afterMs: number): number | null {
+  if (recurrence.kind === 'at') {
+    const at = Temporal.Instant.from(recurrence.expression).epochMilliseconds;
+    return at > afterMs ? at : null;
+  }
+  if (recurrence.kind === 'cron') {
+    const next = cronOf(recurrence.expression, recurrence.timeZone).nextRun(new Date(afterMs));
+    return next ? next.getTime() : null;
+  }
+  try {
+    const next = ruleOf(recurrence.expression).next(new Date(afterMs), false);
+    return next ? next.epochMilliseconds : null;
+  } catch (thrown) {
+    if (thrown instanceof GoondanError) throw thrown;
+    throw new GoondanError(
+      'E_SCHEDULE_INVALID',
+      `rrule has no occurrence that can be found (${(thrown as Error).message}); check BYMONTH/BYMONTHDAY/BYDAY agree.`,
+    );
+  }
+}

@@ -1,0 +1,238 @@
+import type { Database } from 'bun:sqlite';
+import { join } from 'node:path';
+import type { AgentEvent } from '../agent/agent-event.ts';
+import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { scheduleStoreMigrations } from './schedule-store-migrations.ts';
+import type { FiringRecord, ScheduleFilter, ScheduleRecord, ScheduleStatus } from './schedule-types.ts';
+
+interface ScheduleRow {
+  id: string;
+  agent: string;
+  instance_key: string;
+  kind: ScheduleRecord['kind'];
+  expression: string;
+  time_zone: string;
+  label: string;
+  input: string;
+  missed_policy: ScheduleRecord['missedPolicy'];
+  status: ScheduleStatus;
+  next_due_at: number | null;
+  last_fired_at: number | null;
+  created_at: number;
+}
+
+interface FiringRow {
+  event_id: string;
+  schedule_id: string;
+  agent: string;
+  instance_key: string;
+  scheduled_at: number;
+  fired_at: number;
+  status: FiringRecord['status'];
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: number;
+  event: string;
+}
+
+const toSchedule = (row: ScheduleRow): ScheduleRecord => ({
+  id: row.id,
+  agent: row.agent,
+  instanceKey: row.instance_key,
+  kind: row.kind,
+  expression: row.expression,
+  timeZone: row.time_zone,
+  label: row.label,
+  input: row.input,
+  missedPolicy: row.missed_policy,
+  status: row.status,
+  nextDueAt: row.next_due_at,
+  lastFiredAt: row.last_fired_at,
+  createdAt: row.created_at,
+});
+
+const toFiring = (row: FiringRow): FiringRecord => ({
+  eventId: row.event_id,
+  scheduleId: row.schedule_id,
+  agent: row.agent,
+  instanceKey: row.instance_key,
+  scheduledAt: row.scheduled_at,
+  firedAt: row.fired_at,
+  status: row.status,
+  attempts: row.attempts,
+  lastError: row.last_error,
+  nextAttemptAt: row.next_attempt_at,
+  event: JSON.parse(row.event),
+});
+
+/** How one occurrence is taken: the schedule moves on and (unless skipped) a firing row is written, together. */
+export interface ClaimOptions {
+  schedule: ScheduleRecord;
+  /** The schedule's next occurrence after this one (null: it is done). */
+  nextDueAt: number | null;
+  /** The event to deliver, or null when the occurrence is skipped (missed policy `skip`). */
+  event: AgentEvent | null;
+  scheduledAt: number;
+  firedAt: number;
+}
+
+/**
+ * The bundle's schedules and their firings, in SQLite (WAL). Every write commits before it returns. Several
+ * processes may share the file: an occurrence is claimed with a compare-and-set on `next_due_at`, so only one
+ * of them fires it.
+ *
+ * @example
+ * const store = openScheduleStore({ path: '.goondan/schedules.db' });
+ * store.list({ agent: 'assistant' });
+ */
+export class ScheduleStore {
+  private readonly claimNow: (options: ClaimOptions) => boolean;
+
+  constructor(readonly db: Database) {
+    this.claimNow = db.transaction((options: ClaimOptions) => {
+      const { schedule, nextDueAt, event, scheduledAt, firedAt } = options;
+      const moved = db
+        .query<unknown, [number | null, string, number | null, string, number]>(
+          `UPDATE schedules SET next_due_at = ?, status = ?, last_fired_at = coalesce(?, last_fired_at)
+           WHERE id = ? AND status = 'active' AND next_due_at = ?`,
+        )
+        .run(nextDueAt, nextDueAt === null ? 'done' : 'active', event ? firedAt : null, schedule.id, scheduledAt);
+      if (moved.changes !== 1) return false;
+      if (event) {
+        db.query<unknown, [string, string, string, string, number, number, number, string]>(
+          `INSERT OR IGNORE INTO schedule_firings
+             (event_id, schedule_id, agent, instance_key, scheduled_at, fired_at, status, next_attempt_at, event)
+           VALUES (?, ?, ?, ?, ?, ?, 'delivering', ?, ?)`,
+        ).run(
+          event.id,
+          schedule.id,
+          schedule.agent,
+          schedule.instanceKey,
+          scheduledAt,
+          firedAt,
+          firedAt,
+          JSON.stringify(event),
+        );
+      }
+      return true;
+    }) as unknown as (options: ClaimOptions) => boolean;
+  }
+
+  insert(record: ScheduleRecord): void {
+    this.db
+      .query(
+        `INSERT INTO schedules (id, agent, instance_key, kind, expression, time_zone, label, input, missed_policy,
+           status, next_due_at, last_fired_at, created_at)
+         VALUES ($id, $agent, $instanceKey, $kind, $expression, $timeZone, $label, $input, $missedPolicy, $status,
+           $nextDueAt, $lastFiredAt, $createdAt)`,
+      )
+      .run({ ...record });
+  }
+
+  get(id: string): ScheduleRecord | null {
+    const row = this.db.query<ScheduleRow, [string]>('SELECT * FROM schedules WHERE id = ?').get(id);
+    return row ? toSchedule(row) : null;
+  }
+
+  /** Schedules by next due time (active first), then by creation. */
+  list(filter: ScheduleFilter = {}): ScheduleRecord[] {
+    const status = filter.status ?? 'active';
+    return this.db
+      .query<ScheduleRow, [string, string | null, string | null]>(
+        `SELECT * FROM schedules WHERE (?1 = 'all' OR status = ?1) AND (?2 IS NULL OR agent = ?2)
+           AND (?3 IS NULL OR instance_key = ?3)
+         ORDER BY next_due_at IS NULL, next_due_at, created_at, id`,
+      )
+      .all(status, filter.agent ?? null, filter.instanceKey ?? null)
+      .map(toSchedule);
+  }
+
+  /** Active schedules due at or before `now`, oldest occurrence first. */
+  due(now: number, limit = 1000): ScheduleRecord[] {
+    return this.db
+      .query<ScheduleRow, [number, number]>(
+        `SELECT * FROM schedules WHERE status = 'active' AND next_due_at <= ? ORDER BY next_due_at, id LIMIT ?`,
+      )
+      .all(now, limit)
+      .map(toSchedule);
+  }
+
+  /** The earliest upcoming occurrences (to decide when to wake). */
+  upcoming(limit: number): { agent: string; instanceKey: string; nextDueAt: number }[] {
+    return this.db
+      .query<{ agent: string; instance_key: string; next_due_at: number }, [number]>(
+        `SELECT agent, instance_key, next_due_at FROM schedules WHERE status = 'active' AND next_due_at IS NOT NULL
+         ORDER BY next_due_at LIMIT ?`,
+      )
+      .all(limit)
+      .map((row) => ({ agent: row.agent, instanceKey: row.instance_key, nextDueAt: row.next_due_at }));
+  }
+
+  /** Takes one occurrence; false when another process (or an earlier call) already took it. */
+  claim(options: ClaimOptions): boolean {
+    return this.claimNow(options);
+  }
+
+  /** True when it was active and is now cancelled. Firings already taken are still delivered. */
+  cancel(id: string): boolean {
+    return (
+      this.db
+        .query<unknown, [string]>(
+          `UPDATE schedules SET status = 'cancelled', next_due_at = NULL WHERE id = ? AND status = 'active'`,
+        )
+        .run(id).changes === 1
+    );
+  }
+
+  /** Firings taken and not yet accepted by their instance, oldest occurrence first. */
+  undelivered(): FiringRecord[] {
+    return this.db
+      .query<FiringRow, []>(
+        `SELECT * FROM schedule_firings WHERE status = 'delivering' ORDER BY scheduled_at, event_id`,
+      )
+      .all()
+      .map(toFiring);
+  }
+
+  firing(eventId: string): FiringRecord | null {
+    const row = this.db.query<FiringRow, [string]>('SELECT * FROM schedule_firings WHERE event_id = ?').get(eventId);
+    return row ? toFiring(row) : null;
+  }
+
+  markDelivered(eventId: string, at: number): void {
+    this.db
+      .query<unknown, [number, string]>(
+        `UPDATE schedule_firings SET status = 'delivered', delivered_at = ?, attempts = attempts + 1 WHERE event_id = ?`,
+      )
+      .run(at, eventId);
+  }
+
+  markFailed(eventId: string, error: string, nextAttemptAt: number): void {
+    this.db
+      .query<unknown, [string, number, string]>(
+        `UPDATE schedule_firings SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE event_id = ?`,
+      )
+      .run(error, nextAttemptAt, eventId);
+  }
+
+  /** Forgets delivered firings older than `before` (the schedules themselves stay). */
+  pruneDelivered(before: number): void {
+    this.db
+      .query<unknown, [number]>(`DELETE FROM schedule_firings WHERE status = 'delivered' AND delivered_at < ?`)
+      .run(before);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Opens (creating it if needed) a schedule database; the bundle's lives at `<bundle>/.goondan/schedules.db`. */
+export function openScheduleStore(options: { path: string }): ScheduleStore {
+  return new ScheduleStore(openInstanceDatabase(options.path, { migrations: scheduleStoreMigrations }));
+}
+
+/** Where the bundle-level schedule store lives: `<bundle>/.goondan/schedules.db` (beside instances/). */
+export function scheduleStorePath(options: { rootDir: string; stateDir?: string }): string {
+  return join(options.stateDir ?? join(options.rootDir, '.goondan'), 'schedules.db');
+}

@@ -1,0 +1,202 @@
+import type { AgentEvent } from '../agent/agent-event.ts';
+import { buildSchedule } from './build-schedule.ts';
+import { scheduleFiredEvent } from './schedule-event.ts';
+import { nextOccurrence } from './schedule-recurrence.ts';
+import type { ScheduleStore } from './schedule-store.ts';
+import type { ScheduleFilter, ScheduleInput, ScheduleRecord, ScheduleTarget } from './schedule-types.ts';
+
+export const DEFAULT_MAX_SLEEP_MS = 1_000;
+export const DEFAULT_LATE_AFTER_MS = 60_000;
+export const DEFAULT_DELIVER_TIMEOUT_MS = 30_000;
+const MAX_RETRY_DELAY_MS = 60_000;
+/** Occurrences taken per pass: a long outage with many short recurrences cannot hold the loop. */
+const MAX_CLAIMS_PER_PASS = 10_000;
+
+export interface SchedulerOptions {
+  store: ScheduleStore;
+  /**
+   * Hands a firing's event to its agent instance; resolves once the instance has durably accepted it (stored in
+   * its inbox or appended). Rejecting leaves the firing undelivered: it is retried with backoff, with the same id.
+   */
+  deliver: (target: ScheduleTarget, event: AgentEvent) => Promise<void>;
+  /** The clock (epoch ms); tests pass their own. */
+  now?: () => number;
+  logger?: { warn(message: string): void };
+  /** Agents `add` accepts (E_AGENT_UNKNOWN otherwise); default: any name. */
+  agents?: readonly string[] | (() => readonly string[]);
+  /** Targets this scheduler fires; others are left in the store for another host. Default: every target. */
+  accepts?: (target: ScheduleTarget) => boolean;
+  /** Longest sleep between clock checks (and looks at the store for schedules other processes added). */
+  maxSleepMs?: number;
+  /** An occurrence taken more than this after its time counts as missed: marked late, or skipped. */
+  lateAfterMs?: number;
+  deliverTimeoutMs?: number;
+}
+
+/**
+ * The durable scheduler: schedules in a ScheduleStore; when one comes due, the agent instance that owns it gets
+ * a `schedule.fired` event from `system:scheduler`. It never sleeps longer than `maxSleepMs` and reads the clock
+ * at every wake, so far-future timers and clock jumps need no long setTimeout. Each occurrence is written as a
+ * firing ("delivering") in the same transaction that moves the schedule on, then delivered, then marked
+ * "delivered": a crash in between redelivers it at the next start with the same event id, which the instance
+ * recognises (at-least-once delivery, exactly-once turns).
+ *
+ * @example
+ * const scheduler = new Scheduler({ store: openScheduleStore({ path }), deliver: orchestratorDeliver(orchestrator) });
+ * scheduler.start();
+ * scheduler.add({ agent: 'assistant', instanceKey: 'default', inMs: 60_000, input: 'Stand up and stretch.' });
+ */
+export class Scheduler {
+  private readonly now: () => number;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private started = false;
+  private pass: Promise<number> = Promise.resolve(0);
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Fires what came due while nothing ran (and redelivers what a crash left), then keeps watching. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.arm(0);
+  }
+
+  /** Stops watching; resolves once a pass under way has finished. */
+  async stop(): Promise<void> {
+    this.started = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.pass.catch(() => 0);
+  }
+
+  /** Checks and stores a schedule (nothing is written when it is refused). */
+  add(input: ScheduleInput): ScheduleRecord {
+    const agents = typeof this.options.agents === 'function' ? this.options.agents() : this.options.agents;
+    const record = buildSchedule({ input, now: this.now(), ...(agents ? { agents } : {}) });
+    this.options.store.insert(record);
+    if (this.started) this.arm(this.nextWakeDelay());
+    return record;
+  }
+
+  list(filter?: ScheduleFilter): ScheduleRecord[] {
+    return this.options.store.list(filter);
+  }
+
+  /** True when an active schedule was cancelled; false when no active schedule has that id. */
+  cancel(id: string): boolean {
+    return this.options.store.cancel(id);
+  }
+
+  /**
+   * One pass: redelivers firings a crash or a failed delivery left, then takes every due occurrence in time
+   * order and delivers it. Resolves with the number of events delivered. Passes never overlap.
+   */
+  runDue(): Promise<number> {
+    const run = this.pass.catch(() => 0).then(() => this.runPass());
+    this.pass = run;
+    return run;
+  }
+
+  /** How long the loop sleeps now: until the next due occurrence or retry, never more than `maxSleepMs`. */
+  nextWakeDelay(): number {
+    const now = this.now();
+    const cap = this.options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS;
+    let wake = now + cap;
+    const accepts = this.options.accepts ?? (() => true);
+    const next = this.options.store.upcoming(200).find((row) => accepts(row));
+    if (next) wake = Math.min(wake, next.nextDueAt);
+    for (const firing of this.options.store.undelivered()) {
+      if (accepts(firing)) wake = Math.min(wake, firing.nextAttemptAt);
+    }
+    return Math.max(0, wake - now);
+  }
+
+  private arm(delay: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.cycle(), delay);
+    this.timer.unref?.();
+  }
+
+  private async cycle(): Promise<void> {
+    await this.runDue().catch((thrown) => this.warn(`scheduler pass failed: ${(thrown as Error)?.message}`));
+    if (this.started) this.arm(this.nextWakeDelay());
+  }
+
+  private async runPass(): Promise<number> {
+    const { store } = this.options;
+    const accepts = this.options.accepts ?? (() => true);
+    let delivered = 0;
+    for (const firing of store.undelivered()) {
+      if (firing.nextAttemptAt > this.now() || !accepts(firing)) continue;
+      if (await this.deliver(firing, firing.event as unknown as AgentEvent, firing.attempts)) delivered += 1;
+    }
+    let claims = 0;
+    for (;;) {
+      const now = this.now();
+      const due = store.due(now).filter((schedule) => accepts(schedule));
+      if (due.length === 0 || claims >= MAX_CLAIMS_PER_PASS) break;
+      for (const schedule of due) {
+        claims += 1;
+        const event = this.take(schedule, this.now());
+        if (event && (await this.deliver(schedule, event, 0))) delivered += 1;
+      }
+    }
+    return delivered;
+  }
+
+  /** Takes the schedule's due occurrence: the event to deliver, or null when skipped or taken elsewhere. */
+  private take(schedule: ScheduleRecord, now: number): AgentEvent | null {
+    const scheduledAt = schedule.nextDueAt!;
+    const late = now - scheduledAt > (this.options.lateAfterMs ?? DEFAULT_LATE_AFTER_MS);
+    let nextDueAt: number | null;
+    try {
+      // A missed run fires once: later occurrences that also passed are folded into it.
+      nextDueAt = nextOccurrence(schedule, late ? now : scheduledAt);
+    } catch (thrown) {
+      this.warn(`schedule ${schedule.id}: ${(thrown as Error).message}; it is marked done`);
+      nextDueAt = null;
+    }
+    const skip = late && schedule.missedPolicy === 'skip';
+    const event = skip ? null : scheduleFiredEvent({ schedule, scheduledAt, firedAt: now, late });
+    const taken = this.options.store.claim({ schedule, nextDueAt, event, scheduledAt, firedAt: now });
+    return taken ? event : null;
+  }
+
+  /** One delivery attempt; a failure is stored with the time of the next attempt (backoff). */
+  private async deliver(target: ScheduleTarget, event: AgentEvent, attempts: number): Promise<boolean> {
+    const { store } = this.options;
+    const timeoutMs = this.options.deliverTimeoutMs ?? DEFAULT_DELIVER_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        this.options.deliver({ agent: target.agent, instanceKey: target.instanceKey }, event),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`not accepted within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      store.markDelivered(event.id, this.now());
+      return true;
+    } catch (thrown) {
+      const message = (thrown as Error)?.message ?? String(thrown);
+      const code = (thrown as { code?: string })?.code;
+      const retryIn = Math.min(MAX_RETRY_DELAY_MS, 1_000 * 2 ** Math.min(attempts, 16));
+      store.markFailed(event.id, code ? `${code}: ${message}` : message, this.now() + retryIn);
+      this.warn(
+        `schedule event ${event.id} for ${target.agent}/${target.instanceKey} not delivered (${code ?? 'error'}: ${message}); retrying in ${Math.round(retryIn / 1000)} s`,
+      );
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private warn(message: string): void {
+    try {
+      (this.options.logger ?? console).warn(message);
+    } catch {
+      // Loggers are observers (STYLE habit 8).
+    }
+  }
+}
