@@ -1,5 +1,19 @@
 // The public API of @goondan/base: the built-in Tools (declared in goondan.yaml beside this package) and the
 // safety helpers they are built on, for reuse by other tools.
+
+export type { Channel, ChannelLogger, ChannelOrchestrator } from '../extensions/telegram/channel-types.ts';
+export type { TelegramConfig } from '../extensions/telegram/parse-telegram-config.ts';
+export {
+  type BundleChannels,
+  type DeclaredChannel,
+  declaredChannels,
+  startBundleChannels,
+} from '../extensions/telegram/start-bundle-channels.ts';
+export {
+  type StartTelegramChannelOptions,
+  startTelegramChannel,
+  telegramInstanceKey,
+} from '../extensions/telegram/start-telegram-channel.ts';
 export { baseBundleDir } from './base-bundle-dir.ts';
 export { type CommitOutcome, commitChangeset } from './changesets/commit-changeset.ts';
 export { type ChangesOverview, listChanges } from './changesets/list-changes.ts';
