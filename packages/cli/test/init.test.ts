@@ -1,0 +1,82 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cleanupTempDirs, gdn, makeTempDir } from './helpers.ts';
+
+afterAll(cleanupTempDirs);
+
+describe('gdn init and gdn types', () => {
+  test('init scaffolds a bundle that validates, runs, and whose types follow its schema', async () => {
+    const home = await makeTempDir();
+    const created = await gdn(['init', 'my-bot'], { cwd: home });
+    expect(created.exitCode).toBe(0);
+    expect(created.stdout).toContain('Model: scripted');
+    const bot = join(home, 'my-bot');
+    const files = ['goondan.yaml', 'tools/greet/index.ts', 'tsconfig.json', '.gitignore', 'README.md', 'package.json'];
+    for (const file of [...files, 'goondan-tools.d.ts']) expect(await Bun.file(join(bot, file)).exists()).toBe(true);
+    expect(JSON.parse(await readFile(join(bot, 'package.json'), 'utf8')).name).toBe('my-bot');
+    expect(await readFile(join(bot, 'goondan-tools.d.ts'), 'utf8')).toContain(
+      'export type GreetHelloInput = {\n  /** Who to greet */\n  name: string;\n  /** Shout the greeting */\n  loud?: boolean;\n};',
+    );
+
+    expect((await gdn(['validate'], { cwd: bot })).exitCode).toBe(0);
+    const run = await gdn(['run', '--input', 'Please greet Ada'], { cwd: bot });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('HELLO, ADA!');
+
+    // A schema change leaves the declarations stale: validate warns, types --check fails, types rewrites them.
+    const yamlPath = join(bot, 'goondan.yaml');
+    const yaml = await readFile(yamlPath, 'utf8');
+    await writeFile(yamlPath, yaml.replace('loud: { type: boolean', 'times: { type: integer'));
+    const validated = await gdn(['validate'], { cwd: bot });
+    expect(validated.exitCode).toBe(0);
+    expect(validated.stderr).toContain('goondan-tools.d.ts is stale');
+    expect((await gdn(['types', '--check'], { cwd: bot })).exitCode).toBe(1);
+    const typed = await gdn(['types'], { cwd: bot });
+    expect(typed.exitCode).toBe(0);
+    expect(typed.stdout).toContain('wrote goondan-tools.d.ts');
+    expect(await readFile(join(bot, 'goondan-tools.d.ts'), 'utf8')).toContain('times?: number;');
+    expect((await gdn(['types', '--check'], { cwd: bot })).exitCode).toBe(0);
+    expect((await gdn(['validate'], { cwd: bot })).stderr).toBe('');
+  });
+
+  test('init refuses a folder that already holds a bundle, and writes nothing', async () => {
+    const dir = await makeTempDir();
+    await writeFile(join(dir, 'goondan.yaml'), '# mine\n');
+    const result = await gdn(['init', dir]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('already holds a bundle');
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toBe('# mine\n');
+    expect(await Bun.file(join(dir, 'package.json')).exists()).toBe(false);
+  });
+
+  test('init keeps files that exist, such as a package.json', async () => {
+    const dir = await makeTempDir();
+    await writeFile(join(dir, 'package.json'), '{"name":"kept"}\n');
+    const result = await gdn(['init', dir]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('package.json (exists, kept)');
+    expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe('{"name":"kept"}\n');
+  });
+
+  test.each([
+    ['openai', 'provider: openai', 'OPENAI_API_KEY'],
+    ['anthropic', 'provider: anthropic', 'ANTHROPIC_API_KEY'],
+    ['google', 'provider: google', 'GOOGLE_GENERATIVE_AI_API_KEY'],
+    ['ollama', 'provider: openai-compatible', 'http://localhost:11434/v1'],
+  ])('init --model %s declares that provider', async (model, provider, detail) => {
+    const dir = await makeTempDir();
+    expect((await gdn(['init', dir, '--model', model])).exitCode).toBe(0);
+    const yaml = await readFile(join(dir, 'goondan.yaml'), 'utf8');
+    expect(yaml).toContain(provider);
+    expect(yaml).toContain(detail);
+    expect(await readFile(join(dir, 'README.md'), 'utf8')).toContain('## Next steps');
+  });
+
+  test('init --model with an unknown provider is a usage error', async () => {
+    const dir = await makeTempDir();
+    const result = await gdn(['init', dir, '--model', 'gpt']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--model must be one of scripted, openai, anthropic, google, ollama');
+  });
+});
