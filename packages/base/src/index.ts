@@ -20,6 +20,7 @@ export { type ChangesOverview, listChanges } from './changesets/list-changes.ts'
 export { type BundleRepository, locateBundleRepository } from './changesets/locate-bundle-repository.ts';
 export { discardChangeset, openChangeset } from './changesets/open-changeset.ts';
 export { revertChange } from './changesets/revert-change.ts';
+export { bundleRevision, revisionNotice } from './changesets/revision-notice.ts';
 
 export { blockedAddressReason, isBlockedAddress } from './is-blocked-address.ts';
 export { type ResolvedPath, resolveInsideWorkdir } from './resolve-inside-workdir.ts';

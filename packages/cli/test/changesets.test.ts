@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanupTempDirs, gdn, gdnJson, makeTempDir, startGdn } from './helpers.ts';
+import { ConversationStore, instancePaths, openInstanceDatabase } from '@goondan/core';
+import { cleanupTempDirs, cliEnv, gdn, gdnJson, mainTs, makeTempDir, startGdn } from './helpers.ts';
 
 afterEach(cleanupTempDirs);
 
@@ -185,5 +186,83 @@ describe('bundle changesets through gdn run --watch (real git, real agent proces
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain('E_CHANGESET_FAILED');
     expect(refused.stderr).toContain('git init');
+  });
+});
+
+/** `gdn chat` with stdin we write to and stdout/stderr read as they arrive. */
+function startChat(bundle: string) {
+  const proc = Bun.spawn([process.execPath, mainTs, 'chat', '--bundle', bundle], {
+    env: cliEnv(),
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const out = { stdout: '', stderr: '' };
+  const read = async (stream: ReadableStream<Uint8Array>, key: 'stdout' | 'stderr') => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) out[key] += decoder.decode(chunk, { stream: true });
+  };
+  const done = Promise.all([read(proc.stdout, 'stdout'), read(proc.stderr, 'stderr')]);
+  return {
+    out,
+    say(line: string) {
+      proc.stdin.write(`${line}\n`);
+      proc.stdin.flush();
+    },
+    waitFor: (key: 'stdout' | 'stderr', text: string) =>
+      waitFor(() => {
+        if (proc.exitCode !== null) throw new Error(`gdn chat exited early:\n${out.stdout}\n${out.stderr}`);
+        return out[key].includes(text);
+      }, `'${text}' on ${key} of gdn chat:\n${out.stdout}\n${out.stderr}`),
+    async end() {
+      proc.stdin.end();
+      await proc.exited;
+      await done;
+      return proc.exitCode;
+    },
+  };
+}
+
+describe('bundle changesets through gdn chat', () => {
+  test('the agent commits a changeset; the next message is answered by the new revision, told what changed', async () => {
+    const nextRevision = bundleYaml([{ text: 'revision two speaking' }]);
+    const bundle = await gitBundle([
+      { toolCalls: [{ name: 'swarm-bundle__open_changeset', args: { name: 'next' } }] },
+      {
+        toolCalls: [
+          { name: 'file-system__write', args: { path: 'changesets/next/goondan.yaml', content: nextRevision } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'swarm-bundle__commit_changeset', args: { changeset: 'next', message: 'Speak as revision two' } },
+        ],
+      },
+      { text: 'committed on revision one' },
+    ]);
+    const chat = startChat(bundle);
+    chat.say('change yourself');
+    await chat.waitFor('stdout', 'committed on revision one');
+    const revision = await git(bundle, 'rev-parse', 'HEAD');
+    // The activated revision reloads the builder between turns (the chat prints it on stderr).
+    await chat.waitFor('stderr', `reloaded: restarted builder/default; revision ${revision.slice(0, 12)}`);
+    chat.say('who are you now?');
+    await chat.waitFor('stdout', 'revision two speaking');
+    expect(await chat.end()).toBe(0);
+    expect(chat.out.stderr).not.toContain('E_AGENT_SHUTTING_DOWN');
+    // The restarted agent was told, once, before the message of its next turn, and no turn ran for it.
+    const { databaseFile } = instancePaths({ rootDir: bundle, agentName: 'builder', instanceKey: 'default' });
+    const db = openInstanceDatabase(databaseFile);
+    const messages = new ConversationStore(db).load();
+    db.close();
+    const told = messages.filter((message) => message.source.type === 'system');
+    expect(told).toHaveLength(1);
+    expect(String(told[0]!.data.content)).toContain(
+      `revision ${revision.slice(0, 12)} ("Speak as revision two", changeset next)`,
+    );
+    expect(String(told[0]!.data.content)).toContain('goondan.yaml (modified)');
+    const after = messages.slice(messages.indexOf(told[0]!) + 1).map((message) => message.data.role);
+    expect(after).toEqual(['user', 'assistant']);
+    expect(messages.at(-2)!.data.content).toBe('who are you now?');
   });
 });

@@ -7,11 +7,13 @@ import {
   describeResolution,
   parseApprovalAnswer,
 } from '../approval-prompt.ts';
+import { describeFiring, type ScheduledTurn, startChatScheduler } from '../chat-scheduler.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
+import { watchSwarm } from '../watch-swarm.ts';
 
 export const chatHelp = `Usage: gdn chat [--agent A] [--instance K] [--bundle DIR]
 
@@ -37,7 +39,8 @@ Options:
   --grace MS     (swarm) how long agents may finish their current turn at shutdown (default 10000)
 
 With a Swarm in the bundle, an Orchestrator runs each agent instance in a process of its own; tool calls of the
-other agents show with their name. Leaving (or SIGTERM) shuts them down gracefully.`;
+other agents show with their name. Leaving (or SIGTERM) shuts them down gracefully. When the bundle's git revision
+moves (an agent's changeset is activated, a commit), the agents it changed restart between turns and are told.`;
 
 export async function chatCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs({
@@ -123,6 +126,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
   let inputEnded = false;
   let busy = false;
   const inputs: string[] = [];
+  // Schedules of this instance that came due (docs/scheduler.md): run between typed lines, printed like them.
+  const alarms: ScheduledTurn[] = [];
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => {
     finish = resolve;
@@ -172,7 +177,22 @@ export async function chatCommand(argv: string[]): Promise<number> {
     if (busy) return;
     busy = true;
     try {
-      while (inputs.length > 0 && !leaving) {
+      while ((inputs.length > 0 || alarms.length > 0) && !leaving) {
+        const alarm = alarms.shift();
+        if (alarm) {
+          endStream();
+          console.log(paint(describeFiring(alarm.event), 'yellow', color));
+          let failure: unknown;
+          await runTurn((signal) =>
+            session.runEvent(alarm.event, { signal }).catch((thrown) => {
+              failure = thrown;
+              throw thrown;
+            }),
+          );
+          alarm.settle(failure);
+          prompt();
+          continue;
+        }
         const text = inputs.shift()!.trim();
         if (text === '/exit' || text === '/quit') {
           leaving = true;
@@ -234,13 +254,36 @@ export async function chatCommand(argv: string[]): Promise<number> {
     } else if (!busy) finish();
   });
   void signals?.stopped.then(() => lines.close());
+  // A revision activated meanwhile (a changeset an agent committed) is picked up between turns, as --watch does.
+  const left = Promise.withResolvers<void>();
+  const watching = signals
+    ? watchSwarm({
+        session,
+        swarm: values.swarm,
+        revisionsOnly: true,
+        stopped: left.promise,
+        log: (line) => console.error(paint(line, 'dim', useColor(process.stderr))),
+      })
+    : null;
   // A turn the last session left waiting for approval goes on first.
   busy = true;
   await runTurn((signal) => session.resume({ signal }));
   busy = false;
   prompt();
   void pump();
+  const scheduler = startChatScheduler({
+    session,
+    runTurn: (turn) => {
+      alarms.push(turn);
+      void pump();
+    },
+    warn: (line) => console.error(paint(line, 'dim', useColor(process.stderr))),
+  });
   await finished;
+  await scheduler.stop();
+  for (const alarm of alarms.splice(0)) alarm.settle(new Error('the chat ended before the turn ran'));
+  left.resolve();
+  await watching?.catch(() => {});
   lines.close();
   process.off('SIGINT', interrupt);
   await session.close();
