@@ -11,7 +11,8 @@ interface RegisteredMcpTool {
 }
 
 export interface McpBridgeOptions {
-  api: Pick<ExtensionApi, 'extensionName' | 'tools' | 'logger'>;
+  api: Pick<ExtensionApi, 'extensionName' | 'tools' | 'logger'> &
+    Partial<Pick<ExtensionApi, 'agentName' | 'instanceKey'>>;
   servers: readonly McpServerConfig[];
   /** First background reconnect delay (tests shorten it). */
   retryDelayMs?: number;
@@ -33,6 +34,9 @@ export class McpBridge {
       const connection: McpConnection = new McpConnection({
         config,
         logger: options.api.logger,
+        ...(options.api.agentName
+          ? { caller: { agentName: options.api.agentName, instanceKey: options.api.instanceKey ?? 'default' } }
+          : {}),
         retryDelayMs: options.retryDelayMs,
         onTools: (tools) => this.sync(connection, config, tools),
       });

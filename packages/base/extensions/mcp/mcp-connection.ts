@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError, type OAuthCaller } from '@goondan/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -12,6 +12,7 @@ import { scrubEnvironment } from '../../src/scrub-environment.ts';
 import { callToolAsTask } from './call-tool-as-task.ts';
 import { describeThrown, lastLines, stripMcpPrefix } from './describe-failure.ts';
 import { failBrokenStreams } from './fail-broken-streams.ts';
+import { oauthBearerFetch } from './oauth-bearer-fetch.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
 
@@ -28,6 +29,8 @@ export interface McpCall {
 export interface McpConnectionOptions {
   config: McpServerConfig;
   logger: Console;
+  /** Who asks for the OAuth token of a server with `oauthAppRef` (the agent instance of the extension). */
+  caller?: OAuthCaller;
   /** Told the server's full tool list after every (re)connect and every `notifications/tools/list_changed`. */
   onTools: (tools: McpTool[]) => void;
   /** First delay of the background reconnect; doubles after each failure up to `maxRetryDelayMs`. */
@@ -201,9 +204,13 @@ export class McpConnection {
   private createTransport(): ProcessGroupTransport | StreamableHTTPClientTransport {
     const { config } = this.options;
     if (config.transport === 'http') {
+      const caller = this.options.caller ?? { agentName: 'mcp', instanceKey: 'default' };
+      const baseFetch = config.oauthAppRef
+        ? oauthBearerFetch({ baseFetch: fetch, server: this.name, oauthAppRef: config.oauthAppRef, caller })
+        : fetch;
       return new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: config.headers },
-        fetch: failBrokenStreams(),
+        fetch: failBrokenStreams(baseFetch),
       });
     }
     return new ProcessGroupTransport({

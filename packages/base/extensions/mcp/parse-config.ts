@@ -42,6 +42,8 @@ export interface McpHttpServerConfig extends McpServerCommon {
   transport: 'http';
   url: string;
   headers: Record<string, string>;
+  /** `OAuthApp/name`: requests carry a bearer token of that app's global grant (docs/oauth.md#mcp-servers). */
+  oauthAppRef?: string;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -51,7 +53,7 @@ const MAX_SERVER_NAME_LENGTH = 32;
 
 const commonKeys = ['name', 'timeoutMs', 'connectTimeoutMs', 'required', 'category', 'toolCategories'];
 const stdioKeys = new Set([...commonKeys, 'command', 'args', 'env', 'cwd']);
-const httpKeys = new Set([...commonKeys, 'url', 'headers']);
+const httpKeys = new Set([...commonKeys, 'url', 'headers', 'oauthAppRef']);
 
 function category(value: unknown, at: string): RiskCategory {
   if (typeof value === 'string' && (riskCategories as readonly string[]).includes(value)) return value as RiskCategory;
@@ -129,11 +131,15 @@ export function parseMcpConfig(
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new Error(`${at}.url must be http:// or https:// (got ${url.protocol})`);
+    const { oauthAppRef } = entry;
+    if (oauthAppRef !== undefined && (typeof oauthAppRef !== 'string' || !/^OAuthApp\/[^/]+$/.test(oauthAppRef)))
+      throw new Error(`${at}.oauthAppRef must be 'OAuthApp/name' (got ${JSON.stringify(oauthAppRef)})`);
     return {
       ...common,
       transport: 'http',
       url: url.href,
       headers: stringMap(entry.headers, `${at}.headers`, options.env),
+      ...(oauthAppRef ? { oauthAppRef } : {}),
     };
   });
 }
