@@ -266,3 +266,55 @@ describe('bundle changesets through gdn chat', () => {
     expect(messages.at(-2)!.data.content).toBe('who are you now?');
   });
 });
+
+describe('concurrent commits from separate processes (the activation lock holds across processes)', () => {
+  type Commit = { json: { output: { status: string; files?: string[]; revision?: string } } };
+  const call = (bundle: string, tool: string, args: object) =>
+    gdnJson<{ output: { status: string; files?: string[]; revision?: string } }>([
+      'tools',
+      'call',
+      '--bundle',
+      bundle,
+      tool,
+      JSON.stringify(args),
+    ]);
+  const changesetDir = (bundle: string, name: string) =>
+    join(bundle, '.goondan', 'workspaces', 'builder', 'default', 'changesets', name);
+
+  test('two processes committing edits of the same lines at once: exactly one ok, the other conflict naming the file', async () => {
+    const bundle = await gitBundle([{ text: 'revision one' }]);
+    for (const name of ['left', 'right']) {
+      await call(bundle, 'swarm-bundle__open_changeset', { name });
+      await writeFile(join(changesetDir(bundle, name), 'goondan.yaml'), bundleYaml([{ text: `revision ${name}` }]));
+    }
+    const commits: Commit[] = await Promise.all(
+      ['left', 'right'].map((name) =>
+        call(bundle, 'swarm-bundle__commit_changeset', { changeset: name, message: name }),
+      ),
+    );
+    const statuses = commits.map((commit) => commit.json.output.status).sort();
+    expect(statuses).toEqual(['conflict', 'ok']);
+    const lost = commits.find((commit) => commit.json.output.status === 'conflict')!;
+    expect(lost.json.output.files).toEqual(['goondan.yaml']);
+    const won = commits.find((commit) => commit.json.output.status === 'ok')!;
+    expect(await git(bundle, 'rev-parse', 'HEAD')).toBe(won.json.output.revision!);
+  });
+
+  test('two processes committing changes to different files at once: both ok, both changes active', async () => {
+    const bundle = await gitBundle([{ text: 'revision one' }]);
+    for (const name of ['left', 'right']) {
+      await call(bundle, 'swarm-bundle__open_changeset', { name });
+      await writeFile(join(changesetDir(bundle, name), `${name}.md`), `notes of ${name}\n`);
+    }
+    const commits: Commit[] = await Promise.all(
+      ['left', 'right'].map((name) =>
+        call(bundle, 'swarm-bundle__commit_changeset', { changeset: name, message: name }),
+      ),
+    );
+    expect(commits.map((commit) => commit.json.output.status)).toEqual(['ok', 'ok']);
+    expect((await git(bundle, 'ls-tree', '--name-only', 'HEAD')).split('\n')).toEqual(
+      expect.arrayContaining(['left.md', 'right.md']),
+    );
+    expect(await git(bundle, 'status', '--porcelain')).toBe('');
+  });
+});
