@@ -64,6 +64,7 @@ interface ApiJson {
   error?: { code: string; message: string; helpUrl: string };
   eventId?: string;
   approval?: { status: string };
+  schedule?: unknown;
   [key: string]: unknown;
 }
 
@@ -267,6 +268,48 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
     const health = await getJson<HealthJson>(`${url}/healthz`);
     const keys = health.instances.map((info: { instanceKey: string }) => info.instanceKey).sort();
     expect(keys).not.toContain('csrf');
+  }, 120_000);
+});
+
+describe('gdn serve: the bundle scheduler over HTTP', () => {
+  test('a schedule added over HTTP fires into its instance; bad schedules are refused and nothing is stored', async () => {
+    const bundle = await agentBundle(helperModel([{ text: 'Reminder noted.' }]));
+    const { url } = await serve(bundle);
+    const refused: [object, string][] = [
+      [{ agent: 'helper', at: '2001-01-01T00:00:00Z', label: 'past' }, 'E_SCHEDULE_IN_PAST'],
+      [{ agent: 'helper', rrule: 'FREQ=SOMETIMES', label: 'impossible' }, 'E_SCHEDULE_INVALID'],
+      [{ agent: 'nobody', inMs: 1000, label: 'unknown agent' }, 'E_AGENT_UNKNOWN'],
+      [{ agent: 'helper', inMs: 'soon' }, 'E_SERVE_BAD_REQUEST'],
+    ];
+    for (const [body, code] of refused) {
+      const answer = await postJson(`${url}/v1/schedules`, body);
+      expect({ body, code: answer.json.error?.code }).toEqual({ body, code });
+    }
+    const none = await getJson<{ schedules: unknown[] }>(`${url}/v1/schedules?status=all`);
+    expect(none.schedules).toEqual([]);
+
+    const added = await postJson(`${url}/v1/schedules`, {
+      agent: 'helper',
+      instanceKey: 'timer',
+      inMs: 200,
+      label: 'stretch',
+      input: 'Time to stretch.',
+    });
+    expect(added.status).toBe(201);
+    let conversation = { total: 0, messages: [] as { role: string; content: unknown }[] };
+    for (const deadline = Date.now() + 60_000; conversation.total < 2 && Date.now() < deadline; await Bun.sleep(50)) {
+      const response = await fetch(`${url}/v1/agents/helper/instances/timer/conversation`);
+      if (response.status === 200) conversation = (await response.json()) as typeof conversation;
+    }
+    expect(JSON.stringify(conversation.messages[0]?.content)).toContain('Time to stretch.');
+    expect(conversation.messages[1]?.role).toBe('assistant');
+
+    const later = await postJson(`${url}/v1/schedules`, { agent: 'helper', inMs: 3_600_000, label: 'later' });
+    const id = (later.json.schedule as { id: string }).id;
+    expect((await fetch(`${url}/v1/schedules/${id}`, { method: 'DELETE' })).status).toBe(200);
+    const again = await fetch(`${url}/v1/schedules/${id}`, { method: 'DELETE' });
+    expect(again.status).toBe(404);
+    expect(((await again.json()) as ApiJson).error?.code).toBe('E_SCHEDULE_NOT_FOUND');
   }, 120_000);
 });
 

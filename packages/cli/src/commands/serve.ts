@@ -18,7 +18,8 @@ Options:
   --token T        require 'Authorization: Bearer T' (default: the GOONDAN_SERVE_TOKEN environment variable)
   --instance K     instance key of requests that name none (default: the Swarm's instanceKey, or "default")
   --swarm NAME     the Swarm to serve when the bundle declares several (without one, every Agent is served)
-  --watch          reload when the bundle's files change: only agents whose resources changed restart
+  --watch          reload when the bundle's files change (without it, only when its git revision moves, as an
+                   activated changeset does): only agents whose resources changed restart
   --grace MS       how long running turns may take to finish at shutdown (default 10000)
   --bundle DIR     the bundle directory (default: the current directory or a parent with goondan.yaml)
 
@@ -90,14 +91,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const topology = host.context.topology();
   log(`[serve] serving ${topology.agents.join(', ')} (swarm ${topology.name}) on ${host.url}`);
   log(`[serve] OpenAI-compatible base URL: ${host.url}/v1${token ? ' (bearer token required)' : ''}`);
-  const watching = values.watch
-    ? watchSwarm({
-        session: { orchestrator: host.orchestrator, bundle: host.context.bundle() },
-        resolve: (bundle) => host.serve(bundle),
-        stopped: stopped.promise.then(() => {}),
-        log,
-      })
-    : null;
+  // An activated changeset (a new git revision of the bundle) always reloads; --watch also reloads on every save.
+  const watching = watchSwarm({
+    session: { orchestrator: host.orchestrator, bundle: host.context.bundle() },
+    resolve: (bundle) => host.serve(bundle),
+    stopped: stopped.promise.then(() => {}),
+    revisionsOnly: values.watch !== true,
+    log,
+  });
   try {
     await stopped.promise;
     await watching;

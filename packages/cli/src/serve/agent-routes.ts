@@ -135,6 +135,6 @@ export function health(context: ServeContext): Response {
     swarm: context.topology().name,
     agents: context.topology().agents,
     instances,
-    scheduler: context.scheduler ? 'running' : 'absent',
+    scheduler: context.scheduler ? { activeSchedules: context.scheduler.list().length } : null,
   });
 }

@@ -1,10 +1,43 @@
+import { startBundleChannels } from '@goondan/base';
+import { openScheduleStore, orchestratorDeliver, Scheduler, scheduleStorePath } from '@goondan/core';
+import { stderrLogger } from '../stderr-logger.ts';
+import { scheduleRoutes } from './schedule-routes.ts';
 import type { HostPart, ServeHostOptions } from './serve-host.ts';
 
 /**
- * The parts `gdn serve` runs beside the orchestrator: the bundle's scheduler (`.goondan/schedules.db`) and the
- * channels its agents declare. Each is stopped before the orchestrator shuts down.
+ * The parts `gdn serve` runs beside the orchestrator: the bundle's scheduler (`.goondan/schedules.db`, firing into
+ * the agent instances that made each schedule) and the channels its agents declare (Telegram). Each is stopped
+ * before the orchestrator drains.
  */
-export const hostParts: NonNullable<ServeHostOptions['parts']> = async () => {
-  const parts: HostPart[] = [];
-  return parts;
+export const hostParts: NonNullable<ServeHostOptions['parts']> = async ({ orchestrator, bundle, topology }) => {
+  const store = openScheduleStore({ path: scheduleStorePath({ rootDir: bundle.rootDir }) });
+  const scheduler = new Scheduler({
+    store,
+    deliver: orchestratorDeliver(orchestrator),
+    agents: () => topology().agents,
+    logger: { warn: (line) => console.error(`[scheduler] ${line}`) },
+  });
+  scheduler.start();
+  const schedulerPart: HostPart = {
+    scheduler,
+    routes: scheduleRoutes(scheduler, () => topology().instanceKey ?? 'default'),
+    stop: async () => {
+      await scheduler.stop();
+      store.close();
+    },
+  };
+  try {
+    const channels = await startBundleChannels({
+      bundle,
+      orchestrator,
+      logger: stderrLogger,
+      agents: topology().agents,
+    });
+    for (const channel of channels.channels)
+      console.error(`[serve] ${channel.kind} channel answering for ${channel.agent}`);
+    return [schedulerPart, { notify: (notification) => channels.notify(notification), stop: () => channels.stop() }];
+  } catch (thrown) {
+    await schedulerPart.stop();
+    throw thrown;
+  }
 };

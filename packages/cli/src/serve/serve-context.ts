@@ -1,12 +1,8 @@
-import { type Bundle, GoondanError, type Orchestrator, type SwarmTopology } from '@goondan/core';
+import { type Bundle, GoondanError, type Orchestrator, type Scheduler, type SwarmTopology } from '@goondan/core';
 import type { TurnStreams } from './turn-streams.ts';
 
-/** The subset of the scheduler's API the HTTP endpoints use (packages/core/src/scheduler). */
-export interface ServedScheduler {
-  add(input: never): unknown;
-  list(filter?: never): unknown[];
-  cancel(id: string): boolean;
-}
+/** The host's scheduler, as /healthz reports it. */
+export type ServedScheduler = Pick<Scheduler, 'list'>;
 
 /** What the HTTP endpoints of `gdn serve` reach: the running swarm and what the host owns beside it. */
 export interface ServeContext {

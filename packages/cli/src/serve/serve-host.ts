@@ -33,7 +33,7 @@ export interface ServeHostOptions {
   gracePeriodMs?: number;
   log: (line: string) => void;
   /** Starts the host's parts once the orchestrator runs (the scheduler, the bundle's channels). */
-  parts?: (host: { orchestrator: Orchestrator; bundle: Bundle; topology: SwarmTopology }) => Promise<HostPart[]>;
+  parts?: (host: { orchestrator: Orchestrator; bundle: Bundle; topology: () => SwarmTopology }) => Promise<HostPart[]>;
 }
 
 export interface ServeHost {
@@ -97,7 +97,9 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
   };
   let server: ReturnType<typeof Bun.serve>;
   try {
-    parts = options.parts ? await options.parts({ orchestrator, ...current }) : [];
+    parts = options.parts
+      ? await options.parts({ orchestrator, bundle: current.bundle, topology: () => current.topology })
+      : [];
     context.scheduler = parts.find((part) => part.scheduler)?.scheduler ?? null;
     const routes = serveRoutes(
       context,

@@ -1,0 +1,63 @@
+import type { ScheduleFilter, ScheduleInput, Scheduler } from '@goondan/core';
+import { GoondanError } from '@goondan/core';
+import { badRequest } from './api-error.ts';
+import { readJsonBody } from './read-json-body.ts';
+import type { Route } from './serve-api.ts';
+
+const stringFields = ['agent', 'instanceKey', 'at', 'rrule', 'cron', 'timeZone', 'label', 'input'] as const;
+
+/** The body of POST /v1/schedules as a ScheduleInput: field types checked here, meaning by the scheduler. */
+function scheduleInput(body: Record<string, unknown>, defaultInstance: string): ScheduleInput {
+  for (const field of stringFields) {
+    if (body[field] !== undefined && typeof body[field] !== 'string') throw badRequest(`'${field}' must be a string.`);
+  }
+  if (typeof body.agent !== 'string') throw badRequest("'agent' must name the agent the schedule fires for.");
+  if (body.inMs !== undefined && typeof body.inMs !== 'number') throw badRequest("'inMs' must be a number.");
+  if (body.missedPolicy !== undefined && body.missedPolicy !== 'fire-once-late' && body.missedPolicy !== 'skip') {
+    throw badRequest("'missedPolicy' must be 'fire-once-late' or 'skip'.");
+  }
+  return { ...body, instanceKey: body.instanceKey ?? defaultInstance } as ScheduleInput;
+}
+
+/** GET/POST /v1/schedules and DELETE /v1/schedules/:id, on the host's Scheduler. */
+export function scheduleRoutes(scheduler: Scheduler, defaultInstance: () => string): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/v1/schedules',
+      handle: (_request, url) => {
+        const filter: ScheduleFilter = {};
+        const agent = url.searchParams.get('agent');
+        const instanceKey = url.searchParams.get('instance');
+        const status = url.searchParams.get('status');
+        if (agent) filter.agent = agent;
+        if (instanceKey) filter.instanceKey = instanceKey;
+        if (status) {
+          if (!['active', 'done', 'cancelled', 'all'].includes(status)) {
+            throw badRequest("'status' must be active, done, cancelled or all.");
+          }
+          filter.status = status as ScheduleFilter['status'];
+        }
+        return Response.json({ schedules: scheduler.list(filter) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/schedules',
+      handle: async (request) => {
+        const input = scheduleInput(await readJsonBody(request), defaultInstance());
+        return Response.json({ schedule: scheduler.add(input) }, { status: 201 });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/schedules/:id',
+      handle: (_request, _url, params) => {
+        if (!scheduler.cancel(params.id!)) {
+          throw new GoondanError('E_SCHEDULE_NOT_FOUND', `No active schedule '${params.id}'.`);
+        }
+        return Response.json({ cancelled: params.id });
+      },
+    },
+  ];
+}
