@@ -120,6 +120,10 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
       await send(chatId, `Sorry, this message could not be answered (${code}).`);
     } finally {
       stopTyping();
+      // An approval still shown when the turn has ended waits for nothing (its agent process crashed).
+      for (const entry of [...shown.values()]) {
+        if (entry.chatId === chatId) void closeApproval({ ...entry.record, status: 'cancelled' });
+      }
     }
   }
 
