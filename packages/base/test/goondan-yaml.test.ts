@@ -45,7 +45,7 @@ describe('packages/base/goondan.yaml', () => {
 
   test('declares the built-in Extensions, each with an entry exporting register(api)', async () => {
     expect(extensions.map((document) => document.metadata.name).sort()).toEqual(
-      ['logging', 'mcp', 'message-window', 'telegram', 'tool-exposure', 'tool-search'].sort(),
+      ['logging', 'mcp', 'message-window', 'oauth-guidance', 'telegram', 'tool-exposure', 'tool-search'].sort(),
     );
     for (const document of extensions) {
       expect(document.metadata.name).toMatch(namePattern);

@@ -44,6 +44,8 @@ export const handlers = {
     });
     return { status: response.status, user: (await response.json()).sub };
   },
+  // An app nobody authorized yet: the answer says how (and the guidance block repeats it each step).
+  other: (ctx) => useOAuthService().getAccessToken({ caller: ctx, oauthAppRef: 'OAuthApp/gitlab' }),
   // A careless tool: it hands the token itself back, and logs it.
   async leak(ctx) {
     const result = await token(ctx);
@@ -70,6 +72,18 @@ spec:
   authorizationParams: { prompt: consent }
 ---
 apiVersion: goondan.ai/v1
+kind: OAuthApp
+metadata: { name: gitlab }
+spec:
+  issuer: ${server.issuer}
+  clientId: ${server.clientId}
+  clientSecret: { valueFrom: { env: OAUTH_CLIENT_SECRET } }
+  scopes: [openid, profile]
+  subjectMode: global
+  flow: authorizationCode
+  redirectUri: ${redirectUri}
+---
+apiVersion: goondan.ai/v1
 kind: Tool
 metadata: { name: api }
 spec:
@@ -77,6 +91,7 @@ spec:
   exports:
     - { name: whoami, description: Who the token belongs to., parameters: { type: object } }
     - { name: leak, description: Returns the token (careless)., parameters: { type: object } }
+    - { name: other, description: Asks for a token of an app not authorized yet., parameters: { type: object } }
 ---
 apiVersion: goondan.ai/v1
 kind: Swarm
@@ -92,6 +107,7 @@ spec:
   modelConfig: { modelRef: Model/main }
   prompt: { system: Use the api tools. }
   tools: [Tool/api]
+  extensions: [Extension/oauth-guidance]
 ---
 ${serverModel(modelUrl)}`,
   );
@@ -114,6 +130,7 @@ describe('gdn run with an OAuth-protected tool', () => {
           toolCalls: [
             { id: 'call_who', name: 'api__whoami', arguments: '{}' },
             { id: 'call_leak', name: 'api__leak', arguments: '{}' },
+            { id: 'call_other', name: 'api__other', arguments: '{}' },
           ],
         },
         { text: 'Done.' },
@@ -139,6 +156,13 @@ describe('gdn run with an OAuth-protected tool', () => {
       expect(toolResults[0]).toContain('"user":"ada"');
       expect(toolResults[0]).toContain('"status":200');
       expect(toolResults[1]).toContain('token');
+      const required = JSON.parse(toolResults[2]!).output ?? JSON.parse(toolResults[2]!);
+      expect(required.status).toBe('authorization_required');
+      // The guidance block of the second step (asked over IPC) names the same pending authorization.
+      const lastInput = textOf(bodies[1]!.messages.at(-1)!);
+      expect(lastInput).toContain('Authorization pending');
+      expect(lastInput).toContain(required.authSessionId);
+      expect(lastInput).toContain('"oauthApp": "OAuthApp/gitlab"');
 
       const everything = [everythingWritten(dir), JSON.stringify(model.requests), result.stdout, result.stderr].join(
         '\n',

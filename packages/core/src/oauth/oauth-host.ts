@@ -146,6 +146,15 @@ export function createOAuthHost(options: {
         return { status: 'error', error: { code: error.code, message: error.message, suggestion: error.suggestion } };
       }
     },
+    async pendingAuthorizations(caller) {
+      return store.pendingSessionsOf(caller, now()).map((session) => {
+        const { status: _status, ...shown } = authorizationRequired(session) as Extract<
+          OAuthTokenResult,
+          { status: 'authorization_required' }
+        >;
+        return { oauthApp: session.app, ...shown };
+      });
+    },
     async completeAuthorization(callbackUrl) {
       const session = await completeAuthorization({ store, callbackUrl, endpointsOf, now: now() });
       granted(session);

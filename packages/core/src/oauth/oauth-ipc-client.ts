@@ -1,6 +1,6 @@
 import { rememberSecretValue } from '../permissions/secret-registry.ts';
 import type { JsonValue } from '../types.ts';
-import type { OAuthService, OAuthTokenRequest, OAuthTokenResult } from './oauth-types.ts';
+import type { OAuthPendingAuthorization, OAuthService, OAuthTokenRequest, OAuthTokenResult } from './oauth-types.ts';
 
 /** What an agent process sends the host for a token: the request, without the caller's tool context. */
 export interface OAuthWireRequest {
@@ -28,12 +28,19 @@ export function toWireRequest(request: OAuthTokenRequest): OAuthWireRequest {
  * (the orchestrator's process, which owns the store) over IPC. A token received is remembered as a secret at once,
  * so this process's output sinks mask it too.
  */
-export function createOAuthIpcClient(ask: (request: OAuthWireRequest) => Promise<JsonValue | undefined>): OAuthService {
+export function createOAuthIpcClient(ask: {
+  token: (request: OAuthWireRequest) => Promise<JsonValue | undefined>;
+  /** The host knows who asks (the process), so this query carries nothing. */
+  pending: () => Promise<JsonValue | undefined>;
+}): OAuthService {
   return {
     async getAccessToken(request) {
-      const result = (await ask(toWireRequest(request))) as unknown as OAuthTokenResult;
+      const result = (await ask.token(toWireRequest(request))) as unknown as OAuthTokenResult;
       if (result.status === 'ready') rememberSecretValue(result.accessToken);
       return result;
+    },
+    async pendingAuthorizations() {
+      return ((await ask.pending()) ?? []) as unknown as OAuthPendingAuthorization[];
     },
   };
 }

@@ -179,6 +179,18 @@ export class OAuthStore {
     return row ? this.session(row.id) : undefined;
   }
 
+  /** Sessions `requester` started that are neither used nor expired (guidance blocks, docs/oauth.md#guidance). */
+  pendingSessionsOf(requester: { agentName: string; instanceKey: string }, now: number): StoredSession[] {
+    return this.db
+      .query<{ id: string }, [string, string, number]>(
+        `SELECT id FROM oauth_sessions WHERE json_extract(requester, '$.agentName') = ?
+           AND json_extract(requester, '$.instanceKey') = ? AND used_at IS NULL AND expires_at > ? ORDER BY expires_at`,
+      )
+      .all(requester.agentName, requester.instanceKey, now)
+      .map((row) => this.session(row.id))
+      .filter((session): session is StoredSession => session !== undefined);
+  }
+
   /** Marks a session used; true for the one caller that did it (a callback is accepted once). */
   consumeSession(id: string, now: number): boolean {
     return (

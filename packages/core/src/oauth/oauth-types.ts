@@ -62,7 +62,15 @@ export type OAuthTokenResult =
     }
   | { status: 'error'; error: OAuthErrorInfo };
 
+/** An authorization waiting for a person (spec v1 §12.6.6): what a guidance block shows; nothing secret. */
+export type OAuthPendingAuthorization = Omit<
+  Extract<OAuthTokenResult, { status: 'authorization_required' }>,
+  'status' | 'reason'
+> & { oauthApp: string };
+
 /** The service tools and extensions reach explicitly (docs/oauth.md): never a ToolContext field. */
 export interface OAuthService {
   getAccessToken(request: OAuthTokenRequest): Promise<OAuthTokenResult>;
+  /** Authorizations this agent instance asked for that wait for a person (unused, unexpired). */
+  pendingAuthorizations(caller: { agentName: string; instanceKey: string }): Promise<OAuthPendingAuthorization[]>;
 }

@@ -74,7 +74,10 @@ try {
   });
   // Tools and extensions here ask the host (the orchestrator's process) for OAuth tokens: it owns the store.
   provideOAuthService(
-    createOAuthIpcClient((request) => client.query(eventTypes.oauthToken, request as unknown as JsonValue)),
+    createOAuthIpcClient({
+      token: (request) => client.query(eventTypes.oauthToken, request as unknown as JsonValue),
+      pending: () => client.query(eventTypes.oauthPending, null),
+    }),
   );
   const instance = await openAgentInstance({
     bundle,

@@ -12,7 +12,14 @@ export async function answerOAuthToken(options: {
   service: OAuthService | undefined;
   from: { agent: string; instanceKey: string };
   data: JsonValue | undefined;
+  /** `oauth.pending`: the authorizations the asking instance waits for, instead of a token. */
+  pending?: boolean;
 }): Promise<JsonValue> {
+  if (options.pending) {
+    if (!options.service) return [];
+    const caller = { agentName: options.from.agent, instanceKey: options.from.instanceKey };
+    return (await options.service.pendingAuthorizations(caller)) as unknown as JsonValue;
+  }
   if (!options.service) {
     throw new GoondanError('E_OAUTH_UNAVAILABLE', 'The process running this swarm opened no OAuth host.', {
       suggestion: 'Declare the OAuthApp in the bundle; gdn run and gdn chat open the host when one exists.',

@@ -70,6 +70,8 @@ export const eventTypes = {
   list: 'orchestrator.list',
   /** Process → orchestrator query (with replyTo): an OAuth access token from the host (`data`: OAuthWireRequest). */
   oauthToken: 'oauth.token',
+  /** Process → orchestrator query: the OAuth authorizations its instance waits for (guidance blocks). */
+  oauthPending: 'oauth.pending',
   /** Runtime notifications (process → orchestrator) for observers such as the CLI. */
   turnStart: 'runtime.turn.start',
   textDelta: 'runtime.text.delta',

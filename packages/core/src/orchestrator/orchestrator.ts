@@ -560,6 +560,7 @@ export class Orchestrator {
       case eventTypes.spawn:
       case eventTypes.list:
       case eventTypes.oauthToken:
+      case eventTypes.oauthPending:
         return void this.query(record, event);
       case eventTypes.approvalRequested:
       case eventTypes.approvalResolved: {
@@ -636,8 +637,9 @@ export class Orchestrator {
     try {
       let result: JsonValue;
       if (event.type === eventTypes.list) result = this.list() as unknown as JsonValue;
-      else if (event.type === eventTypes.oauthToken) {
-        result = await answerOAuthToken({ service: this.options.oauth, from: record, data: event.data });
+      else if (event.type === eventTypes.oauthToken || event.type === eventTypes.oauthPending) {
+        const pending = event.type === eventTypes.oauthPending;
+        result = await answerOAuthToken({ service: this.options.oauth, from: record, data: event.data, pending });
       } else {
         const { agent, instanceKey } = event.data as { agent: string; instanceKey: string };
         checkTarget({ bundle: this.bundle, topology: this.topology, from: record.agent, target: agent });
