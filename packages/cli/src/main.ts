@@ -9,6 +9,7 @@ import { initCommand, initHelp } from './commands/init.ts';
 import { mcpCommand, mcpHelp } from './commands/mcp.ts';
 import { psCommand, psHelp } from './commands/ps.ts';
 import { runCommand, runHelp } from './commands/run.ts';
+import { schedulesCommand, schedulesHelp } from './commands/schedules.ts';
 import { serveCommand, serveHelp } from './commands/serve.ts';
 import { toolsCommand, toolsHelp } from './commands/tools.ts';
 import { traceCommand, traceHelp } from './commands/trace.ts';
@@ -38,6 +39,7 @@ Commands:
   mcp serve             offer an agent's tools to MCP clients (stdio, or --http PORT)
   serve                 keep the bundle's agents running: scheduler, channels, an HTTP API (OpenAI-compatible)
   auth                  OAuth grants of the bundle's OAuthApps: list, login APP, logout APP
+  schedules             alarms and recurring wake-ups of agents: list, add, cancel
 
 Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
 
@@ -56,6 +58,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   mcp: { run: mcpCommand, help: mcpHelp },
   serve: { run: serveCommand, help: serveHelp },
   auth: { run: authCommand, help: authHelp },
+  schedules: { run: schedulesCommand, help: schedulesHelp },
 };
 
 // A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged.

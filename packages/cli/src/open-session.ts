@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { baseBundleDir } from '@goondan/base';
 import {
+  type AgentEvent,
   type AgentResource,
   type ApprovalAnswer,
   type ApprovalRecord,
@@ -35,6 +36,8 @@ export interface AgentSession {
   /** Messages stored so far. */
   historyLength(): number;
   runTurn(input: string, options: { source: string; signal?: AbortSignal }): Promise<TurnResult>;
+  /** Runs a turn for an event made elsewhere (a scheduler's `schedule.fired`), keeping its id, type and source. */
+  runEvent(event: AgentEvent, options: { signal?: AbortSignal }): Promise<TurnResult>;
   reset(): Promise<void>;
   /**
    * Answers an approval raised by any agent of the session (the chosen one, or one it called). Resolves false
@@ -157,6 +160,17 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
         source: { kind: 'user', name: options.source },
         ...(options.signal ? { signal: options.signal } : {}),
       }),
+    runEvent: (event, options) =>
+      orchestrator.request({
+        id: event.id,
+        type: event.type,
+        input: event.input,
+        target: agentName,
+        instanceKey,
+        source: event.source,
+        ...(event.data === undefined ? {} : { data: event.data }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
     reset: async () => {
       await orchestrator.request({ input: '', type: 'conversation.reset', target: agentName, instanceKey });
     },
@@ -211,6 +225,7 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
     bundle,
     historyLength: () => instance.conversation().length,
     runTurn: (input, options) => instance.enqueue(userEvent(input, options.source), { signal: options.signal }),
+    runEvent: (event, options) => instance.enqueue(event, { signal: options.signal }),
     reset: async () => instance.reset(),
     answerApproval: async (record, answer) => {
       instance.answerApproval(record.id, answer);

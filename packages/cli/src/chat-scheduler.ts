@@ -1,0 +1,64 @@
+import {
+  type AgentEvent,
+  openScheduleStore,
+  orchestratorDeliver,
+  Scheduler,
+  type ScheduleTarget,
+  scheduleStorePath,
+} from '@goondan/core';
+import type { AgentSession } from './open-session.ts';
+
+/** A chat turn the scheduler wants run: settle it once the turn has taken the event (or failed to). */
+export interface ScheduledTurn {
+  event: AgentEvent;
+  settle: (error?: unknown) => void;
+}
+
+/** A chat turn can outlast the default 30 s: delivery is "the turn took it", so the wait is long. */
+const CHAT_DELIVER_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The bundle's scheduler inside `gdn chat` (docs/scheduler.md), so a person trying an alarm at the terminal
+ * sees it fire: firings for the chat's own instance become turns of the chat (`runTurn` queues them beside
+ * typed lines and prints them like any turn); in a swarm, firings for the other agents go to the Orchestrator.
+ * Schedules for instances this chat does not run stay in the store for `gdn serve`.
+ */
+export function startChatScheduler(options: {
+  session: AgentSession;
+  runTurn: (turn: ScheduledTurn) => void;
+  warn: (line: string) => void;
+}): { stop(): Promise<void> } {
+  const { session } = options;
+  const store = openScheduleStore({ path: scheduleStorePath({ rootDir: session.bundle.rootDir }) });
+  const own = (target: ScheduleTarget) =>
+    target.agent === session.agentName && target.instanceKey === session.instanceKey;
+  const orchestrator = session.orchestrator;
+  const viaOrchestrator = orchestrator ? orchestratorDeliver(orchestrator) : null;
+  const scheduler = new Scheduler({
+    store,
+    logger: { warn: options.warn },
+    deliverTimeoutMs: CHAT_DELIVER_TIMEOUT_MS,
+    accepts: (target) => own(target) || (orchestrator?.swarm.agents.includes(target.agent) ?? false),
+    deliver: (target, event) => {
+      if (!own(target) && viaOrchestrator) return viaOrchestrator(target, event);
+      return new Promise<void>((resolve, reject) => {
+        options.runTurn({ event, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      });
+    },
+  });
+  scheduler.start();
+  return {
+    async stop() {
+      await scheduler.stop();
+      store.close();
+    },
+  };
+}
+
+/** The line printed before a scheduled turn: `(alarm 'tea' — due 09:00:00, 2 s late)`. */
+export function describeFiring(event: AgentEvent): string {
+  const data = (event.data ?? {}) as { label?: string; scheduledAt?: string; latenessMs?: number; late?: boolean };
+  const due = data.scheduledAt ? new Date(data.scheduledAt).toLocaleTimeString() : '?';
+  const late = data.late ? `, missed while nothing ran: ${Math.round((data.latenessMs ?? 0) / 1000)} s late` : '';
+  return `(alarm '${data.label ?? event.input}' — due ${due}${late})`;
+}
