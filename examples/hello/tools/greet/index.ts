@@ -1,12 +1,14 @@
 import { join } from 'node:path';
-import { GoondanError, type ToolContext, type ToolHandler } from '@goondan/core';
+import { GoondanError, type ToolHandlers } from '@goondan/core';
+import type { ToolInputs } from '../../goondan-tools';
 
-export const handlers: Record<string, ToolHandler> = {
-  hello: (_ctx: ToolContext, input: { name: string; loud?: boolean }) => {
+// Inputs are typed from the parameters in goondan.yaml: `gdn types` writes goondan-tools.d.ts (docs/writing-a-tool.md).
+export const handlers: ToolHandlers<ToolInputs['greet']> = {
+  hello: (_ctx, input) => {
     const greeting = `Hello, ${input.name}!`;
     return { greeting: input.loud ? greeting.toUpperCase() : greeting };
   },
-  'count-words': async (ctx: ToolContext, input: { path: string }) => {
+  'count-words': async (ctx, input) => {
     if (input.path.includes('..') || input.path.startsWith('/')) {
       throw new GoondanError('E_PATH_OUTSIDE_WORKDIR', `Path '${input.path}' leaves the workdir.`);
     }

@@ -13,12 +13,12 @@ describe('schemaToType', () => {
       required: ['name'],
       additionalProperties: false,
     });
-    expect(type).toBe('{\n  /** Who to greet */\n  name: string;\n  times?: number;\n  "dry-run"?: boolean;\n}');
+    expect(type).toBe("{\n  /** Who to greet */\n  name: string;\n  times?: number;\n  'dry-run'?: boolean;\n}");
   });
 
   test('enum and const become literal unions; type lists and anyOf become unions; allOf an intersection', () => {
-    expect(schemaToType({ enum: ['a', 'b', 1, null] })).toBe('"a" | "b" | 1 | null');
-    expect(schemaToType({ const: 'fixed' })).toBe('"fixed"');
+    expect(schemaToType({ enum: ['a', "it's", 1, null] })).toBe("'a' | 'it\\'s' | 1 | null");
+    expect(schemaToType({ const: 'say "hi"' })).toBe(`'say "hi"'`);
     expect(schemaToType({ type: ['string', 'null'] })).toBe('string | null');
     expect(schemaToType({ anyOf: [{ type: 'number' }, { type: 'string' }] })).toBe('number | string');
     expect(schemaToType({ allOf: [{ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] }] })).toBe(

@@ -2,9 +2,19 @@ type Schema = Record<string, unknown>;
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/** A string as a single-quoted TypeScript literal (the quote style of Biome, which formats generated files too). */
+function stringLiteral(text: string): string {
+  return `'${JSON.stringify(text).slice(1, -1).replaceAll('\\"', '"').replaceAll("'", "\\'")}'`;
+}
+
+/** A JSON value as a TypeScript literal type. */
+function literal(value: unknown): string {
+  return typeof value === 'string' ? stringLiteral(value) : JSON.stringify(value);
+}
+
 /** A property key as TypeScript spells it: bare when it is an identifier, quoted otherwise. */
 export function propertyKey(name: string): string {
-  return identifier.test(name) ? name : JSON.stringify(name);
+  return identifier.test(name) ? name : stringLiteral(name);
 }
 
 function docComment(schema: Schema, indent: string): string {
@@ -66,8 +76,8 @@ function typeOfName(name: string, schema: Schema, indent: string): string {
 export function schemaToType(schema: Schema | boolean, indent = ''): string {
   if (schema === true) return 'unknown';
   if (schema === false) return 'never';
-  if ('const' in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.enum)) return union(schema.enum.map((value) => JSON.stringify(value)));
+  if ('const' in schema) return literal(schema.const);
+  if (Array.isArray(schema.enum)) return union(schema.enum.map(literal));
   const alternatives = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (Array.isArray(alternatives)) return union(alternatives.map((part) => schemaToType(part, indent)));
   if (Array.isArray(schema.allOf)) {
