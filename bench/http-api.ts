@@ -94,17 +94,18 @@ async function main() {
     const body = await response.text();
     if (stream && !body.endsWith('data: [DONE]\n\n')) throw new Error(`stream did not end: ${body}`);
   };
-  const paths: Record<string, () => Promise<unknown>> = {
+  const paths = {
     http: () => chat(false),
     httpStream: () => chat(true),
     orchestrator: () => orchestrator.request({ input: 'ping', target: 'echo' }),
     inProcess: () => instance.enqueue(userEvent('ping', 'bench')),
   };
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(paths).map((name) => [name, []]));
+  const runs: [string, () => Promise<unknown>][] = Object.entries(paths);
   try {
-    for (const run of Object.values(paths)) for (let i = 0; i < warmup; i += 1) await run();
+    for (const [, run] of runs) for (let i = 0; i < warmup; i += 1) await run();
     for (let round = 0; round < rounds; round += 1) {
-      for (const [name, run] of Object.entries(paths)) {
+      for (const [name, run] of runs) {
         for (let i = 0; i < perRound; i += 1) {
           const start = performance.now();
           await run();
@@ -119,12 +120,16 @@ async function main() {
     await proc.exited;
     rmSync(dir, { recursive: true, force: true });
   }
-  const stats = Object.fromEntries(
-    Object.entries(samples).map(([name, values]) => [
-      name,
-      { median: percentile(values, 0.5), p99: percentile(values, 0.99) },
-    ]),
-  ) as Record<keyof typeof paths, { median: number; p99: number }>;
+  const statsOf = (name: keyof typeof paths) => {
+    const values = samples[name] ?? [];
+    return { median: percentile(values, 0.5), p99: percentile(values, 0.99) };
+  };
+  const stats = {
+    http: statsOf('http'),
+    httpStream: statsOf('httpStream'),
+    orchestrator: statsOf('orchestrator'),
+    inProcess: statsOf('inProcess'),
+  };
   const ratio = stats.http.median / stats.inProcess.median;
   const overIpc = stats.http.median / stats.orchestrator.median;
   if (json) {
