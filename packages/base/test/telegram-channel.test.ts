@@ -241,6 +241,27 @@ describe('telegram channel: approvals', () => {
       'Approved once by telegram:user111.',
     );
   });
+
+  test('Deny refuses the call: the model is told E_APPROVAL_DENIED and the message says who denied it', async () => {
+    const { api, notifications } = host;
+    api.pushMessage(222, 'run it here too');
+    await api.waitFor(() => api.callsOf('sendMessage', 222).some((call) => call.payload.reply_markup), 'the approval');
+    const asked = api.callsOf('sendMessage', 222).find((call) => call.payload.reply_markup)!;
+    const buttons = (
+      asked.payload.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }
+    ).inline_keyboard.flat();
+    const messageId = (asked.result as { message_id: number }).message_id;
+    api.pushCallback(222, messageId, buttons.find((button) => button.text === 'Deny')!.callback_data);
+    await api.waitFor(() => api.callsOf('editMessageText', 222).length > 0, 'the approval message updated');
+    expect(String(api.callsOf('editMessageText', 222)[0]!.payload.text)).toContain('Denied by telegram:user222.');
+    await api.waitFor(
+      () => notifications.some((n) => n.instanceKey === 'telegram-222' && n.event.type === 'runtime.tool.end'),
+      'the refused call',
+    );
+    const toolEnd = notifications.find((n) => n.instanceKey === 'telegram-222' && n.event.type === 'runtime.tool.end')!
+      .event.data as { result: { status: string; error?: { code: string } } };
+    expect(toolEnd.result).toMatchObject({ status: 'error', error: { code: 'E_APPROVAL_DENIED' } });
+  });
 });
 
 describe('telegram channel: start', () => {
