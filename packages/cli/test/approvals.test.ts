@@ -224,7 +224,7 @@ spec:
   provider: scripted
   model: coordinator
   script: ${script([
-    { toolCalls: [{ name: 'agents__request', args: { target: 'worker', input: 'write it', timeoutMs: 1500 } }] },
+    { toolCalls: [{ name: 'agents__request', args: { target: 'worker', input: 'write it', timeoutMs: 8000 } }] },
     { text: 'The worker wrote it.' },
   ])}
 ---
@@ -244,8 +244,9 @@ spec:
     chat.write('get the worker to write\n');
     await chat.waitFor('approval needed', 'stdout', 1, 20_000);
     expect(chat.output.stdout).toContain('worker/default wants to call file-system__write (sensitive)');
-    // Longer than the request's 1.5 s timeout: the coordinator's request is held while the worker waits.
-    await Bun.sleep(2500);
+    // Longer than the request's 8 s timeout (which also covers starting the worker's process on a loaded machine):
+    // the coordinator's request is held while the worker waits.
+    await Bun.sleep(9000);
     chat.write('y\n');
     await chat.waitFor('coordinator> The worker wrote it.', 'stdout', 1, 20_000);
     chat.write('/exit\n');
