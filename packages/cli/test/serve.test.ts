@@ -264,6 +264,12 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
     expect((await fetch(`${url}/v2/nothing`)).status).toBe(404);
+    // Web pages of other sites are refused, and so is a name made to resolve to 127.0.0.1 (DNS rebinding).
+    const foreign = await fetch(`${url}/healthz`, { headers: { origin: 'http://evil.example' } });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as ApiJson).error?.code).toBe('E_SERVE_UNAUTHORIZED');
+    const rebound = await fetch(`${url}/healthz`, { headers: { host: 'evil.example' } });
+    expect(rebound.status).toBe(403);
     // Nothing half-written: the refused requests created no instance.
     const health = await getJson<HealthJson>(`${url}/healthz`);
     const keys = health.instances.map((info: { instanceKey: string }) => info.instanceKey).sort();
@@ -320,7 +326,17 @@ describe('gdn serve: security, shutdown and reload', () => {
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain('E_SERVE_TOKEN_REQUIRED');
 
-    const { url } = await serve(bundle, [], { GOONDAN_SERVE_TOKEN: 'test-token-123' });
+    const { url } = await serve(bundle, ['--allow-origin', 'https://app.example'], {
+      GOONDAN_SERVE_TOKEN: 'test-token-123',
+    });
+    // A browser app of an allowed origin gets its CORS preflight answered.
+    const preflight = await fetch(`${url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
     const anonymous = await fetch(`${url}/healthz`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');

@@ -16,6 +16,7 @@ Options:
   --host H         address to listen on (default 127.0.0.1); any non-loopback address needs a token
   --port P         port (default 8787; 0 picks a free one); the URL is printed on standard error
   --token T        require 'Authorization: Bearer T' (default: the GOONDAN_SERVE_TOKEN environment variable)
+  --allow-origin L web pages allowed to call besides loopback ones (CORS): comma-separated origins, or *
   --instance K     instance key of requests that name none (default: the Swarm's instanceKey, or "default")
   --swarm NAME     the Swarm to serve when the bundle declares several (without one, every Agent is served)
   --watch          reload when the bundle's files change (without it, only when its git revision moves, as an
@@ -45,6 +46,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       host: { type: 'string' },
       port: { type: 'string' },
       token: { type: 'string' },
+      'allow-origin': { type: 'string' },
       instance: { type: 'string' },
       swarm: { type: 'string' },
       watch: { type: 'boolean' },
@@ -75,6 +77,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
     ...(values.swarm ? { swarm: values.swarm } : {}),
     ...(values.instance ? { instanceKey: values.instance } : {}),
     ...(token ? { token } : {}),
+    ...(values['allow-origin']
+      ? { allowedOrigins: values['allow-origin'].split(',').map((origin) => origin.trim()) }
+      : {}),
     ...(gracePeriodMs === undefined ? {} : { gracePeriodMs }),
   });
   const stopped = Promise.withResolvers<'SIGINT' | 'SIGTERM'>();

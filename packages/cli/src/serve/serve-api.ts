@@ -1,6 +1,7 @@
 import { GoondanError } from '@goondan/core';
+import { isAllowedOrigin } from '../mcp-serve/check-origin.ts';
 import { apiErrorResponse } from './api-error.ts';
-import { checkBearerToken } from './check-bearer-token.ts';
+import { checkBearerToken, isLoopbackHost } from './check-bearer-token.ts';
 
 type Handler = (request: Request, url: URL, params: Record<string, string>) => Promise<Response> | Response;
 
@@ -29,20 +30,71 @@ function match(pattern: string, path: string): Record<string, string> | null {
   return params;
 }
 
+const corsHeaders = {
+  'access-control-allow-methods': 'GET, POST, DELETE',
+  'access-control-allow-headers': 'authorization, content-type, x-goondan-instance',
+  'access-control-max-age': '600',
+};
+
 /**
- * The HTTP API of `gdn serve` as a fetch handler (Bun.serve): the token check when one is set, then the routes;
- * anything thrown becomes coded JSON with the status of its code.
+ * Who may call (null: admitted), before any route: a page of another site never (its Origin must be loopback or allowed with
+ * `--allow-origin`, which also answers its CORS preflight); without a token, only requests naming this machine in
+ * `Host` (a site whose name was made to resolve to 127.0.0.1 — DNS rebinding — names itself); with a token, only
+ * requests that carry it.
  */
-export function createServeApi(options: { routes: Route[]; token?: string }) {
-  const { routes } = options;
-  return async function serveApi(request: Request): Promise<Response> {
+function admit(
+  request: Request,
+  options: { token?: string; allowedOrigins: readonly string[] },
+): { error: GoondanError; status: 401 | 403 } | null {
+  const origin = request.headers.get('origin');
+  if (!isAllowedOrigin(origin, options.allowedOrigins)) {
+    const message = `Origin '${origin}' is not allowed (loopback origins are; add others with --allow-origin).`;
+    return { error: new GoondanError('E_SERVE_UNAUTHORIZED', message), status: 403 };
+  }
+  if (options.token !== undefined) {
     try {
-      if (options.token !== undefined) checkBearerToken(request, options.token);
+      checkBearerToken(request, options.token);
+      return null;
+    } catch (thrown) {
+      return { error: thrown as GoondanError, status: 401 };
+    }
+  }
+  const host = new URL(`http://${request.headers.get('host') ?? 'localhost'}`).hostname;
+  if (isLoopbackHost(host)) return null;
+  const message = `Host '${host}' is not a loopback name; without a token only 127.0.0.1, ::1 and localhost are served.`;
+  return { error: new GoondanError('E_SERVE_UNAUTHORIZED', message), status: 403 };
+}
+
+/**
+ * The HTTP API of `gdn serve` as a fetch handler (Bun.serve): who may call (admit), then the routes; anything
+ * thrown becomes coded JSON with the status of its code.
+ */
+export function createServeApi(options: { routes: Route[]; token?: string; allowedOrigins?: readonly string[] }) {
+  const { routes } = options;
+  const allowedOrigins = options.allowedOrigins ?? [];
+  return async function serveApi(request: Request): Promise<Response> {
+    const origin = request.headers.get('origin');
+    const cors: Record<string, string> =
+      origin && isAllowedOrigin(origin, allowedOrigins)
+        ? { ...corsHeaders, 'access-control-allow-origin': origin, vary: 'origin' }
+        : {};
+    try {
+      if (request.method === 'OPTIONS' && origin && cors['access-control-allow-origin']) {
+        return new Response(null, { status: 204, headers: cors });
+      }
+      const refused = admit(request, {
+        allowedOrigins,
+        ...(options.token === undefined ? {} : { token: options.token }),
+      });
+      if (refused) {
+        const bearer: Record<string, string> = refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {};
+        return apiErrorResponse(refused.error, { headers: { ...cors, ...bearer }, status: refused.status });
+      }
       const url = new URL(request.url);
       const path = url.pathname.replace(/\/+$/, '') || '/';
       const matching = routes.map((route) => ({ route, params: match(route.path, path) })).filter((m) => m.params);
       const found = matching.find(({ route }) => route.method === request.method);
-      if (found) return await found.route.handle(request, url, found.params ?? {});
+      if (found) return withHeaders(await found.route.handle(request, url, found.params ?? {}), cors);
       if (matching.length === 0) {
         throw new GoondanError('E_SERVE_ROUTE_NOT_FOUND', `${request.method} ${path}: no such endpoint.`);
       }
@@ -51,10 +103,14 @@ export function createServeApi(options: { routes: Route[]; token?: string }) {
         'E_SERVE_ROUTE_NOT_FOUND',
         `${request.method} ${path}: this path takes ${allowed}.`,
       );
-      return apiErrorResponse(error, { headers: { allow: allowed }, status: 405 });
+      return apiErrorResponse(error, { headers: { ...cors, allow: allowed }, status: 405 });
     } catch (thrown) {
-      const unauthorized = thrown instanceof GoondanError && thrown.code === 'E_SERVE_UNAUTHORIZED';
-      return apiErrorResponse(thrown, unauthorized ? { headers: { 'www-authenticate': 'Bearer' } } : {});
+      return apiErrorResponse(thrown, { headers: cors });
     }
   };
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
 }

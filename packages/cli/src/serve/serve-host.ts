@@ -8,6 +8,7 @@ import {
   type SwarmTopology,
 } from '@goondan/core';
 import { isLoopbackHost } from './check-bearer-token.ts';
+import { MAX_BODY_BYTES } from './read-json-body.ts';
 import { createServeApi, type Route } from './serve-api.ts';
 import type { ServeContext, ServedScheduler } from './serve-context.ts';
 import { serveRoutes } from './serve-routes.ts';
@@ -30,6 +31,8 @@ export interface ServeHostOptions {
   hostname: string;
   port: number;
   token?: string;
+  /** Origins of web pages allowed to call besides loopback ones (CORS), or `*`. */
+  allowedOrigins?: string[];
   gracePeriodMs?: number;
   log: (line: string) => void;
   /** Starts the host's parts once the orchestrator runs (the scheduler, the bundle's channels). */
@@ -110,7 +113,13 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
       port: options.port,
       // A turn may take minutes before its reply (or between two streamed chunks): no idle cut-off.
       idleTimeout: 0,
-      fetch: createServeApi({ routes, ...(options.token ? { token: options.token } : {}) }),
+      // Bun's own bound (it closes the request) sits above ours, so an oversized body gets our coded 413.
+      maxRequestBodySize: MAX_BODY_BYTES * 2,
+      fetch: createServeApi({
+        routes,
+        allowedOrigins: options.allowedOrigins ?? [],
+        ...(options.token ? { token: options.token } : {}),
+      }),
     });
   } catch (thrown) {
     await Promise.all(parts.map((part) => part.stop().catch(() => {})));
