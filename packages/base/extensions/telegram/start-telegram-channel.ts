@@ -7,8 +7,8 @@ import {
   type TurnResult,
 } from '@goondan/core';
 import { Bot, type Context, GrammyError, HttpError } from 'grammy';
-import { approvalKeyboard, approvalOutcome, approvalText, parseApprovalCallback } from './approval-buttons.ts';
 import type { Channel, ChannelLogger, ChannelOrchestrator } from './channel-types.ts';
+import { ChatApprovals } from './chat-approvals.ts';
 import { honourRetryAfter } from './honour-retry-after.ts';
 import { parseTelegramConfig, type TelegramConfig } from './parse-telegram-config.ts';
 import { splitMessage } from './split-message.ts';
@@ -39,13 +39,6 @@ export interface StartTelegramChannelOptions {
   env?: Record<string, string | undefined>;
 }
 
-interface ShownApproval {
-  chatId: number;
-  record: ApprovalRecord;
-  /** The message with the buttons, once sent. */
-  message: Promise<number | null>;
-}
-
 /**
  * Starts a Telegram bot for one Agent (docs/channels.md): checks the token with getMe (E_CHANNEL_AUTH when Telegram
  * refuses it), then long-polls getUpdates. A text message from an allowed chat becomes a `user.message` event
@@ -74,8 +67,6 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
   bot.botInfo = await checkToken(bot, agent, config.apiRoot);
 
   const chats = new Map<number, Promise<void>>();
-  const shown = new Map<string, ShownApproval>();
-  const waitingIn = (chatId: number) => [...shown.values()].some((entry) => entry.chatId === chatId);
 
   const refuse = (chatId: number, what: string) =>
     logger.warn(
@@ -90,11 +81,22 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
       return null;
     }
   };
+  const approvals = new ChatApprovals({
+    agent,
+    instanceKeyOf: telegramInstanceKey,
+    orchestrator,
+    send,
+    edit: async (chatId, messageId, text) => {
+      await bot.api
+        .editMessageText(chatId, messageId, text, { reply_markup: { inline_keyboard: [] } })
+        .catch((thrown) => logger.warn(`telegram ${agent}: could not update approval message: ${describe(thrown)}`));
+    },
+  });
 
   async function converse(chatId: number, text: string, ctx: Context): Promise<void> {
     const stopTyping = startTyping({
       send: () => bot.api.sendChatAction(chatId, 'typing'),
-      paused: () => waitingIn(chatId),
+      paused: () => approvals.waitingIn(chatId),
     });
     try {
       const instanceKey = telegramInstanceKey(chatId);
@@ -120,10 +122,7 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
       await send(chatId, `Sorry, this message could not be answered (${code}).`);
     } finally {
       stopTyping();
-      // An approval still shown when the turn has ended waits for nothing (its agent process crashed).
-      for (const entry of [...shown.values()]) {
-        if (entry.chatId === chatId) void closeApproval({ ...entry.record, status: 'cancelled' });
-      }
+      void approvals.closeChat(chatId);
     }
   }
 
@@ -151,24 +150,10 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
       return;
     }
     const from = ctx.callbackQuery.from;
-    const parsed = parseApprovalCallback(ctx.callbackQuery.data, `telegram:${from.username ?? from.id}`);
-    if (!parsed) return void (await ctx.answerCallbackQuery().catch(() => {}));
-    const entry = shown.get(parsed.id);
-    // A button answers only an approval of the chat it was pressed in. One not shown by this run (the host
-    // restarted) goes to this chat's instance, which knows only its own approvals.
-    const target = entry?.record;
-    const answered =
-      (entry === undefined || entry.chatId === chatId) &&
-      orchestrator.answerApproval({
-        agent: target?.agent ?? agent,
-        instanceKey: target?.instanceKey ?? telegramInstanceKey(chatId),
-        id: parsed.id,
-        answer: parsed.answer,
-      });
-    await ctx
-      .answerCallbackQuery({ text: answered ? parsed.said : 'This approval is no longer waiting.' })
-      .catch(() => {});
-    if (!answered && !target) {
+    const by = `telegram:${from.username ?? from.id}`;
+    const outcome = approvals.press({ chatId, data: ctx.callbackQuery.data, by });
+    await ctx.answerCallbackQuery(outcome ? { text: outcome.text } : {}).catch(() => {});
+    if (outcome?.clearButtons) {
       await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
     }
   });
@@ -182,30 +167,6 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
       const code = thrown instanceof GrammyError && thrown.error_code === 401 ? 'E_CHANNEL_AUTH' : 'E_CHANNEL_API';
       logger.error(`${code} telegram ${agent}: polling stopped: ${describe(thrown)}`);
     });
-
-  function showApproval(record: ApprovalRecord, chatId: number): void {
-    if (record.status !== 'pending' || shown.has(record.id)) return;
-    const keyboard = approvalKeyboard(record.id);
-    const text = keyboard
-      ? approvalText(record)
-      : `${approvalText(record)}\nAnswer with: gdn approvals approve ${record.id}`;
-    const message = send(chatId, text, keyboard ? { reply_markup: keyboard } : {}).then(
-      (sent) => sent?.message_id ?? null,
-    );
-    shown.set(record.id, { chatId, record, message });
-  }
-
-  async function closeApproval(record: ApprovalRecord): Promise<void> {
-    const entry = shown.get(record.id);
-    if (!entry) return;
-    shown.delete(record.id);
-    const messageId = await entry.message;
-    if (messageId === null) return;
-    const text = `${approvalText(entry.record)}\n\n${approvalOutcome(record)}`;
-    await bot.api
-      .editMessageText(entry.chatId, messageId, text, { reply_markup: { inline_keyboard: [] } })
-      .catch((thrown) => logger.warn(`telegram ${agent}: could not update approval message: ${describe(thrown)}`));
-  }
 
   let stopped: Promise<void> | null = null;
   function stop(): Promise<void> {
@@ -226,8 +187,8 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
       const chatId = chatOfInstanceKey(instanceKey);
       if (chatId === null || !allowed.has(chatId)) return;
       const record = event.data as unknown as ApprovalRecord;
-      if (event.type === 'runtime.approval.requested') showApproval(record, chatId);
-      else if (event.type === 'runtime.approval.resolved') void closeApproval(record);
+      if (event.type === 'runtime.approval.requested') approvals.show(record, chatId);
+      else if (event.type === 'runtime.approval.resolved') void approvals.close(record);
     },
     stop,
   };

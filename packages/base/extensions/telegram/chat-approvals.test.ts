@@ -1,0 +1,98 @@
+import { describe, expect, test } from 'bun:test';
+import type { ApprovalAnswer, ApprovalRecord } from '@goondan/core';
+import { ChatApprovals } from './chat-approvals.ts';
+
+const record: ApprovalRecord = {
+  id: 'apr_1',
+  agent: 'helper',
+  instanceKey: 'telegram-1',
+  turnId: 't',
+  traceId: 'tr',
+  toolCallId: 'c',
+  toolName: 'bash__exec',
+  category: 'restricted',
+  args: {},
+  rule: 'category restricted: ask',
+  source: { kind: 'user', name: 'telegram' },
+  status: 'pending',
+  scope: null,
+  decidedBy: null,
+  reason: null,
+  createdAt: 0,
+  expiresAt: 0,
+  decidedAt: null,
+};
+
+function setup(running = true) {
+  const answered: { agent: string; instanceKey: string; id: string; answer: ApprovalAnswer }[] = [];
+  const sent: { chatId: number; text: string }[] = [];
+  const edits: { chatId: number; messageId: number; text: string }[] = [];
+  const approvals = new ChatApprovals({
+    agent: 'assistant',
+    instanceKeyOf: (chatId) => `telegram-${chatId}`,
+    orchestrator: {
+      request: () => Promise.reject(new Error('unused')),
+      answerApproval: (options) => {
+        answered.push(options);
+        return running;
+      },
+    },
+    send: async (chatId, text) => {
+      sent.push({ chatId, text });
+      return { message_id: 50 + sent.length };
+    },
+    edit: async (chatId, messageId, text) => {
+      edits.push({ chatId, messageId, text });
+    },
+  });
+  return { approvals, answered, sent, edits };
+}
+
+describe('ChatApprovals', () => {
+  test('a press answers the shown approval of its own chat, in the instance that raised it', () => {
+    const { approvals, answered } = setup();
+    approvals.show(record, 1);
+    expect(approvals.waitingIn(1)).toBe(true);
+    expect(approvals.press({ chatId: 1, data: 'apr:c:apr_1', by: 'telegram:ada' })).toEqual({
+      text: 'Approved for this conversation',
+      clearButtons: false,
+    });
+    expect(answered).toEqual([
+      {
+        agent: 'helper',
+        instanceKey: 'telegram-1',
+        id: 'apr_1',
+        answer: { action: 'approve', scope: 'conversation', by: 'telegram:ada' },
+      },
+    ]);
+  });
+
+  test('a press in another chat answers nothing', () => {
+    const { approvals, answered } = setup();
+    approvals.show(record, 1);
+    expect(approvals.press({ chatId: 2, data: 'apr:o:apr_1', by: 'x' })?.text).toBe(
+      'This approval is no longer waiting.',
+    );
+    expect(answered).toEqual([]);
+  });
+
+  test('a press for an approval this run never showed goes to the chat instance; refused, its buttons go', () => {
+    const { approvals, answered } = setup(false);
+    expect(approvals.press({ chatId: 3, data: 'apr:d:apr_9', by: 'x' })).toEqual({
+      text: 'This approval is no longer waiting.',
+      clearButtons: true,
+    });
+    expect(answered[0]).toMatchObject({ agent: 'assistant', instanceKey: 'telegram-3', id: 'apr_9' });
+  });
+
+  test('a turn that ends with an approval still shown closes it as cancelled', async () => {
+    const { approvals, edits } = setup();
+    approvals.show(record, 1);
+    const closing = approvals.closeChat(1);
+    expect(approvals.waitingIn(1)).toBe(false);
+    await closing;
+    expect(edits).toHaveLength(1);
+    expect(edits[0]).toMatchObject({ chatId: 1, messageId: 51 });
+    expect(edits[0]!.text).toEndWith('No longer waiting: cancelled.');
+  });
+});
