@@ -21,24 +21,33 @@ export function serveOAuthCallbacks(options: {
     const url = new URL(spec.redirectUri);
     redirects.set(url.port, [...(redirects.get(url.port) ?? []), url.pathname]);
   }
-  const servers = [...redirects].map(([port, paths]) =>
-    Bun.serve({
-      hostname: '127.0.0.1',
-      port: Number(port),
-      async fetch(request) {
-        const url = new URL(request.url);
-        if (!paths.includes(url.pathname)) return new Response('Not found', { status: 404 });
-        try {
-          const session = await options.host.completeAuthorization(url.href);
-          options.onGranted?.(session);
-          return page(200, `Authorized ${session.app}. You can close this window.`);
-        } catch (error) {
-          const code = error instanceof GoondanError ? error.code : 'E_OAUTH_EXCHANGE_FAILED';
-          return page(400, `Authorization failed (${code}). Nothing was stored; start again.`);
-        }
-      },
-    }),
-  );
+  const servers: ReturnType<typeof Bun.serve>[] = [];
+  try {
+    for (const [port, paths] of redirects) {
+      servers.push(
+        Bun.serve({
+          hostname: '127.0.0.1',
+          port: Number(port),
+          async fetch(request) {
+            const url = new URL(request.url);
+            if (!paths.includes(url.pathname)) return new Response('Not found', { status: 404 });
+            try {
+              const session = await options.host.completeAuthorization(url.href);
+              options.onGranted?.(session);
+              return page(200, `Authorized ${session.app}. You can close this window.`);
+            } catch (error) {
+              const code = error instanceof GoondanError ? error.code : 'E_OAUTH_EXCHANGE_FAILED';
+              return page(400, `Authorization failed (${code}). Nothing was stored; start again.`);
+            }
+          },
+        }),
+      );
+    }
+  } catch (error) {
+    // A port already taken: the servers started so far are not left listening.
+    for (const server of servers) server.stop(true);
+    throw error;
+  }
   return {
     async stop() {
       // Not forced: the page of a callback being answered still goes out.
