@@ -92,7 +92,10 @@ describe('gdn chat with piped standard input', () => {
       const bundle = await agentBundle(serverModel(server.url));
       const result = await gdn(['chat', '--bundle', bundle], { stdin: 'one\ntwo\n/exit\n' });
       expect(result.exitCode).toBe(0);
-      expect(result.stdout).toContain('(E_MODEL_CALL_FAILED: bad request from test)');
+      // The model is named with its URL and declaration, then comes the provider's own message.
+      expect(result.stdout).toMatch(
+        /\(E_MODEL_CALL_FAILED: Model 'main' \(provider openai-compatible, http:\/\/127\.0\.0\.1:\d+\/v1, declared at goondan\.yaml:\d+:1\) failed with HTTP 400: bad request from test\)/,
+      );
       expect(result.stdout).toEndWith('helper> Back again.\n');
     } finally {
       await server.close();

@@ -68,7 +68,7 @@ describe('gdn trace', () => {
       '   ├─ step 0  ok  <ms>',
       '   │  ├─ model scripted:fixture  ok  <ms>  tokens <n>',
       '   │  ├─ tool calc__add  ok  <ms>',
-      '   │  └─ tool calc__boom  error  <ms>  E_TOOL',
+      '   │  └─ tool calc__boom  error  <ms>  E_TOOL  kaboom: for the trace',
       '   └─ step 1  ok  <ms>',
       '      └─ model scripted:fixture  ok  <ms>  tokens <n>',
     ]);
@@ -156,7 +156,7 @@ describe('gdn trace', () => {
     expect(spans.filter((span) => span.kind === 3).every((span) => span.name.startsWith('model '))).toBe(true);
     const failed = spans.filter((span) => span.name === 'tool calc__boom');
     expect(failed).toHaveLength(2);
-    for (const span of failed) expect(span.status).toEqual({ code: 2, message: 'E_TOOL' });
+    for (const span of failed) expect(span.status).toEqual({ code: 2, message: 'kaboom: for the trace' });
     expect(spans.find((span) => span.name === 'tool calc__add')!.status).toEqual({ code: 1 });
   });
 
