@@ -73,6 +73,16 @@ describe('gdn init and gdn types', () => {
     expect(await readFile(join(dir, 'README.md'), 'utf8')).toContain('## Next steps');
   });
 
+  test.each([
+    ['init', 'Usage: gdn init [DIR] [--model scripted|openai|anthropic|google|ollama]'],
+    ['types', 'Usage: gdn types [DIR] [--check] [--bundle DIR]'],
+  ])('gdn %s --help prints its usage, and gdn --help lists it', async (command, usage) => {
+    const help = await gdn([command, '--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toStartWith(usage);
+    expect((await gdn(['--help'])).stdout).toContain(`\n  ${command} `);
+  });
+
   test('init --model with an unknown provider is a usage error', async () => {
     const dir = await makeTempDir();
     const result = await gdn(['init', dir, '--model', 'gpt']);
