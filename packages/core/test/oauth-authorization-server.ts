@@ -13,6 +13,8 @@ export interface AuthorizationServer {
   tokenErrors: string[];
   /** Completes the device flow for `userCode` as if a person typed it and approved. */
   approveDevice(userCode: string): Promise<void>;
+  /** The device flow's user side refusing: the code is entered, then the person cancels. */
+  denyDevice(userCode: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ export async function startAuthorizationServer(options: {
     grants,
     tokenErrors,
     approveDevice: (userCode) => approveDevice(issuer, userCode),
+    denyDevice: (userCode) => approveDevice(issuer, userCode, { deny: true }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -137,7 +140,7 @@ function keepCookies(response: Response, cookies: Map<string, string>): void {
  * The device flow's user side (oidc-provider's pages): enter the code, confirm it, then pass login and consent
  * (automatic here) until the flow lands on the success page.
  */
-async function approveDevice(issuer: string, userCode: string): Promise<void> {
+async function approveDevice(issuer: string, userCode: string, options: { deny?: boolean } = {}): Promise<void> {
   const cookies = new Map<string, string>();
   const post = async (form: Record<string, string>) => {
     const response = await fetch(`${issuer}/device`, {
@@ -153,7 +156,13 @@ async function approveDevice(issuer: string, userCode: string): Promise<void> {
   keepCookies(page, cookies);
   const xsrfOf = (html: string) => /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
   const confirmPage = await post({ xsrf: xsrfOf(await page.text()), user_code: userCode });
-  const confirmed = await post({ xsrf: xsrfOf(await confirmPage.text()), user_code: userCode, confirm: 'yes' });
+  const xsrf = xsrfOf(await confirmPage.text());
+  if (options.deny) {
+    const aborted = await post({ xsrf, user_code: userCode, abort: 'yes' });
+    if (aborted.status >= 400) throw new Error(`cancelling the device code failed: HTTP ${aborted.status}`);
+    return;
+  }
+  const confirmed = await post({ xsrf, user_code: userCode, confirm: 'yes' });
   const location = confirmed.headers.get('location');
   if (!location) throw new Error(`the device code was not accepted: HTTP ${confirmed.status}`);
   await followAuthorization(new URL(location, issuer).href, `${issuer}/device/success`, cookies).catch((error) => {

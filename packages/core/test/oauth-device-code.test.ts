@@ -65,4 +65,33 @@ describe('device code (RFC 8628) against oidc-provider', () => {
       expect(written.includes(secret)).toBe(false);
     }
   }, 60_000);
+
+  test('a person who cancels: the poll ends with a coded error, nothing is stored, and the next ask starts afresh', async () => {
+    const bundle = oauthBundle({
+      tv: {
+        issuer: server.issuer,
+        clientId: server.clientId,
+        clientSecret: { value: server.clientSecret },
+        scopes: ['openid', 'profile'],
+        subjectMode: 'global',
+        flow: 'deviceCode',
+      },
+    });
+    const store = new OAuthStore(join(dir, 'denied.db'), resolveOAuthKey({ GOONDAN_OAUTH_KEY: freshKey() }));
+    const events: AgentEvent[] = [];
+    const host = createOAuthHost({ bundle, store, onGranted: (event) => events.push(event) });
+    const caller = { agentName: 'assistant', instanceKey: 'default' };
+    const { session, done } = await host.login({ oauthAppRef: 'OAuthApp/tv', caller });
+    await server.denyDevice(session.shown.userCode!);
+    await expect(done).rejects.toMatchObject({ code: 'E_OAUTH_EXCHANGE_FAILED' });
+    expect(server.tokenErrors).toContain('access_denied');
+    expect(store.listGrants()).toEqual([]);
+    expect(events).toEqual([]);
+    const again = await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/tv' });
+    if (again.status !== 'authorization_required') throw new Error(JSON.stringify(again));
+    expect(again.authSessionId).not.toBe(session.id);
+    expect(again.userCode).not.toBe(session.shown.userCode);
+    await host.logout({ oauthAppRef: 'OAuthApp/tv', caller });
+    store.close();
+  }, 60_000);
 });

@@ -7,7 +7,8 @@ import { tokensOf } from './token-answer.ts';
 /**
  * Spec v1 §12.6.5 (RFC 8628 §3.4–3.5): polls the token endpoint with the session's device code until the person
  * approves, waiting the server's interval (5 s when it names none, 5 s more on `slow_down`). On approval the grant
- * is saved and the session consumed; a refusal or expiry throws a coded error and stores nothing.
+ * is saved and the session consumed; a refusal or expiry spends the session, throws a coded error and stores no
+ * grant. Polling stops when the session is dropped (logout) or used.
  */
 export async function pollDeviceAuthorization(options: {
   store: OAuthStore;
@@ -23,6 +24,10 @@ export async function pollDeviceAuthorization(options: {
     }
     options.signal?.throwIfAborted();
     await Bun.sleep(intervalMs);
+    // A session dropped meanwhile (logout) or completed elsewhere is not polled any further.
+    if (store.session(session.id)?.usedAt !== null) {
+      throw new GoondanError('E_OAUTH_CALLBACK_INVALID', `Authorization ${session.id} is no longer pending.`);
+    }
     let answer: oauth.TokenEndpointResponse;
     try {
       const response = await oauth.deviceCodeGrantRequest(
@@ -41,6 +46,8 @@ export async function pollDeviceAuthorization(options: {
         continue;
       }
       const code = error === 'expired_token' ? 'E_OAUTH_SESSION_EXPIRED' : 'E_OAUTH_EXCHANGE_FAILED';
+      // Refused for good (access_denied, expired_token): the session is spent, so the next ask starts afresh.
+      store.consumeSession(session.id, Date.now());
       throw new GoondanError(code, `Device authorization ${session.id} failed: ${describe(cause)}`, { cause });
     }
     if (!store.consumeSession(session.id, Date.now())) {
