@@ -1,8 +1,11 @@
 // gdn serve as a real process: the OpenAI-compatible API (with the official `openai` client, streaming included),
 // the JSON endpoints and their bad inputs, the token, SIGTERM draining a running turn, and --watch reloads.
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import OpenAI from 'openai';
-import { agentBundle, cleanupTempDirs, cliEnv, editBundle, gdn, startGdn } from './helpers.ts';
+import { startFakeBotApi } from '../../base/test/fake-bot-api.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, editBundle, gdn, makeTempDir, startGdn } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -316,6 +319,57 @@ describe('gdn serve: the bundle scheduler over HTTP', () => {
     const again = await fetch(`${url}/v1/schedules/${id}`, { method: 'DELETE' });
     expect(again.status).toBe(404);
     expect(((await again.json()) as ApiJson).error?.code).toBe('E_SCHEDULE_NOT_FOUND');
+  }, 120_000);
+});
+
+describe('gdn serve: channels the bundle declares', () => {
+  test('an agent listing Extension/telegram answers its bot (a fake Bot API on 127.0.0.1) while serving HTTP', async () => {
+    const token = '123456:serve-test';
+    const api = startFakeBotApi({ token });
+    try {
+      const dir = await makeTempDir('gdn-serve-telegram-');
+      const documents = [
+        {
+          apiVersion: 'goondan.ai/v1',
+          kind: 'Agent',
+          metadata: { name: 'assistant' },
+          spec: {
+            modelConfig: { modelRef: 'Model/bot' },
+            extensions: [
+              {
+                ref: 'Extension/telegram',
+                config: {
+                  token: { valueFrom: { env: 'TEST_TELEGRAM_TOKEN' } },
+                  allowedChatIds: [42],
+                  apiRoot: api.apiRoot,
+                },
+              },
+            ],
+          },
+        },
+        {
+          apiVersion: 'goondan.ai/v1',
+          kind: 'Model',
+          metadata: { name: 'bot' },
+          spec: { provider: 'scripted', model: 'bot', script: [{ text: 'Hello from the served bot.' }] },
+        },
+      ];
+      await writeFile(join(dir, 'goondan.yaml'), documents.map((document) => JSON.stringify(document)).join('\n---\n'));
+      const { server, url } = await serve(dir, [], { TEST_TELEGRAM_TOKEN: token });
+      await server.waitForStderr('telegram channel answering for assistant');
+      api.pushMessage(42, 'hi bot');
+      await api.waitFor(
+        () => api.callsOf('sendMessage', 42).some((call) => call.payload.text === 'Hello from the served bot.'),
+        'the reply in chat 42',
+        60_000,
+      );
+      const health = await getJson<HealthJson>(`${url}/healthz`);
+      expect(health.instances.map((info) => `${info.agent}/${info.instanceKey}`)).toContain('assistant/telegram-42');
+      server.proc.kill('SIGTERM');
+      expect((await server.finish()).exitCode).toBe(143);
+    } finally {
+      await api.stop();
+    }
   }, 120_000);
 });
 

@@ -1,5 +1,6 @@
 import { parseCommandArgs } from '../cli-args.ts';
 import { openBundle } from '../open-bundle.ts';
+import { checkListenAddress } from '../serve/check-bearer-token.ts';
 import { hostParts } from '../serve/host-parts.ts';
 import { startServeHost } from '../serve/serve-host.ts';
 import { UsageError, useColor } from '../terminal.ts';
@@ -62,6 +63,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`, 'serve');
   const gracePeriodMs = numberFlag('grace', values.grace, undefined);
   const token = values.token ?? (process.env.GOONDAN_SERVE_TOKEN || undefined);
+  const hostname = values.host ?? '127.0.0.1';
+  // Before the bundle is loaded: a refused address costs nothing.
+  checkListenAddress(hostname, token);
   const opened = await openBundle(values.bundle);
   if (!opened.bundle) {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));
@@ -70,7 +74,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const log = (line: string) => console.error(line);
   const host = await startServeHost({
     bundle: opened.bundle,
-    hostname: values.host ?? '127.0.0.1',
+    hostname,
     port,
     log,
     parts: hostParts,

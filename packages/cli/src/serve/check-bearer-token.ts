@@ -17,3 +17,9 @@ export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
+
+/** Throws E_SERVE_TOKEN_REQUIRED when asked to listen beyond loopback without a token. */
+export function checkListenAddress(hostname: string, token: string | undefined): void {
+  if (isLoopbackHost(hostname) || token) return;
+  throw new GoondanError('E_SERVE_TOKEN_REQUIRED', `gdn serve will not listen on ${hostname} without a token.`);
+}

@@ -2,12 +2,11 @@ import { baseBundleDir } from '@goondan/base';
 import {
   type AgentNotification,
   type Bundle,
-  GoondanError,
   Orchestrator,
   type ProcessLifecycleEvent,
   type SwarmTopology,
 } from '@goondan/core';
-import { isLoopbackHost } from './check-bearer-token.ts';
+import { checkListenAddress } from './check-bearer-token.ts';
 import { MAX_BODY_BYTES } from './read-json-body.ts';
 import { createServeApi, type Route } from './serve-api.ts';
 import type { ServeContext, ServedScheduler } from './serve-context.ts';
@@ -64,12 +63,7 @@ function describeLifecycle(event: ProcessLifecycleEvent): string | null {
  * (scheduler, channels) and the HTTP API. A token is required to listen beyond loopback.
  */
 export async function startServeHost(options: ServeHostOptions): Promise<ServeHost> {
-  if (!isLoopbackHost(options.hostname) && !options.token) {
-    throw new GoondanError(
-      'E_SERVE_TOKEN_REQUIRED',
-      `gdn serve will not listen on ${options.hostname} without a token.`,
-    );
-  }
+  checkListenAddress(options.hostname, options.token);
   let current = servedSwarm(options.bundle, options.swarm);
   const streams = new TurnStreams();
   let parts: HostPart[] = [];
