@@ -18,16 +18,17 @@ export interface OpenedBundle {
 
 /**
  * Finds the bundle (--bundle DIR, else the current directory or a parent) and loads it with the base tools. The
- * bundle's own entry modules are first probed in a subprocess; `importHandlers: false` (validate) stops there.
+ * bundle's own entry modules are first probed in a subprocess; `importHandlers: false` (validate) stops there, and
+ * `checkEntries: false` (types) does not touch them at all.
  */
 export async function openBundle(
   bundleFlag: string | undefined,
-  options: { importHandlers?: boolean } = {},
+  options: { importHandlers?: boolean; checkEntries?: boolean } = {},
 ): Promise<OpenedBundle> {
   const dir = bundleFlag ? resolve(bundleFlag) : findBundleDir(process.cwd());
   if (bundleFlag && !(await Bun.file(resolve(dir, 'goondan.yaml')).exists())) {
     throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${bundleFlag}.`);
   }
-  const loaded = await loadBundle({ dir, libraries: [baseBundleDir], importHandlers: options.importHandlers });
+  const loaded = await loadBundle({ dir, libraries: [baseBundleDir], ...options });
   return { dir, ...loaded };
 }

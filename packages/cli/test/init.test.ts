@@ -40,6 +40,30 @@ describe('gdn init and gdn types', () => {
     expect((await gdn(['validate'], { cwd: bot })).stderr).toBe('');
   });
 
+  test('types works before the handler exists: declare an export, generate its type, then write the handler', async () => {
+    const bot = await makeTempDir();
+    expect((await gdn(['init', bot])).exitCode).toBe(0);
+    const yamlPath = join(bot, 'goondan.yaml');
+    const yaml = await readFile(yamlPath, 'utf8');
+    const farewell = `    - name: bye
+      description: Says goodbye.
+      parameters:
+        type: object
+        properties:
+          name: { type: string }
+        required: [name]
+---
+apiVersion: goondan.ai/v1
+kind: Agent`;
+    await writeFile(yamlPath, yaml.replace('---\napiVersion: goondan.ai/v1\nkind: Agent', farewell));
+    const invalid = await gdn(['validate'], { cwd: bot });
+    expect(invalid.exitCode).toBe(1);
+    expect(invalid.stderr).toContain('E_TOOL_HANDLER_MISSING');
+    const typed = await gdn(['types'], { cwd: bot });
+    expect(typed.exitCode).toBe(0);
+    expect(await readFile(join(bot, 'goondan-tools.d.ts'), 'utf8')).toContain('bye: GreetByeInput;');
+  });
+
   test('init refuses a folder that already holds a bundle, and writes nothing', async () => {
     const dir = await makeTempDir();
     await writeFile(join(dir, 'goondan.yaml'), '# mine\n');

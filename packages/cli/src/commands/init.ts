@@ -60,7 +60,7 @@ export async function initCommand(argv: string[]): Promise<number> {
     await writeFile(path, text);
     written.push(file);
   }
-  const opened = await openBundle(dir, { importHandlers: false });
+  const opened = await openBundle(dir, { checkEntries: false });
   if (!opened.bundle) {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));
     return 1;

@@ -28,7 +28,7 @@ export async function typesCommand(argv: string[]): Promise<number> {
     console.log(typesHelp);
     return 0;
   }
-  const opened = await openBundle(positionals[0] ?? values.bundle, { importHandlers: false });
+  const opened = await openBundle(positionals[0] ?? values.bundle, { checkEntries: false });
   if (!opened.bundle) {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));
     return 1;

@@ -104,4 +104,14 @@ describe('libraries', () => {
     expect(problems).toEqual([]);
     expect(bundle?.resources.get('Tool/bash')?.library).toBe('@goondan/base');
   });
+
+  test('checkEntries: false reads the declarations of a bundle whose entry modules are missing or broken', async () => {
+    const checked = await loadBundle({ dir: fixture('bad-entry') });
+    expect(checked.bundle).toBeNull();
+    expect(checked.problems.map((problem) => problem.code)).toContain('E_TOOL_ENTRY_NOT_FOUND');
+    const { bundle, problems, handlers } = await loadBundle({ dir: fixture('bad-entry'), checkEntries: false });
+    expect(problems).toEqual([]);
+    expect(bundle?.resources.get('Tool/partial')?.kind).toBe('Tool');
+    expect(handlers.size).toBe(0);
+  });
 });

@@ -77,6 +77,8 @@ function location(declared: DeclaredResource): string {
  * are first imported in a separate process with a deadline (probeEntryModules), so one that hangs, exits or crashes
  * is a problem instead of the caller's fate; then Tool entries are imported here for their handlers, unless
  * `importHandlers` is false (`gdn validate`: checked from the probe alone, `handlers` is then only the libraries').
+ * `checkEntries: false` reads the resources without touching any entry module (no probe, no handlers, no entry
+ * problems): for tools that need only the declarations, such as `gdn types` before a handler exists.
  * @example
  * const { bundle, problems } = await loadBundle({ dir: findBundleDir(process.cwd()) });
  * if (!bundle) console.error(formatProblems(problems, { color: false, readFile }));
@@ -85,6 +87,7 @@ export async function loadBundle(options: {
   dir: string;
   libraries?: string[];
   importHandlers?: boolean;
+  checkEntries?: boolean;
 }): Promise<LoadBundleResult> {
   const rootDir = resolve(options.dir);
   const sources: Source[] = [
@@ -132,18 +135,22 @@ export async function loadBundle(options: {
   problems.push(...checkReferences(declared, resources, unreadable));
   problems.push(...checkModelResources(declared, resources));
   problems.push(...checkOAuthApps(declared));
-  const probes = await probeEntryModules(ownEntryFiles(declared));
-  const loaded = await loadToolHandlers(
-    declared.filter((entry) => entry.resource.kind === 'Tool'),
-    { probes, importModules: options.importHandlers ?? true },
-  );
-  problems.push(...loaded.problems);
-  problems.push(
-    ...checkExtensionEntries(
-      declared.filter((entry) => entry.resource.kind === 'Extension'),
-      probes,
-    ),
-  );
+  let handlers = new Map<string, Record<string, ToolHandler>>();
+  if (options.checkEntries ?? true) {
+    const probes = await probeEntryModules(ownEntryFiles(declared));
+    const loaded = await loadToolHandlers(
+      declared.filter((entry) => entry.resource.kind === 'Tool'),
+      { probes, importModules: options.importHandlers ?? true },
+    );
+    handlers = loaded.handlers;
+    problems.push(...loaded.problems);
+    problems.push(
+      ...checkExtensionEntries(
+        declared.filter((entry) => entry.resource.kind === 'Extension'),
+        probes,
+      ),
+    );
+  }
   problems.push(
     ...checkPermissionRules(
       declared.filter((entry) => entry.resource.kind === 'Agent'),
@@ -153,5 +160,5 @@ export async function loadBundle(options: {
 
   problems.sort((a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column);
   if (problems.length > 0) return { bundle: null, problems, handlers: new Map() };
-  return { bundle: { rootDir, resources }, problems, handlers: loaded.handlers };
+  return { bundle: { rootDir, resources }, problems, handlers };
 }
