@@ -436,6 +436,34 @@ describe('gdn serve: security, shutdown and reload', () => {
     expect(result.stderr).toContain('[serve] stopped');
   }, 120_000);
 
+  test('without --watch, a new git revision of the bundle (as an activated changeset makes) reloads it', async () => {
+    const bundle = await agentBundle(helperModel([{ text: 'First revision.' }]));
+    const git = async (...args: string[]) => {
+      const identity = ['-c', 'user.name=Test', '-c', 'user.email=test@example.test', '-c', 'commit.gpgsign=false'];
+      const proc = Bun.spawn(['git', ...identity, ...args], { cwd: bundle, stdout: 'ignore', stderr: 'pipe' });
+      if ((await proc.exited) !== 0)
+        throw new Error(`git ${args.join(' ')}: ${await new Response(proc.stderr).text()}`);
+    };
+    await writeFile(join(bundle, '.gitignore'), '.goondan/\n');
+    await git('init', '-q', '-b', 'main');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'bundle');
+    const { server, url } = await serve(bundle);
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const ask = async (instance: string) =>
+      (
+        await client.chat.completions.create(
+          { model: 'helper', messages: [{ role: 'user', content: 'x' }] },
+          { headers: { 'X-Goondan-Instance': instance } },
+        )
+      ).choices[0]?.message.content;
+    expect(await ask('one')).toBe('First revision.');
+    await editBundle(bundle, (text) => text.replace('First revision.', 'Second revision.'));
+    await git('commit', '-q', '-am', 'second revision');
+    await server.waitForStderr('[watch] reloaded: restarted helper/one', 60_000);
+    expect(await ask('two')).toBe('Second revision.');
+  }, 120_000);
+
   test('--watch restarts the agent whose resources changed; the next turn runs the new revision', async () => {
     const bundle = await agentBundle(helperModel([{ text: 'First revision.' }]));
     const { server, url } = await serve(bundle, ['--watch']);
