@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { relative } from 'node:path';
 import { bundleRevision, revisionNotice } from '@goondan/base';
-import { resolveSwarm } from '@goondan/core';
+import { type Bundle, resolveSwarm, type SwarmTopology } from '@goondan/core';
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
 import type { AgentSession } from './open-session.ts';
@@ -21,8 +21,10 @@ const DEBOUNCE_MS = 150;
  * `revisionsOnly` (gdn chat, gdn serve) only a new revision reloads, not every saved file.
  */
 export async function watchSwarm(options: {
-  session: AgentSession;
+  session: Pick<AgentSession, 'orchestrator' | 'bundle'>;
   swarm?: string;
+  /** The bundle and Swarm to run from a reloaded bundle (default: its Swarm as it is); null: none. */
+  resolve?: (bundle: Bundle) => { bundle: Bundle; topology: SwarmTopology } | null;
   stopped: Promise<void>;
   /** Reload only when the bundle's git revision moved (an activated changeset, a commit), not on every saved file. */
   revisionsOnly?: boolean;
@@ -49,8 +51,10 @@ export async function watchSwarm(options: {
       printProblems(opened.dir, opened.problems, useColor(process.stderr));
       return;
     }
-    const topology = resolveSwarm(opened.bundle, options.swarm);
-    if (!topology) {
+    const served = options.resolve
+      ? options.resolve(opened.bundle)
+      : { bundle: opened.bundle, topology: resolveSwarm(opened.bundle, options.swarm) };
+    if (!served?.topology) {
       log('[watch] the bundle no longer declares a Swarm; the running agents are left as they were.');
       return;
     }
@@ -58,7 +62,7 @@ export async function watchSwarm(options: {
       now && revision && now !== revision
         ? await revisionNotice({ bundleDir: dir, from: revision, to: now })
         : undefined;
-    const { restarted, stopped } = orchestrator.reload(opened.bundle, topology, notice ? { notice } : {});
+    const { restarted, stopped } = orchestrator.reload(served.bundle, served.topology, notice ? { notice } : {});
     const moved = notice && now ? [`revision ${now.slice(0, 12)}`] : [];
     revision = now;
     const parts = [
