@@ -44,9 +44,7 @@ Commands:
 Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
 
 const commands: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
-  init: { run: initCommand, help: initHelp },
   validate: { run: validateCommand, help: validateHelp },
-  types: { run: typesCommand, help: typesHelp },
   tools: { run: toolsCommand, help: toolsHelp },
   run: { run: runCommand, help: runHelp },
   chat: { run: chatCommand, help: chatHelp },
@@ -59,6 +57,8 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   serve: { run: serveCommand, help: serveHelp },
   auth: { run: authCommand, help: authHelp },
   schedules: { run: schedulesCommand, help: schedulesHelp },
+  init: { run: initCommand, help: initHelp },
+  types: { run: typesCommand, help: typesHelp },
 };
 
 // A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged.

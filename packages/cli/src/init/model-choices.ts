@@ -24,7 +24,7 @@ spec:
     - text: "I greeted Ada for you: HELLO, ADA!"
 `,
         setup:
-          'The Model is `scripted`: it replays two prepared steps and needs no API key. Replace it with a real one\n(OpenAI, Anthropic, Google, Ollama) when you are ready; see the Goondan providers guide.',
+          'The Model is `scripted`: it replays two prepared steps and needs no API key. Replace it with a real one\n(OpenAI, Anthropic, Google, Ollama) when you are ready: `gdn init --help` lists them, and the providers guide\n(https://github.com/goondan/goondan/blob/main/docs/providers.md) shows each Model resource.',
       };
     case 'openai':
       return real('openai', 'gpt-4o-mini', 'OPENAI_API_KEY');
