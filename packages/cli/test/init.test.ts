@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanupTempDirs, gdn, makeTempDir } from './helpers.ts';
+import { cleanupTempDirs, gdn, makeTempDir, repoRoot } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -62,6 +62,12 @@ kind: Agent`;
     const typed = await gdn(['types'], { cwd: bot });
     expect(typed.exitCode).toBe(0);
     expect(await readFile(join(bot, 'goondan-tools.d.ts'), 'utf8')).toContain('bye: GreetByeInput;');
+  });
+
+  test.each(['hello', 'embed'])("examples/%s's goondan-tools.d.ts matches its schemas", async (example) => {
+    const result = await gdn(['types', '--check', '--bundle', join(repoRoot, 'examples', example)]);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
   });
 
   test('init refuses a folder that already holds a bundle, and writes nothing', async () => {
