@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { baseBundleDir } from '@goondan/base';
 import {
   type Bundle,
   type BundleProblem,
@@ -8,6 +7,7 @@ import {
   loadBundle,
   type ToolHandler,
 } from '@goondan/core';
+import { libraryBundleDirs } from './library-bundles.ts';
 
 export interface OpenedBundle {
   dir: string;
@@ -29,6 +29,6 @@ export async function openBundle(
   if (bundleFlag && !(await Bun.file(resolve(dir, 'goondan.yaml')).exists())) {
     throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${bundleFlag}.`);
   }
-  const loaded = await loadBundle({ dir, libraries: [baseBundleDir], ...options });
+  const loaded = await loadBundle({ dir, libraries: [...libraryBundleDirs], ...options });
   return { dir, ...loaded };
 }

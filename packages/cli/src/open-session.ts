@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { baseBundleDir } from '@goondan/base';
 import {
   type AgentEvent,
   type AgentResource,
@@ -22,6 +21,7 @@ import {
   userEvent,
 } from '@goondan/core';
 import { printProblems } from './commands/validate.ts';
+import { libraryBundleDirs } from './library-bundles.ts';
 import { openBundle } from './open-bundle.ts';
 import { openBundleOAuth } from './open-bundle-oauth.ts';
 import { chooseAgent } from './open-instance.ts';
@@ -128,7 +128,7 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
     bundle,
     topology,
     instanceKey,
-    libraries: [baseBundleDir],
+    libraries: [...libraryBundleDirs],
     observe: true,
     gracePeriodMs: graceOf(flags.grace),
     onNotification: ({ agent, instanceKey: key, event }) => {

@@ -6,7 +6,7 @@ import { type PackageJson, scratchLockfile } from './scratch-lockfile.ts';
 
 afterAll(cleanupTempDirs);
 
-const workspaces = ['core', 'base', 'cli'];
+const workspaces = ['core', 'base', 'assistant', 'cli'];
 
 /** The environment of a child npm: none of the npm_* variables `npm test` exports, which would steer it. */
 function npmEnv(): Record<string, string> {

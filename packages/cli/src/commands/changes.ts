@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { baseBundleDir, listChanges, locateBundleRepository, revertChange } from '@goondan/base';
+import { listChanges, locateBundleRepository, revertChange } from '@goondan/base';
 import { findBundleDir, GoondanError, helpUrlFor } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
+import { libraryBundleDirs } from '../library-bundles.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 
 export const changesHelp = `Usage: gdn changes list [--json] [--limit N] [--bundle DIR]
@@ -69,7 +70,7 @@ export async function changesCommand(argv: string[]): Promise<number> {
       repository,
       revision: rest[0]!,
       parentDir: join(dir, '.goondan', 'changesets'),
-      libraries: [baseBundleDir],
+      libraries: [...libraryBundleDirs],
     });
     if (values.json) printJson(outcome);
     else if (outcome.status === 'ok') {

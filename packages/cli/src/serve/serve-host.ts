@@ -1,4 +1,3 @@
-import { baseBundleDir } from '@goondan/base';
 import {
   type AgentNotification,
   type Bundle,
@@ -6,6 +5,7 @@ import {
   type ProcessLifecycleEvent,
   type SwarmTopology,
 } from '@goondan/core';
+import { libraryBundleDirs } from '../library-bundles.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
 import { MAX_BODY_BYTES } from './read-json-body.ts';
 import { createServeApi, type Route } from './serve-api.ts';
@@ -71,7 +71,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     bundle: current.bundle,
     topology: current.topology,
     instanceKey: options.instanceKey ?? current.topology.instanceKey ?? 'default',
-    libraries: [baseBundleDir],
+    libraries: [...libraryBundleDirs],
     observe: true,
     ...(options.gracePeriodMs === undefined ? {} : { gracePeriodMs: options.gracePeriodMs }),
     onNotification: (notification) => {
