@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '@goondan/core';
 import { providerToolNamePattern } from '@goondan/core';
+import { DEFAULT_REPEAT_LIMIT } from './repeat-guard.ts';
 
 export const MIN_TTL_MINUTES = 1;
 export const MAX_TTL_MINUTES = 1440;
@@ -20,6 +21,8 @@ export interface ExposureConfig {
   baselineGroups: readonly string[];
   defaultTtlMinutes: number;
   listLimit: number;
+  /** Identical calls (tool and arguments) allowed per turn before the repeat guard answers instead; 0: off. */
+  repeatLimit: number;
 }
 
 /** `group:files` → `files`; anything else → null. */
@@ -99,5 +102,6 @@ export function parseExposureConfig(config: Readonly<JsonObject>): ExposureConfi
       DEFAULT_TTL_MINUTES,
     ),
     listLimit: integerIn(config.listLimit, 'listLimit', 1, 10_000, DEFAULT_LIST_LIMIT),
+    repeatLimit: integerIn(config.repeatLimit, 'repeatLimit', 0, 100, DEFAULT_REPEAT_LIMIT),
   };
 }

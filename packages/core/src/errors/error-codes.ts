@@ -258,6 +258,11 @@ export const errorCodes = {
     suggestion:
       'Use a tool or group name that tools__list shows (the message lists the closest names); nothing was enabled.',
   },
+  E_TOOL_REPEATED: {
+    name: 'ToolRepeatedError',
+    suggestion:
+      'The same call already ran twice in this turn: use its earlier results, change the arguments, or answer the user.',
+  },
   // OAuth (docs/oauth.md)
   E_OAUTH_APP_INVALID: {
     name: 'OAuthAppInvalidError',
