@@ -14,7 +14,9 @@ export {
   startTelegramChannel,
   telegramInstanceKey,
 } from '../extensions/telegram/start-telegram-channel.ts';
+export { type ExposurePreset, registerToolExposure } from '../extensions/tool-exposure/register-tool-exposure.ts';
 export { baseBundleDir } from './base-bundle-dir.ts';
+export { changesetBundleDir, changesetLibraries } from './changesets/changeset-target.ts';
 export { type CommitOutcome, commitChangeset } from './changesets/commit-changeset.ts';
 export { type ChangesOverview, listChanges } from './changesets/list-changes.ts';
 export { type BundleRepository, locateBundleRepository } from './changesets/locate-bundle-repository.ts';

@@ -131,6 +131,29 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     expect((await commit(workdir, 'broken')).status).toBe('ok');
   });
 
+  test('the changed bundle is validated with the libraries the running bundle was loaded with (ToolContext.bundle)', async () => {
+    const { dir, workdir } = await gitBundle();
+    const library = await realpath(await mkdtemp(join(tmpdir(), 'gdn-library-')));
+    dirs.push(library);
+    await mkdir(join(library, 'tools'));
+    await writeFile(join(library, 'tools', 'extra.ts'), 'export const handlers = { run: () => "ran" };\n');
+    const tool =
+      'apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: { name: extra }\nspec:\n  entry: ./tools/extra.ts\n  exports: [{ name: run }]\n';
+    await writeFile(join(library, 'goondan.yaml'), tool);
+    const useExtra = (text: string) => text.replace('[Tool/file-system]', '[Tool/file-system, Tool/extra]');
+    await openAndEdit(workdir, 'extra', useExtra);
+    const running = { rootDir: dir, libraries: [baseBundleDir, library] };
+    const ctx = createTestToolContext({
+      workdir,
+      config: { allowedPaths: ['**'] },
+      agentName: 'builder',
+      bundle: running,
+    });
+    const result = (await handlers.commit_changeset(ctx, { changeset: 'extra', message: 'use extra' })) as Output;
+    expect(result).toMatchObject({ status: 'ok', changed: [{ path: 'goondan.yaml', change: 'modified' }] });
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('Tool/extra');
+  });
+
   test('a path outside the allowed globs is rejected and named', async () => {
     const { workdir } = await gitBundle();
     await openAndEdit(workdir, 'sneaky', () => 'export const handlers = {};\n', 'tools/evil.ts');

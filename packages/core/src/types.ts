@@ -124,6 +124,16 @@ export interface ToolContext {
   readonly trace?: ToolTraceContext;
   /** The agents runtime (addition, spec §2.6): present when the agent runs under an Orchestrator. */
   readonly agents?: AgentsRuntime;
+  /** The bundle the agent runs (addition): its directory and the library bundles it was loaded with. */
+  readonly bundle?: ToolBundleInfo;
+}
+
+/** What a tool may know of the bundle it runs in (ToolContext.bundle). */
+export interface ToolBundleInfo {
+  /** Absolute bundle directory (holds goondan.yaml). */
+  readonly rootDir: string;
+  /** Library bundle directories loaded beside it (e.g. @goondan/base): validate a changed bundle with these. */
+  readonly libraries: readonly string[];
 }
 
 /** Spec §7.1 */

@@ -3,31 +3,16 @@
  * repository under the agent's workdir), edit it with file-system or bash, commit it. The commit answers ok,
  * rejected, conflict or failed; an ok revision is active on disk at once and agents pick it up between turns.
  */
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { GoondanError, type ToolContext } from '@goondan/core';
-import { baseBundleDir } from '../../src/base-bundle-dir.ts';
+import { isAbsolute, join, relative } from 'node:path';
+import type { ToolContext } from '@goondan/core';
+import { changesetBundleDir, changesetLibraries } from '../../src/changesets/changeset-target.ts';
 import { commitChangeset } from '../../src/changesets/commit-changeset.ts';
 import { listChanges } from '../../src/changesets/list-changes.ts';
 import { type BundleRepository, locateBundleRepository } from '../../src/changesets/locate-bundle-repository.ts';
 import { discardChangeset, openChangeset } from '../../src/changesets/open-changeset.ts';
 
-const stateSegment = `${sep}.goondan${sep}workspaces${sep}`;
-
-/** The bundle the agent runs: config.bundleDir, else the directory holding the `.goondan/` of its workdir. */
-function bundleDirOf(ctx: ToolContext): string {
-  const configured = ctx.config.bundleDir;
-  if (typeof configured === 'string' && configured !== '') return resolve(ctx.workdir, configured);
-  const at = ctx.workdir.lastIndexOf(stateSegment);
-  if (at < 0) {
-    throw new GoondanError('E_CHANGESET_FAILED', `Cannot tell which bundle workdir ${ctx.workdir} belongs to.`, {
-      suggestion: "Set the Tool's config.bundleDir to the bundle directory (absolute, or relative to the workdir).",
-    });
-  }
-  return ctx.workdir.slice(0, at);
-}
-
 function repositoryOf(ctx: ToolContext): Promise<BundleRepository> {
-  return locateBundleRepository(bundleDirOf(ctx));
+  return locateBundleRepository(changesetBundleDir(ctx));
 }
 
 /** A path as the file-system and bash tools take it: relative to the workdir when inside it. */
@@ -61,7 +46,7 @@ export const handlers = {
       changeset: input.changeset,
       message: input.message,
       allowedPaths: allowedPaths(ctx),
-      libraries: [baseBundleDir],
+      libraries: changesetLibraries(ctx),
       author: { name: `goondan agent ${ctx.agentName}/${ctx.instanceKey}`, email: `${ctx.agentName}@goondan.invalid` },
     });
     if (outcome.status === 'rejected') {

@@ -160,5 +160,6 @@ export async function loadBundle(options: {
 
   problems.sort((a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column);
   if (problems.length > 0) return { bundle: null, problems, handlers: new Map() };
-  return { bundle: { rootDir, resources }, problems, handlers };
+  const libraries = sources.filter((source) => source.library !== undefined).map((source) => source.dir);
+  return { bundle: { rootDir, resources, libraries }, problems, handlers };
 }

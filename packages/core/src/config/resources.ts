@@ -113,4 +113,6 @@ export interface BundleProblem {
 export interface Bundle {
   rootDir: string;
   resources: Map<string, Resource>;
+  /** The library bundle directories it was loaded with (e.g. @goondan/base), in load order (addition). */
+  libraries?: string[];
 }

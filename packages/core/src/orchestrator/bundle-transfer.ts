@@ -8,13 +8,22 @@ import type { JsonValue, ToolHandler } from '../types.ts';
  * checked it already, so the process skips YAML parsing and schema validation (most of its cold start).
  */
 export function bundleToJson(bundle: Bundle): JsonValue {
-  return { rootDir: bundle.rootDir, resources: [...bundle.resources.values()] } as unknown as JsonValue;
+  return {
+    rootDir: bundle.rootDir,
+    resources: [...bundle.resources.values()],
+    libraries: bundle.libraries ?? [],
+  } as unknown as JsonValue;
 }
 
 export function bundleFromJson(value: JsonValue): Bundle {
-  const { rootDir, resources } = value as unknown as { rootDir: string; resources: Resource[] };
+  const { rootDir, resources, libraries } = value as unknown as {
+    rootDir: string;
+    resources: Resource[];
+    libraries?: string[];
+  };
   return {
     rootDir,
+    libraries: libraries ?? [],
     resources: new Map(resources.map((resource) => [`${resource.kind}/${resource.metadata.name}`, resource])),
   };
 }

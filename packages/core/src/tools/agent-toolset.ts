@@ -92,6 +92,7 @@ export function createAgentToolset(options: {
     executor: new ToolExecutor({
       registry,
       middlewares: options.middlewares,
+      bundle: { rootDir: bundle.rootDir, libraries: bundle.libraries ?? [] },
       permissions: new PermissionPolicy(agent?.spec.permissions, {
         allowAllRegistryDirectCalls: agent?.spec.policy?.allowRegistryDirectCalls === true,
       }),

@@ -12,6 +12,7 @@ import type {
   JsonObject,
   JsonValue,
   Message,
+  ToolBundleInfo,
   ToolCall,
   ToolCallMiddleware,
   ToolCallMiddlewareContext,
@@ -31,6 +32,8 @@ export interface ToolExecutorOptions {
   /** The agent's permissions (categories, tools, sources, registry direct calls). Default: the default policy. */
   permissions?: PermissionPolicy;
   jobs?: JobTable;
+  /** The bundle the tools run in, given to handlers as ToolContext.bundle. */
+  bundle?: ToolBundleInfo;
 }
 
 /** Everything about the calling agent that a ToolContext needs (spec §7.3), and who answers for the call. */
@@ -347,6 +350,7 @@ export class ToolExecutor {
       config: tool.config,
       ...(scope.trace ? { trace: scope.trace } : {}),
       ...(scope.agents ? { agents: scope.agents } : {}),
+      ...(this.options.bundle ? { bundle: this.options.bundle } : {}),
     };
     let output: unknown;
     const running = new RunningToolCall(call.name, call.id);
