@@ -41,6 +41,8 @@ export class Exposure {
     private readonly api: ExtensionApi,
     readonly config: ExposureConfig,
     private readonly state: ExposureState,
+    /** Baseline names not to warn about when missing (a pack preset's: an Agent may list only some Tools). */
+    private readonly quiet: ReadonlySet<string> = new Set(),
   ) {
     this.baseline = new Set(config.baseline);
   }
@@ -177,7 +179,7 @@ export class Exposure {
   private warnMissingBaseline(exposed: readonly ToolCatalogItem[]): void {
     const names = new Set(exposed.map((item) => item.name));
     for (const name of this.baseline) {
-      if (names.has(name) || this.warned.has(name)) continue;
+      if (names.has(name) || this.warned.has(name) || this.quiet.has(name)) continue;
       this.warned.add(name);
       this.api.logger.warn(`baseline tool '${name}' is not in this agent's catalog (yet); check config.baseline.`);
     }

@@ -12,35 +12,8 @@
  *   repeatLimit: 2                              # identical calls per turn before E_TOOL_REPEATED (0: off)
  */
 import type { ExtensionApi } from '@goondan/core';
-import { registerControlTools } from './control-tools.ts';
-import { enableRequestsMiddleware } from './enable-requests.ts';
-import { Exposure } from './exposure.ts';
-import { parseExposureConfig } from './exposure-config.ts';
-import { ExposureState } from './exposure-state.ts';
-import { repeatGuard } from './repeat-guard.ts';
-
-/** Runs early (outer) so later step middleware sees the exposed catalog; tool-search observes before it (-1000). */
-export const EXPOSURE_STEP_PRIORITY = -100;
-/** Inside logging (-10 000), so a refused repeat is still logged, but outside other toolCall middleware. */
-export const REPEAT_GUARD_PRIORITY = -5000;
+import { registerToolExposure } from './register-tool-exposure.ts';
 
 export function register(api: ExtensionApi): void {
-  const config = parseExposureConfig(api.config);
-  const exposure = new Exposure(api, config, new ExposureState(api.state, config.defaultTtlMinutes));
-  registerControlTools(api, exposure);
-  api.pipeline.register(
-    'step',
-    async (ctx) => {
-      ctx.toolCatalog = exposure.filter(ctx.toolCatalog);
-      return ctx.next();
-    },
-    { priority: EXPOSURE_STEP_PRIORITY },
-  );
-  api.pipeline.register('toolCall', enableRequestsMiddleware(api, exposure));
-  // Outermost toolCall middleware: a repeated call is answered before any other middleware (or approval) runs.
-  const guard = repeatGuard(config.repeatLimit);
-  api.pipeline.register('turn', guard.turn);
-  api.pipeline.register('toolCall', guard.toolCall, { priority: REPEAT_GUARD_PRIORITY });
-  // "세션 종료 시 자동 리셋": a new conversation starts from the baseline again.
-  api.onConversationReset(() => exposure.forget());
+  registerToolExposure(api);
 }
