@@ -143,6 +143,7 @@ async function openLocked(
       bundle,
       agent,
       instanceKey,
+      workdir: paths.workdir,
       registry: toolset.registry,
       state: new InstanceStateStore(db),
       logger,

@@ -411,6 +411,33 @@ export const errorCodes = {
     name: 'ScheduleNotFoundError',
     suggestion: "Check the id with 'gdn schedules list'; a finished or cancelled schedule cannot be cancelled again.",
   },
+  // Assistant memory and people (@goondan/assistant, docs/assistant.md)
+  E_MEMORY_NOT_FOUND: {
+    name: 'MemoryNotFoundError',
+    suggestion: 'Find the memory with memory__search and pass its text (or a part only it has) as old_content.',
+  },
+  E_MEMORY_AMBIGUOUS: {
+    name: 'MemoryAmbiguousError',
+    suggestion: 'Several memories contain old_content; pass the full text of the one to change.',
+  },
+  E_USER_NOT_SET: {
+    name: 'UserNotSetError',
+    suggestion:
+      "Call user__set_current with the speaker's name before using personal memory, or use scope 'workspace'.",
+  },
+  E_PROFILE_NOT_FOUND: {
+    name: 'ProfileNotFoundError',
+    suggestion: 'Use the name or an alias of an existing profile, or create it with profile__create.',
+  },
+  E_PROFILE_NAME_TAKEN: {
+    name: 'ProfileNameTakenError',
+    suggestion:
+      'Names and aliases are unique across profiles; pick another, or merge the two profiles with profile__merge.',
+  },
+  E_PROFILE_MERGE_SELF: {
+    name: 'ProfileMergeSelfError',
+    suggestion: 'Name two different profiles: source goes away, target stays.',
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -22,6 +22,11 @@ export interface ExtensionApi {
   readonly extensionName: string;
   readonly agentName: string;
   readonly instanceKey: string;
+  /**
+   * The instance's workdir (spec §2.5.1), as its tools see it in ctx.workdir (addition): an extension that keeps
+   * data beside the bundle finds it from here. Absent only in APIs made by hand in tests.
+   */
+  readonly workdir?: string;
   /** The Extension's spec.config merged with the Agent's per-reference config. */
   readonly config: Readonly<JsonObject>;
   pipeline: {

@@ -55,6 +55,8 @@ export async function loadExtensions(options: {
   bundle: Bundle;
   agent: AgentResource;
   instanceKey: string;
+  /** The instance's workdir, handed to extensions as api.workdir. */
+  workdir?: string;
   registry: ToolRegistry;
   state: InstanceStateStore;
   logger: Console;
@@ -85,6 +87,7 @@ export async function loadExtensions(options: {
       extensionName: name,
       agentName: agent.metadata.name,
       instanceKey: options.instanceKey,
+      workdir: options.workdir,
       config,
       pipeline: {
         register(kind, middleware, registerOptions = {}) {

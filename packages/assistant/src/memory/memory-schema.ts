@@ -1,0 +1,27 @@
+import type { AssistantSchema } from '../store/assistant-database.ts';
+
+/**
+ * The memory concern's tables: `memory_entries` (scope workspace, or personal with the owning profile's id) and
+ * `memory_search`, an FTS5 index of each entry's search terms (rowid = entry id; see search-terms.ts).
+ */
+export const memorySchema: AssistantSchema = {
+  name: 'memory',
+  migrations: [
+    {
+      version: 1,
+      up: (db) => {
+        db.run(`CREATE TABLE memory_entries (
+          id INTEGER PRIMARY KEY,
+          scope TEXT NOT NULL CHECK (scope IN ('workspace', 'personal')),
+          owner INTEGER,
+          content TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          CHECK ((scope = 'workspace') = (owner IS NULL))
+        )`);
+        db.run('CREATE INDEX memory_entries_scope_owner ON memory_entries (scope, owner)');
+        db.run("CREATE VIRTUAL TABLE memory_search USING fts5 (terms, tokenize = 'unicode61 remove_diacritics 2')");
+      },
+    },
+  ],
+};

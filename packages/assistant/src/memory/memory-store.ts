@@ -1,0 +1,134 @@
+import type { Database } from 'bun:sqlite';
+import { GoondanError } from '@goondan/core';
+import { indexText, matchExpression } from './search-terms.ts';
+
+/** The longest memory entry, in characters: a memory is a fact to recall, not a document. */
+export const MEMORY_MAX_CHARS = 2000;
+
+export type MemoryScope = 'workspace' | 'personal';
+
+/** Whose memories a call reads or writes: the workspace's, and the current person's (null when nobody is set). */
+export interface MemoryOwner {
+  scope: MemoryScope;
+  /** The profile id for personal memory; null for workspace memory. */
+  owner: number | null;
+}
+
+export interface MemoryEntry {
+  id: number;
+  scope: MemoryScope;
+  content: string;
+  updatedAt: string;
+}
+
+type Row = { id: number; scope: MemoryScope; content: string; updated_at: string };
+const toEntry = (row: Row): MemoryEntry => ({
+  id: row.id,
+  scope: row.scope,
+  content: row.content,
+  updatedAt: row.updated_at,
+});
+
+/** Trimmed text of a memory, or a coded error for empty or over-long text. */
+export function checkedMemoryText(text: unknown, field: string): string {
+  const value = typeof text === 'string' ? text.trim() : '';
+  if (value === '') {
+    throw new GoondanError('E_TOOL_INVALID_ARGS', `'${field}' is empty.`, {
+      suggestion: `Give '${field}' the fact to remember as a short sentence.`,
+    });
+  }
+  if (value.length > MEMORY_MAX_CHARS) {
+    throw new GoondanError(
+      'E_TOOL_INVALID_ARGS',
+      `'${field}' has ${value.length} characters; at most ${MEMORY_MAX_CHARS}.`,
+      {
+        suggestion: 'Save the fact in a few short memories, one fact each, instead of one long text.',
+      },
+    );
+  }
+  return value;
+}
+
+function ownerClause(owner: MemoryOwner): { sql: string; args: (string | number)[] } {
+  return owner.owner === null
+    ? { sql: "scope = 'workspace'", args: [] }
+    : { sql: "scope = 'personal' AND owner = ?", args: [owner.owner] };
+}
+
+/** Saves one memory and indexes it (one transaction). */
+export function saveMemory(db: Database, owner: MemoryOwner, content: string): MemoryEntry {
+  const now = new Date().toISOString();
+  return db.transaction(() => {
+    const row = db
+      .query<Row, [string, number | null, string, string, string]>(
+        'INSERT INTO memory_entries (scope, owner, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id, scope, content, updated_at',
+      )
+      .get(owner.scope, owner.owner, content, now, now) as Row;
+    db.query('INSERT INTO memory_search (rowid, terms) VALUES (?, ?)').run(row.id, indexText(content));
+    return toEntry(row);
+  })();
+}
+
+/**
+ * Replaces the memory matching `oldContent` in one scope: an entry equal to it (ignoring case and surrounding
+ * space), else the one entry containing it. None, or several containing it, is a coded error naming candidates.
+ */
+export function updateMemory(db: Database, owner: MemoryOwner, oldContent: string, newContent: string) {
+  const where = ownerClause(owner);
+  return db.transaction(() => {
+    const rows = db
+      .query<Row, (string | number)[]>(
+        `SELECT id, scope, content, updated_at FROM memory_entries WHERE ${where.sql} AND instr(lower(content), lower(?)) > 0 ORDER BY id`,
+      )
+      .all(...where.args, oldContent);
+    const exact = rows.filter((row) => row.content.toLowerCase() === oldContent.toLowerCase());
+    const matches = exact.length > 0 ? exact : rows;
+    if (matches.length === 0) {
+      throw new GoondanError('E_MEMORY_NOT_FOUND', `No ${owner.scope} memory contains '${oldContent}'.`, {
+        suggestion: 'Find the memory with memory__search and pass its text (or a part only it has) as old_content.',
+      });
+    }
+    if (matches.length > 1) {
+      const shown = matches.slice(0, 5).map((row) => `'${row.content}'`);
+      throw new GoondanError(
+        'E_MEMORY_AMBIGUOUS',
+        `${matches.length} ${owner.scope} memories contain '${oldContent}': ${shown.join(', ')}${matches.length > 5 ? ', …' : ''}.`,
+        { suggestion: 'Pass the full text of the one memory to change as old_content.' },
+      );
+    }
+    const [target] = matches as [Row];
+    const now = new Date().toISOString();
+    db.query('UPDATE memory_entries SET content = ?, updated_at = ? WHERE id = ?').run(newContent, now, target.id);
+    db.query('UPDATE memory_search SET terms = ? WHERE rowid = ?').run(indexText(newContent), target.id);
+    return { before: target.content, after: toEntry({ ...target, content: newContent, updated_at: now }) };
+  })();
+}
+
+/**
+ * Memories of the workspace and of `personalOwner` (when set) matching `query`, best first (bm25). `all` needs
+ * every query term (prefixes); `any` needs one and ranks by how many and how rare.
+ */
+export function searchMemory(
+  db: Database,
+  query: string,
+  options: { personalOwner: number | null; scope?: MemoryScope; limit?: number; mode?: 'all' | 'any' },
+): MemoryEntry[] {
+  const match = matchExpression(query, options.mode === 'any' ? 'OR' : 'AND');
+  if (match === null) return [];
+  const scopes: string[] = [];
+  const args: (string | number)[] = [match];
+  if (options.scope !== 'personal') scopes.push("e.scope = 'workspace'");
+  if (options.scope !== 'workspace' && options.personalOwner !== null) {
+    scopes.push("(e.scope = 'personal' AND e.owner = ?)");
+    args.push(options.personalOwner);
+  }
+  if (scopes.length === 0) return [];
+  args.push(options.limit ?? 10);
+  return db
+    .query<Row, (string | number)[]>(
+      `SELECT e.id, e.scope, e.content, e.updated_at FROM memory_search s JOIN memory_entries e ON e.id = s.rowid
+       WHERE memory_search MATCH ? AND (${scopes.join(' OR ')}) ORDER BY bm25(memory_search), e.id LIMIT ?`,
+    )
+    .all(...args)
+    .map(toEntry);
+}
