@@ -7,13 +7,8 @@ export type ConfinementHook = (stage: ConfinementStage) => void;
 
 /** Where a tool is when the hook runs: the operation about to act on a confined path. */
 export type ConfinementStage =
-  | 'read'
-  | 'write'
-  | 'list'
-  | 'replace-plan'
-  | 'replace-apply'
-  | 'delete-plan'
-  | 'delete-apply';
+  /** While walking a path: a symbolic link was seen and is about to be read. */
+  'walk-link' | 'read' | 'write' | 'list' | 'replace-plan' | 'replace-apply' | 'delete-plan' | 'delete-apply';
 
 let hook: ConfinementHook | undefined;
 

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { readdirSync } from 'node:fs';
+import { readdirSync, renameSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanup, errorCodeOf, makeTempDir } from '../test/helpers.ts';
-import { setProcFdDisabledForTests } from './confinement-test-hook.ts';
+import { setConfinementHook, setProcFdDisabledForTests } from './confinement-test-hook.ts';
 import { closeWorkdir, openWorkdir, release, type Workdir } from './directory-handle.ts';
 import { type LocateOptions, locateInsideWorkdir } from './locate-inside-workdir.ts';
 
@@ -27,7 +27,10 @@ beforeAll(async () => {
   await symlink('sub/new.txt', join(workdir, 'dangling-in'));
 });
 afterAll(() => cleanup(workdir, outsideDir));
-afterEach(() => setProcFdDisabledForTests(false));
+afterEach(() => {
+  setProcFdDisabledForTests(false);
+  setConfinementHook(undefined);
+});
 
 /** Where a path lands: the real names of its parent plus its own name, and whether something is there. */
 function where(path: string, options: LocateOptions = {}) {
@@ -97,5 +100,19 @@ describe('locateInsideWorkdir', () => {
     expect(where('absolute-in/file.txt').at).toBe('sub/file.txt');
     expect(await codeOf('outer-link/x')).toBe('E_PATH_OUTSIDE_WORKDIR');
     expect(await codeOf('climbs-out/x')).toBe('E_PATH_OUTSIDE_WORKDIR');
+  });
+
+  test('a link swapped for a directory between looking at it and reading it is looked at again', async () => {
+    // lstat saw a link; by the time it is read, a directory has taken its place (readlink would fail EINVAL).
+    await mkdir(join(workdir, 'swap-real'));
+    await writeFile(join(workdir, 'swap-real/f.txt'), 'inside');
+    await symlink(outsideDir, join(workdir, 'swapping'));
+    setConfinementHook((stage) => {
+      if (stage !== 'walk-link') return;
+      setConfinementHook(undefined);
+      renameSync(join(workdir, 'swapping'), join(workdir, 'swap-link'));
+      renameSync(join(workdir, 'swap-real'), join(workdir, 'swapping'));
+    });
+    expect(where('swapping/f.txt')).toEqual({ at: 'swapping/f.txt', exists: true, relativePath: 'swapping/f.txt' });
   });
 });

@@ -1,6 +1,7 @@
 import { fstatSync, lstatSync, mkdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, normalize, relative, sep } from 'node:path';
 import { GoondanError } from '@goondan/core';
+import { confinementCheckpoint } from './confinement-test-hook.ts';
 import {
   type DirectoryHandle,
   entryPath,
@@ -36,6 +37,17 @@ const maxSymlinkHops = 40;
 
 function errorCode(thrown: unknown): string | undefined {
   return (thrown as { code?: string } | null)?.code;
+}
+
+/** The link's target; undefined when `path` is no longer a link (EINVAL) or is gone (ENOENT). */
+function readLinkOrUndefined(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch (thrown) {
+    const code = errorCode(thrown);
+    if (code === 'EINVAL' || code === 'ENOENT') return undefined;
+    throw thrown;
+  }
 }
 
 function lstatOrUndefined(path: string): Stats | undefined {
@@ -108,7 +120,13 @@ export function locateInsideWorkdir(workdir: Workdir, options: LocateOptions & {
       const stats = lstatOrUndefined(at);
       if (stats?.isSymbolicLink() && (followLast || !last)) {
         hop();
-        const target = readlinkSync(at);
+        confinementCheckpoint('walk-link');
+        const target = readLinkOrUndefined(at);
+        if (target === undefined) {
+          // Swapped since the lstat above (removed, or a directory or file put in its place): look at it again.
+          pending.unshift(name);
+          continue;
+        }
         const parts = target.split('/').filter((part) => part !== '' && part !== '.');
         if (isAbsolute(target)) {
           const inside = insideNames(workdir, target);
