@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { baseBundleDir } from '@goondan/base';
+import type { AgentResource, ScriptedStep } from '@goondan/core';
+import { createScriptedModel, loadBundle, openAgentInstance, userEvent } from '@goondan/core';
+import { createTestToolContext } from '@goondan/core/testing';
+import { assistantBundleDir } from '../../src/assistant-bundle-dir.ts';
+import { handlers as memory } from '../../tools/memory/index.ts';
+
+const bundleYaml = `
+apiVersion: goondan.ai/v1
+kind: Model
+metadata: { name: script }
+spec: { provider: scripted, model: test }
+---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: assistant }
+spec:
+  modelConfig: { modelRef: Model/script }
+  prompt: { system: You are a helpful assistant. }
+  tools: [Tool/memory, Tool/user]
+  extensions: [Extension/memory]
+`;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'gdn-assistant-memory-')));
+  await Bun.write(join(dir, 'goondan.yaml'), bundleYaml);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function open(steps: ScriptedStep[]) {
+  const loaded = await loadBundle({ dir, libraries: [baseBundleDir, assistantBundleDir] });
+  if (!loaded.bundle) throw new Error(JSON.stringify(loaded.problems, null, 2));
+  const model = createScriptedModel(steps);
+  const instance = await openAgentInstance({
+    bundle: loaded.bundle,
+    handlers: loaded.handlers,
+    agent: loaded.bundle.resources.get('Agent/assistant') as AgentResource,
+    instanceKey: 'test',
+    model,
+  });
+  return { instance, model };
+}
+
+describe('Extension memory', () => {
+  test('matching memories reach the model before the user message; system prompt and tools never change, input only grows', async () => {
+    const ctx = createTestToolContext({
+      workdir: join(dir, '.goondan', 'workspaces', 'assistant', 'test'),
+      agentName: 'assistant',
+    });
+    memory.save(ctx, { content: '내일 회의 준비: 발표 자료', scope: 'workspace' });
+    memory.save(ctx, { content: '점심은 김치찌개', scope: 'workspace' });
+    const { instance, model } = await open([
+      { toolCalls: [{ name: 'memory__save', args: { content: '회의 장소는 3층 회의실', scope: 'workspace' } }] },
+      { text: '기억했어요.' },
+      { text: '3층 회의실이에요.' },
+    ]);
+    expect((await instance.enqueue(userEvent('내일 회의 뭐 준비해야 돼?'))).status).toBe('completed');
+    expect((await instance.enqueue(userEvent('회의 장소 어디야?'))).status).toBe('completed');
+    const calls = model.calls;
+    expect(calls).toHaveLength(3);
+    const texts = (index: number) => calls[index]!.prompt.map((message) => JSON.stringify(message.content));
+
+    // Turn 1: the block with the matching memory (not the unrelated one) comes right before the user message.
+    const first = texts(0);
+    expect(first.at(-2)).toContain('내일 회의 준비: 발표 자료');
+    expect(first.at(-2)).not.toContain('김치찌개');
+    expect(first.at(-1)).toContain('내일 회의 뭐 준비해야 돼?');
+    // Turn 2 recalls the memory saved in turn 1.
+    expect(texts(2).at(-2)).toContain('3층 회의실');
+
+    // The system prompt and the tools are byte-identical in every call, whatever memory did in between.
+    for (const call of calls) {
+      expect(JSON.stringify(call.prompt[0])).toBe(JSON.stringify(calls[0]!.prompt[0]));
+      expect(call.prompt[0]!.role).toBe('system');
+      expect(JSON.stringify(call.tools)).toBe(JSON.stringify(calls[0]!.tools));
+    }
+    // Each call's input starts with the whole previous input, byte for byte: a memory saved mid-turn does not
+    // rewrite the block already shown, and turn 1's block is still there in turn 2.
+    for (let k = 1; k < calls.length; k++) {
+      const before = JSON.stringify(calls[k - 1]!.prompt);
+      const now = JSON.stringify(calls[k]!.prompt.slice(0, calls[k - 1]!.prompt.length));
+      expect(now).toBe(before);
+    }
+    // The stored conversation holds no recall block.
+    expect(instance.conversation().filter((message) => message.source.type === 'extension')).toEqual([]);
+    await instance.close();
+  });
+});
