@@ -438,6 +438,28 @@ export const errorCodes = {
     name: 'ProfileMergeSelfError',
     suggestion: 'Name two different profiles: source goes away, target stays.',
   },
+  // Assistant kanban boards (docs/assistant.md#kanban)
+  E_KANBAN_BOARD_NOT_FOUND: {
+    name: 'KanbanBoardNotFoundError',
+    suggestion: 'Check the board id or name with kanban__list_boards; create a board with kanban__create_board.',
+  },
+  E_KANBAN_CARD_NOT_FOUND: {
+    name: 'KanbanCardNotFoundError',
+    suggestion: 'Check the card id with kanban__list on the same board; a deleted card is gone.',
+  },
+  E_KANBAN_COLUMN_NOT_FOUND: {
+    name: 'KanbanColumnNotFoundError',
+    suggestion: "Use one of the board's columns listed in the message (kanban__list_boards shows them).",
+  },
+  E_KANBAN_POSITION_INVALID: {
+    name: 'KanbanPositionInvalidError',
+    suggestion: 'Give a position from 1 (top) to the one named in the message, or leave it out to put the card last.',
+  },
+  E_KANBAN_NAME_TAKEN: {
+    name: 'KanbanNameTakenError',
+    suggestion:
+      'Names are compared without case: pick another board name (or use the existing board), and give each column a different name.',
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,0 +1,102 @@
+import type { Database } from 'bun:sqlite';
+import { GoondanError } from '@goondan/core';
+import type { KanbanCard, KanbanCardRow, KanbanPriority } from './kanban-types.ts';
+
+/** A board found by id or name. */
+export interface BoardRef {
+  id: number;
+  name: string;
+}
+
+export const boardId = (id: number): string => `board-${id}`;
+export const cardId = (id: number): string => `card-${id}`;
+
+/** `board-3`, `3` → 3; anything else → undefined. */
+function numericId(ref: string, prefix: string): number | undefined {
+  const match = new RegExp(`^(?:${prefix}-)?(\\d{1,15})$`, 'i').exec(ref.trim());
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The board a `board_id` names: its id (`board-3` or `3`) or, for a model that remembers names, its name. */
+export function findBoard(db: Database, ref: string): BoardRef {
+  const id = numericId(ref, 'board');
+  const row =
+    (id === undefined
+      ? null
+      : db.query<BoardRef, [number]>('SELECT id, name FROM kanban_boards WHERE id = ?').get(id)) ??
+    db.query<BoardRef, [string]>('SELECT id, name FROM kanban_boards WHERE name = ?').get(ref.trim());
+  if (row) return row;
+  const boards = db
+    .query<BoardRef, []>('SELECT id, name FROM kanban_boards ORDER BY id LIMIT 20')
+    .all()
+    .map((board) => `${boardId(board.id)} (${board.name})`);
+  throw new GoondanError('E_KANBAN_BOARD_NOT_FOUND', `No board '${ref}'.`, {
+    suggestion:
+      boards.length === 0
+        ? 'There are no boards yet; create one with kanban__create_board.'
+        : `Boards: ${boards.join(', ')}. Use one of these ids, or create a board with kanban__create_board.`,
+  });
+}
+
+/** The board's column names, left to right. */
+export function boardColumns(db: Database, board: number): string[] {
+  return db
+    .query<{ name: string }, [number]>('SELECT name FROM kanban_columns WHERE board_id = ? ORDER BY position')
+    .all(board)
+    .map((row) => row.name);
+}
+
+/** The column of `board` that `name` means (case and surrounding spaces ignored), in the board's own spelling. */
+export function findColumn(db: Database, board: BoardRef, name: string): string {
+  const columns = boardColumns(db, board.id);
+  const wanted = name.trim().toLowerCase();
+  const found = columns.find((column) => column.toLowerCase() === wanted);
+  if (found !== undefined) return found;
+  throw new GoondanError('E_KANBAN_COLUMN_NOT_FOUND', `Board '${board.name}' has no column '${name}'.`, {
+    suggestion: `Use one of its columns: ${columns.map((column) => `'${column}'`).join(', ')}.`,
+  });
+}
+
+/** The card row `ref` (`card-7` or `7`) names on `board`. */
+export function findCard(db: Database, board: BoardRef, ref: string): KanbanCardRow {
+  const id = numericId(ref, 'card');
+  const row =
+    id === undefined
+      ? null
+      : db
+          .query<KanbanCardRow, [number, number]>('SELECT * FROM kanban_cards WHERE id = ? AND board_id = ?')
+          .get(id, board.id);
+  if (row) return row;
+  throw new GoondanError('E_KANBAN_CARD_NOT_FOUND', `Board '${board.name}' has no card '${ref}'.`, {
+    suggestion: `Card ids look like card-7; kanban__list with board_id '${boardId(board.id)}' shows the cards it has.`,
+  });
+}
+
+/** How many cards a column holds. */
+export function columnSize(db: Database, board: number, column: string): number {
+  return (
+    db
+      .query<{ count: number }, [number, string]>(
+        'SELECT count(*) AS count FROM kanban_cards WHERE board_id = ? AND column_name = ?',
+      )
+      .get(board, column)?.count ?? 0
+  );
+}
+
+/** A stored card as the tools return it (optional fields left out when empty). */
+export function toCard(row: KanbanCardRow): KanbanCard {
+  const card: KanbanCard = {
+    id: cardId(row.id),
+    boardId: boardId(row.board_id),
+    column: row.column_name,
+    position: row.position,
+    title: row.title,
+    labels: JSON.parse(row.labels) as string[],
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+  if (row.description !== null) card.description = row.description;
+  if (row.priority !== null) card.priority = row.priority as KanbanPriority;
+  if (row.assignee !== null) card.assignee = row.assignee;
+  return card;
+}

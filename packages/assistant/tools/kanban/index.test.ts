@@ -1,0 +1,211 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JsonObject } from '@goondan/core';
+import { createTestToolContext } from '@goondan/core/testing';
+import { handlers } from './index.ts';
+
+function freshContext(config: JsonObject = {}) {
+  const bundle = mkdtempSync(join(tmpdir(), 'kanban-'));
+  return createTestToolContext({ workdir: join(bundle, '.goondan', 'workspaces', 'assistant', 'default'), config });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers answer JSON; tests read it loosely.
+type Loose = any;
+const call = async (handler: (...args: Loose[]) => unknown, ctx: unknown, input: unknown): Promise<Loose> =>
+  await handler(ctx, input);
+
+async function rejection(promise: Promise<unknown>): Promise<Loose> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** Titles per column, top to bottom. */
+async function layout(ctx: unknown, board: string): Promise<Record<string, string[]>> {
+  const listed = await call(handlers.list, ctx, { board_id: board });
+  return Object.fromEntries(
+    listed.columns.map((column: Loose) => {
+      expect(column.cards.map((card: Loose) => card.position)).toEqual(
+        column.cards.map((_: unknown, i: number) => i + 1),
+      );
+      return [column.name, column.cards.map((card: Loose) => card.title)];
+    }),
+  );
+}
+
+async function boardWithCards(ctx: unknown) {
+  const board = await call(handlers.create_board, ctx, { name: 'Home', columns: ['Todo', 'Doing', 'Done'] });
+  const ids: Record<string, string> = {};
+  for (const title of ['a', 'b', 'c'])
+    ids[title] = (await call(handlers.add_card, ctx, { board_id: board.id, title })).id;
+  ids.d = (await call(handlers.add_card, ctx, { board_id: board.id, title: 'd', column: 'doing' })).id;
+  return { board: board.id as string, ids };
+}
+
+describe('kanban boards', () => {
+  test('a new board gets To Do, In Progress and Done unless columns are given; list_boards counts cards', async () => {
+    const ctx = freshContext();
+    const plain = await call(handlers.create_board, ctx, { name: 'Errands' });
+    expect(plain).toMatchObject({ id: 'board-1', name: 'Errands', cards: 0 });
+    expect(plain.columns.map((column: Loose) => column.name)).toEqual(['To Do', 'In Progress', 'Done']);
+    await call(handlers.add_card, ctx, { board_id: 'Errands', title: 'Buy milk', priority: 'high', labels: ['shop'] });
+    const { boards } = await call(handlers.list_boards, ctx, {});
+    expect(boards[0].columns).toEqual([
+      { name: 'To Do', cards: 1 },
+      { name: 'In Progress', cards: 0 },
+      { name: 'Done', cards: 0 },
+    ]);
+  });
+
+  test('duplicate board names (any case) and duplicate columns are E_KANBAN_NAME_TAKEN; nothing is created', async () => {
+    const ctx = freshContext();
+    await call(handlers.create_board, ctx, { name: 'Work' });
+    expect(await rejection(call(handlers.create_board, ctx, { name: ' work ' }))).toMatchObject({
+      code: 'E_KANBAN_NAME_TAKEN',
+      suggestion: expect.stringContaining('board-1'),
+    });
+    expect(await rejection(call(handlers.create_board, ctx, { name: 'Home', columns: ['A', 'a'] }))).toMatchObject({
+      code: 'E_KANBAN_NAME_TAKEN',
+    });
+    expect((await call(handlers.list_boards, ctx, {})).boards.map((board: Loose) => board.name)).toEqual(['Work']);
+  });
+
+  test('an unknown board is E_KANBAN_BOARD_NOT_FOUND naming the boards that exist', async () => {
+    const ctx = freshContext();
+    expect(await rejection(call(handlers.list, ctx, { board_id: 'board-9' }))).toMatchObject({
+      code: 'E_KANBAN_BOARD_NOT_FOUND',
+      suggestion: expect.stringContaining('no boards yet'),
+    });
+    await call(handlers.create_board, ctx, { name: 'Work' });
+    expect(await rejection(call(handlers.list, ctx, { board_id: 'Wrok' }))).toMatchObject({
+      code: 'E_KANBAN_BOARD_NOT_FOUND',
+      suggestion: expect.stringContaining('board-1 (Work)'),
+    });
+  });
+});
+
+describe('kanban cards', () => {
+  test('add_card puts cards last in the first column, or at a position; list filters by column and priority', async () => {
+    const ctx = freshContext();
+    const { board } = await boardWithCards(ctx);
+    const top = await call(handlers.add_card, ctx, {
+      board_id: board,
+      title: 'urgent',
+      position: 1,
+      priority: 'urgent',
+    });
+    expect(top).toMatchObject({ column: 'Todo', position: 1, priority: 'urgent', labels: [] });
+    expect(await layout(ctx, board)).toEqual({ Todo: ['urgent', 'a', 'b', 'c'], Doing: ['d'], Done: [] });
+    const urgent = await call(handlers.list, ctx, { board_id: board, priority: 'urgent' });
+    expect(urgent.count).toBe(1);
+    const doing = await call(handlers.list, ctx, { board_id: board, column: 'DOING' });
+    expect(doing.columns).toHaveLength(1);
+    expect(doing.columns[0].cards.map((card: Loose) => card.title)).toEqual(['d']);
+  });
+
+  test('move_card keeps both columns in order 1..n, within a column and across', async () => {
+    const ctx = freshContext();
+    const { board, ids } = await boardWithCards(ctx);
+    const moved = await call(handlers.move_card, ctx, {
+      board_id: board,
+      card_id: ids.a,
+      column: 'Doing',
+      position: 1,
+    });
+    expect(moved).toMatchObject({ from: { column: 'Todo', position: 1 }, to: { column: 'Doing', position: 1 } });
+    expect(await layout(ctx, board)).toEqual({ Todo: ['b', 'c'], Doing: ['a', 'd'], Done: [] });
+    await call(handlers.move_card, ctx, { board_id: board, card_id: ids.b, column: 'todo', position: 2 });
+    expect(await layout(ctx, board)).toEqual({ Todo: ['c', 'b'], Doing: ['a', 'd'], Done: [] });
+    await call(handlers.move_card, ctx, { board_id: board, card_id: ids.d, column: 'Done' });
+    await call(handlers.move_card, ctx, { board_id: board, card_id: ids.a, column: 'Done' });
+    expect(await layout(ctx, board)).toEqual({ Todo: ['c', 'b'], Doing: [], Done: ['d', 'a'] });
+  });
+
+  test('a move to an unknown column or out-of-range position is a coded error and changes nothing', async () => {
+    const ctx = freshContext();
+    const { board, ids } = await boardWithCards(ctx);
+    const before = await layout(ctx, board);
+    expect(
+      await rejection(call(handlers.move_card, ctx, { board_id: board, card_id: ids.a, column: 'Doing', position: 3 })),
+    ).toMatchObject({
+      code: 'E_KANBAN_POSITION_INVALID',
+      message: expect.stringContaining('1 to 2'),
+    });
+    expect(
+      await rejection(call(handlers.move_card, ctx, { board_id: board, card_id: ids.a, column: 'Todo', position: 4 })),
+    ).toMatchObject({
+      code: 'E_KANBAN_POSITION_INVALID',
+    });
+    expect(
+      await rejection(call(handlers.move_card, ctx, { board_id: board, card_id: ids.a, column: 'Review' })),
+    ).toMatchObject({
+      code: 'E_KANBAN_COLUMN_NOT_FOUND',
+      suggestion: "Use one of its columns: 'Todo', 'Doing', 'Done'.",
+    });
+    expect(
+      await rejection(call(handlers.move_card, ctx, { board_id: board, card_id: 'card-99', column: 'Done' })),
+    ).toMatchObject({
+      code: 'E_KANBAN_CARD_NOT_FOUND',
+    });
+    expect(await layout(ctx, board)).toEqual(before);
+  });
+
+  test('a card is found only on its own board', async () => {
+    const ctx = freshContext();
+    const { ids } = await boardWithCards(ctx);
+    const other = await call(handlers.create_board, ctx, { name: 'Other' });
+    expect(
+      await rejection(call(handlers.update_card, ctx, { board_id: other.id, card_id: ids.a, title: 'x' })),
+    ).toMatchObject({
+      code: 'E_KANBAN_CARD_NOT_FOUND',
+    });
+  });
+
+  test('update_card changes the fields given, null clears one, and an empty update is refused', async () => {
+    const ctx = freshContext();
+    const { board, ids } = await boardWithCards(ctx);
+    await call(handlers.update_card, ctx, { board_id: board, card_id: ids.b, assignee: 'minji', priority: 'low' });
+    const updated = await call(handlers.update_card, ctx, {
+      board_id: board,
+      card_id: ids.b,
+      title: ' b2 ',
+      priority: null,
+      labels: ['x', 'x', ' y'],
+    });
+    expect(updated).toMatchObject({ title: 'b2', assignee: 'minji', labels: ['x', 'y'], column: 'Todo', position: 2 });
+    expect(updated.priority).toBeUndefined();
+    expect(await rejection(call(handlers.update_card, ctx, { board_id: board, card_id: ids.b }))).toMatchObject({
+      code: 'E_TOOL_INVALID_ARGS',
+    });
+  });
+
+  test('delete_card: preview changes nothing, without confirm it is refused, with confirm the gap closes', async () => {
+    const ctx = freshContext();
+    const { board, ids } = await boardWithCards(ctx);
+    const preview = await call(handlers.delete_card, ctx, { board_id: board, card_id: ids.a, preview: true });
+    expect(preview).toMatchObject({
+      preview: true,
+      count: 1,
+      needsConfirm: true,
+      changes: [{ card: ids.a, title: 'a' }],
+    });
+    expect(await rejection(call(handlers.delete_card, ctx, { board_id: board, card_id: ids.a }))).toMatchObject({
+      code: 'E_CONFIRM_REQUIRED',
+    });
+    expect(await layout(ctx, board)).toEqual({ Todo: ['a', 'b', 'c'], Doing: ['d'], Done: [] });
+    const deleted = await call(handlers.delete_card, ctx, { board_id: board, card_id: ids.a, confirm: true });
+    expect(deleted.deleted).toMatchObject({ id: ids.a, title: 'a' });
+    expect(await layout(ctx, board)).toEqual({ Todo: ['b', 'c'], Doing: ['d'], Done: [] });
+  });
+
+  test("the Tool's confirmAbove lets a bundle delete single cards without confirm", async () => {
+    const ctx = freshContext({ confirmAbove: 1 });
+    const { board, ids } = await boardWithCards(ctx);
+    expect((await call(handlers.delete_card, ctx, { board_id: board, card_id: ids.c })).deleted.title).toBe('c');
+  });
+});
