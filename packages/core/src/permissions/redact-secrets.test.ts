@@ -154,6 +154,10 @@ describe('redactSecrets', () => {
         `https://api.example.com/v1?access_token=${REDACTED}&page=2`,
       ],
       ['mysql --password=hunter2 --user root', `mysql --password=${REDACTED} --user root`],
+      ['echo password=hunter2 > creds.txt', `echo password=${REDACTED} > creds.txt`],
+      ['login user=bob db_passwd=hunter2 now', `login user=bob db_passwd=${REDACTED} now`],
+      ['curl -u admin:hunter2 https://x', `curl -u admin:${REDACTED} https://x`],
+      ['curl --user=admin:hunter2 https://x', `curl --user=admin:${REDACTED} https://x`],
       ['login --api-key abc123 --verbose', `login --api-key ${REDACTED} --verbose`],
       ['{"user": "a", "password": "hunter2"}', `{"user": "a", "password": "${REDACTED}"}`],
       ['host: db\npassword: hunter2\nport: 5432', `host: db\npassword: ${REDACTED}\nport: 5432`],
@@ -190,6 +194,8 @@ describe('redactSecrets', () => {
       'password: null',
       '{"tokens_used": "12", "max_tokens": "100"}',
       'Please enter your password to continue.',
+      'max_tokens=100 tokens=5 password_file=/etc/pw',
+      'docker run -u 1000:1000 image',
     ])
       expect(redactSecrets(text)).toBe(text);
   });

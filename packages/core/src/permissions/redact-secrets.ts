@@ -128,8 +128,14 @@ const namedValuePatterns: readonly [RegExp, string][] = [
     `$1$2${REDACTED}`,
   ],
   [
-    /(?<![A-Za-z0-9_])([A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|CREDENTIALS?)=)(?!\[REDACTED\])(?:"[^"]*"|'[^']*'|[^\s"'&;]+)/g,
+    // Any case: `DB_PASSWORD=…` in a command line, `password=…` in an echo or a form body.
+    /(?<![A-Za-z0-9_])([A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|CREDENTIALS?)=)(?!\[REDACTED\])(?:"[^"]*"|'[^']*'|[^\s"'&;]+)/gi,
     `$1${REDACTED}`,
+  ],
+  // `curl -u user:password`, `--user=user:password` (not `-u 1000:1000`, a uid:gid).
+  [
+    /(?<![A-Za-z0-9_-])(-u|--user)(\s+|=)([^\s:'"]{1,256}):(?!\[REDACTED\])(?!\d+(?![^\s'"]))[^\s'"]{1,256}/g,
+    `$1$2$3:${REDACTED}`,
   ],
   [
     /([?&](?:[a-z0-9]+_)*(?:token|api_?key|key|password|passwd|secret|signature|sig)=)(?!\[REDACTED\])[^&#\s"']+/gi,
