@@ -1,0 +1,73 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GoondanError, type JsonValue, type ToolContext } from '@goondan/core';
+import type { Document } from 'yaml';
+
+/** The bundle's goondan.yaml as editable documents (comments and formatting kept by the yaml Document API). */
+export interface BundleDocuments {
+  documents: Document[];
+  /** Edits of files beside goondan.yaml, bundle-relative path → new text. */
+  files: Map<string, string>;
+  bundleDir: string;
+}
+
+const activation =
+  'The change is committed and active on disk; it takes effect between turns: the agents it changes run their next turn on the new revision.';
+
+/**
+ * Changes the bundle the agent runs through a changeset (docs/changesets.md): opens one, lets `edit` change the
+ * parsed goondan.yaml, writes it back, commits (validated with the libraries the bundle runs with) and answers the
+ * commit outcome. Anything but `ok` discards the changeset, so nothing is half-written; an `edit` that throws
+ * (bad input) discards it too and the error goes to the model.
+ */
+export async function editBundle(
+  ctx: ToolContext,
+  options: { message: string; edit: (bundle: BundleDocuments) => JsonValue | undefined },
+): Promise<JsonValue> {
+  const base = await import('@goondan/base');
+  const { parseAllDocuments } = await import('yaml');
+  const repository = await base.locateBundleRepository(base.changesetBundleDir(ctx));
+  const opened = await base.openChangeset({ repository, parentDir: join(ctx.workdir, 'changesets') });
+  const discard = () => base.discardChangeset({ repository, changeset: opened.changeset });
+  let result: JsonValue | undefined;
+  try {
+    const file = join(opened.bundleDir, 'goondan.yaml');
+    const text = await readFile(file, 'utf8');
+    const documents = parseAllDocuments(text);
+    if (!Array.isArray(documents))
+      throw new GoondanError('E_CHANGESET_FAILED', 'goondan.yaml is empty.', {
+        suggestion: 'Declare the bundle in goondan.yaml first.',
+      });
+    const broken = documents.find((document) => document.errors.length > 0);
+    if (broken)
+      throw new GoondanError('E_CHANGESET_FAILED', `goondan.yaml does not parse: ${broken.errors[0]?.message}`, {
+        suggestion: 'Fix goondan.yaml by hand (gdn validate shows where), then try again.',
+      });
+    const files = new Map<string, string>();
+    result = options.edit({ documents, files, bundleDir: opened.bundleDir });
+    let written = documents.map((document) => document.toString({ lineWidth: 0 })).join('');
+    if (!written.endsWith('\n')) written += '\n';
+    await writeFile(file, written);
+    for (const [path, content] of files) await writeFile(join(opened.bundleDir, path), content);
+  } catch (thrown) {
+    await discard();
+    throw thrown;
+  }
+  const outcome = await base.commitChangeset({
+    repository,
+    changeset: opened.changeset,
+    message: options.message,
+    allowedPaths: ['**'],
+    libraries: base.changesetLibraries(ctx),
+    author: { name: `goondan agent ${ctx.agentName}/${ctx.instanceKey}`, email: `${ctx.agentName}@goondan.invalid` },
+  });
+  if (outcome.status !== 'ok') {
+    await discard().catch(() => undefined);
+    return outcome as unknown as JsonValue;
+  }
+  return {
+    ...(outcome as unknown as Record<string, JsonValue>),
+    activation,
+    ...(result === undefined ? {} : { result }),
+  };
+}

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { baseBundleDir } from '@goondan/base';
+import { createTestToolContext } from '@goondan/core/testing';
+import { assistantBundleDir } from '../../src/assistant-bundle-dir.ts';
+import { handlers } from './index.ts';
+
+const identity = ['-c', 'user.name=Test Person', '-c', 'user.email=person@example.invalid'];
+const persona = ['You help.', 'Be brief.', 'Say hi.', 'Say hi.', 'Say hi.', 'Say hi.', 'Say hi.', 'Say hi.'].join('\n');
+const bundleYaml = [
+  '# The assistant bundle (this comment must survive edits)',
+  'apiVersion: goondan.ai/v1',
+  'kind: Agent',
+  'metadata: { name: helper }',
+  'spec:',
+  '  modelConfig: { modelRef: Model/main } # the model',
+  '  prompt:',
+  '    system: |',
+  ...persona.split('\n').map((line) => `      ${line}`),
+  '  tools: [Tool/agent, Tool/datetime]',
+  '---',
+  'apiVersion: goondan.ai/v1',
+  'kind: Model',
+  'metadata: { name: main }',
+  'spec: { provider: scripted, model: fixture, script: [{ text: hi }] }',
+  '',
+].join('\n');
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  const proc = Bun.spawn(['git', ...identity, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  if ((await proc.exited) !== 0) throw new Error(`git ${args.join(' ')}: ${err}`);
+  return out.trim();
+}
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** A bundle using assistant tools, committed in a fresh repository; the agent's context runs with both libraries. */
+async function bundle() {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gdn-self-edit-')));
+  dirs.push(dir);
+  await writeFile(join(dir, 'goondan.yaml'), bundleYaml);
+  await writeFile(join(dir, '.gitignore'), '.goondan/\n');
+  await git(dir, 'init', '-q', '-b', 'main');
+  await git(dir, 'add', '-A');
+  await git(dir, 'commit', '-q', '-m', 'bundle');
+  const workdir = join(dir, '.goondan', 'workspaces', 'helper', 'default');
+  await mkdir(workdir, { recursive: true });
+  const ctx = createTestToolContext({
+    workdir,
+    agentName: 'helper',
+    bundle: { rootDir: dir, libraries: [baseBundleDir, assistantBundleDir] },
+  });
+  return { dir, ctx, yaml: () => readFile(join(dir, 'goondan.yaml'), 'utf8') };
+}
+
+type Out = Record<string, unknown>;
+
+describe('self-editing through changesets (real git)', () => {
+  test('persona_update append: ok, the YAML changed with its comments kept, a revision with the trailer', async () => {
+    const { dir, ctx, yaml } = await bundle();
+    const result = (await handlers.persona_update(ctx, { mode: 'append', content: 'Answer in Korean.' })) as Out;
+    expect(result).toMatchObject({ status: 'ok', changed: [{ path: 'goondan.yaml', change: 'modified' }] });
+    const text = await yaml();
+    expect(text).toContain('# The assistant bundle (this comment must survive edits)');
+    expect(text).toContain('metadata: { name: helper }');
+    expect(text).toContain('# the model');
+    expect(text).toContain('      Say hi.\n      Answer in Korean.\n');
+    expect(await git(dir, 'log', '-1', '--format=%B')).toContain('Goondan-Changeset:');
+    expect(((await handlers.persona_get(ctx, {})) as Out).persona).toEndWith('Answer in Korean.');
+  });
+
+  test('agent memory is kept after a marker in the system prompt; persona edits leave it alone', async () => {
+    const { ctx, yaml } = await bundle();
+    expect(await handlers.memory_append(ctx, { content: 'The user likes tea.' })).toMatchObject({ status: 'ok' });
+    expect(await handlers.memory_update(ctx, { find: 'tea', replace: 'green tea' })).toMatchObject({ status: 'ok' });
+    expect(await handlers.persona_update(ctx, { mode: 'replace', content: 'You help.' })).toMatchObject({
+      status: 'ok',
+    });
+    expect(await handlers.memory_get(ctx, {})).toEqual({ agent: 'helper', memory: 'The user likes green tea.' });
+    expect(await yaml()).toContain('      You help.\n\n      ## Agent memory\n      The user likes green tea.\n');
+  });
+
+  test('persona_replace above 5 matches: refused without confirm, preview changes nothing, confirm applies', async () => {
+    const { ctx, yaml } = await bundle();
+    const before = await yaml();
+    await expect(handlers.persona_replace(ctx, { find: 'Say hi.', replace: 'Say hello.' })).rejects.toMatchObject({
+      code: 'E_CONFIRM_REQUIRED',
+    });
+    const preview = (await handlers.persona_replace(ctx, {
+      find: 'Say hi.',
+      replace: 'Say hello.',
+      preview: true,
+    })) as Out;
+    expect(preview).toMatchObject({ preview: true, count: 6, needsConfirm: true });
+    expect(await yaml()).toBe(before);
+    const done = await handlers.persona_replace(ctx, { find: 'Say hi.', replace: 'Say hello.', confirm: true });
+    expect(done).toMatchObject({ status: 'ok' });
+    expect(await yaml()).not.toContain('Say hi.');
+    expect(await handlers.persona_delete_lines(ctx, { contains: 'brief' })).toMatchObject({ status: 'ok' });
+    expect(await yaml()).not.toContain('Be brief.');
+  });
+
+  test('a change whose bundle does not validate is rejected: nothing changes, no changeset stays open', async () => {
+    const { dir, ctx, yaml } = await bundle();
+    const before = await yaml();
+    // Validated without @goondan/assistant, the bundle's Tool/agent is unresolved: the commit is rejected.
+    const narrow = { ...ctx, bundle: { rootDir: dir, libraries: [baseBundleDir] } };
+    const result = (await handlers.persona_update(narrow, { mode: 'append', content: 'x' })) as Out;
+    expect(result).toMatchObject({ status: 'rejected', code: 'E_CHANGESET_REJECTED' });
+    expect(await yaml()).toBe(before);
+    expect(await git(dir, 'branch', '--list', 'goondan/changeset/*')).toBe('');
+    await expect(handlers.memory_append(ctx, { name: 'ghost', content: 'x' })).rejects.toMatchObject({
+      code: 'E_REF_UNRESOLVED',
+    });
+    expect(await git(dir, 'branch', '--list', 'goondan/changeset/*')).toBe('');
+    expect(await handlers.config_update(ctx, { description: 'Helps.' })).toMatchObject({ status: 'ok' });
+    expect(await handlers.config_get(ctx, {})).toEqual({ agent: 'helper', wake_word: null, description: 'Helps.' });
+  });
+});
