@@ -33,6 +33,11 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { workdi
 }
 
 export {
+  type AnthropicResponseScript,
+  type AnthropicTestServer,
+  startAnthropicTestServer,
+} from './models/anthropic-test-server.ts';
+export {
   type OpenAICompatibleTestServer,
   type RecordedRequest,
   type ServerResponseScript,

@@ -41,6 +41,11 @@ export interface ToolCatalogItem {
   description?: string;
   parameters?: JsonSchemaObject;
   source?: ToolSource;
+  /**
+   * Sent with deferred loading (addition): for a model whose provider supports it (anthropic), the tool is in the
+   * request but loaded only when the provider's tool search finds it; other providers get it as a normal tool.
+   */
+  deferred?: boolean;
 }
 
 /** Where a message came from (spec appendix A `MessageSource`). */
@@ -155,6 +160,8 @@ export interface ToolCall {
 export interface ToolCallMiddlewareContext {
   readonly toolName: string;
   readonly toolCallId: string;
+  /** The assistant message that holds the call (addition; a placeholder outside a turn, e.g. `gdn tools call`). */
+  readonly message?: Message;
   args: JsonObject;
   metadata: Record<string, JsonValue>;
   next(): Promise<ToolCallResult>;

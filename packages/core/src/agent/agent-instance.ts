@@ -34,7 +34,7 @@ import { closeUnfinishedTurn } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
 import { abortedResult, answerUnansweredToolCalls, findUnansweredToolCalls } from './repair-conversation.ts';
 import { repairToolResults } from './repair-tool-results.ts';
-import { toModelTools } from './to-model-tools.ts';
+import { supportsDeferredTools, toModelTools } from './to-model-tools.ts';
 import { toToolResultPart } from './to-tool-result-part.ts';
 import type {
   StepMiddleware,
@@ -229,6 +229,7 @@ export class AgentInstance {
         instanceKey: this.instanceKey,
         turnId: state.turnId,
         stepIndex: state.stepIndex,
+        deferredTools: supportsDeferredTools(this.options.model.provider),
         get messages() {
           return state.modelMessages;
         },
@@ -662,7 +663,7 @@ export class AgentInstance {
         }),
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
         messages: state.modelMessages.map((message) => message.data as unknown as AiModelMessage),
-        tools: toModelTools(catalog.items),
+        tools: toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
         abortSignal: state.signal,
         // Errors are read from the stream below; the SDK's default handler would print them to the console.
         onError: () => {},
@@ -685,7 +686,8 @@ export class AgentInstance {
       outcome.text = text;
       outcome.finishReason = finishReason;
       outcome.usage = { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
-      calls = toolCalls.map(toToolCall);
+      // A call the provider ran itself (Anthropic's tool search) is answered already, in the same response.
+      calls = toolCalls.filter((call) => call.providerExecuted !== true).map(toToolCall);
       outcome.toolCalls = calls.length;
       assistant = response.messages
         .filter((message) => message.role === 'assistant')

@@ -9,8 +9,12 @@ export function createMessage(data: ModelMessage, source: MessageSource): Messag
 /** Tool-call parts of an assistant message: `{ toolCallId, toolName }` in order. */
 export function toolCallsOf(message: Message): { toolCallId: string; toolName: string; input: unknown }[] {
   if (message.data.role !== 'assistant' || !Array.isArray(message.data.content)) return [];
-  return (message.data.content as { type?: string; toolCallId?: string; toolName?: string; input?: unknown }[])
-    .filter((part) => part.type === 'tool-call' && typeof part.toolCallId === 'string')
+  type Part = { type?: string; toolCallId?: string; toolName?: string; input?: unknown; providerExecuted?: boolean };
+  // A call the provider ran itself (Anthropic's tool search) carries its result in the same message.
+  return (message.data.content as Part[])
+    .filter(
+      (part) => part.type === 'tool-call' && typeof part.toolCallId === 'string' && part.providerExecuted !== true,
+    )
     .map((part) => ({ toolCallId: part.toolCallId!, toolName: String(part.toolName), input: part.input }));
 }
 

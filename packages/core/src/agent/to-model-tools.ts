@@ -1,20 +1,39 @@
+import { anthropic } from '@ai-sdk/anthropic';
 import { jsonSchema, type ToolSet, tool } from 'ai';
 import type { ToolCatalogItem } from '../types.ts';
 
 const emptyObjectSchema = { type: 'object' as const, properties: {} };
 
+/** The key of Anthropic's tool-search tool in the tool set (its wire name is `tool_search_tool_bm25`). */
+export const PROVIDER_TOOL_SEARCH_NAME = 'tool_search_tool_bm25';
+
+/** True when the model's provider loads `deferred` tools on demand: Anthropic (defer_loading + tool search). */
+export function supportsDeferredTools(provider: string): boolean {
+  return provider === 'anthropic' || provider.startsWith('anthropic.');
+}
+
 /**
  * The catalog as AI SDK tools, names, descriptions and JSON Schemas passed unchanged. No `execute` and no
  * `validate`: the SDK hands every call back, and our executor (guard, validation, middleware) decides.
+ *
+ * With `deferred: true` (the model supports deferred loading) and at least one item marked `deferred`, those
+ * items are sent with `providerOptions.anthropic.deferLoading` and Anthropic's BM25 tool-search tool comes first,
+ * so every tool is in every request and the model loads the ones it needs by searching. Otherwise the flag is
+ * ignored.
  */
-export function toModelTools(items: readonly ToolCatalogItem[]): ToolSet {
+export function toModelTools(items: readonly ToolCatalogItem[], options: { deferred?: boolean } = {}): ToolSet {
   const tools: ToolSet = {};
+  const deferring = options.deferred === true && items.some((item) => item.deferred === true);
+  if (deferring) tools[PROVIDER_TOOL_SEARCH_NAME] = toolSearch;
   for (const item of items) {
+    const defer = deferring && item.deferred === true;
+    const cache = defer ? deferredCache : plainCache;
     let converted = cache.get(item);
     if (!converted) {
       converted = tool({
         ...(item.description === undefined ? {} : { description: item.description }),
         inputSchema: jsonSchema(item.parameters ?? emptyObjectSchema),
+        ...(defer ? { providerOptions: { anthropic: { deferLoading: true } } } : {}),
       });
       cache.set(item, converted);
     }
@@ -23,5 +42,8 @@ export function toModelTools(items: readonly ToolCatalogItem[]): ToolSet {
   return tools;
 }
 
+const toolSearch = anthropic.tools.toolSearchBm25_20251119();
+
 /** Catalog items are reused from step to step; converting each once keeps a Step cheap with large catalogs. */
-const cache = new WeakMap<ToolCatalogItem, ToolSet[string]>();
+const plainCache = new WeakMap<ToolCatalogItem, ToolSet[string]>();
+const deferredCache = new WeakMap<ToolCatalogItem, ToolSet[string]>();

@@ -34,6 +34,8 @@ export interface StepMiddlewareContext {
   readonly instanceKey: string;
   readonly turnId: string;
   readonly stepIndex: number;
+  /** True when this step's model loads tools marked `deferred` on demand (anthropic: defer_loading + tool search). */
+  readonly deferredTools?: boolean;
   toolCatalog: ToolCatalogItem[];
   /** What the model reads this step: a copy, so a middleware can trim it without touching the stored conversation. */
   messages: Message[];

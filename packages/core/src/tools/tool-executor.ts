@@ -382,6 +382,9 @@ function bindToolCallContext(state: CallState, next: () => Promise<ToolResult>):
     get toolCallId() {
       return state.call.id;
     },
+    get message() {
+      return state.scope.message;
+    },
     get args() {
       return state.args;
     },
