@@ -460,6 +460,20 @@ export const errorCodes = {
     suggestion:
       'Names are compared without case: pick another board name (or use the existing board), and give each column a different name.',
   },
+  // Dates as people write them (@goondan/assistant, docs/assistant.md#dates)
+  E_WHEN_UNREADABLE: {
+    name: 'WhenUnreadableError',
+    suggestion:
+      "Write the time as ISO 8601 with an offset (2026-05-01T09:00:00+09:00) or as a phrase such as 'tomorrow at 3pm', 'in 20 minutes', '내일 오후 3시', '3시간 후' or 'every weekday at 9'.",
+  },
+  E_WHEN_INVALID: {
+    name: 'WhenInvalidError',
+    suggestion: 'The date or time does not exist (a 30th of February, hour 25); correct the part named in the message.',
+  },
+  E_WHEN_AMBIGUOUS: {
+    name: 'WhenAmbiguousError',
+    suggestion: 'The text can mean more than one time; write it without doubt, e.g. as ISO 8601 (2026-04-03) or with the month name.',
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,0 +1,228 @@
+import { GoondanError } from '@goondan/core';
+import type { ParsedResult, Parser } from 'chrono-node';
+import { koreanWhenPattern, resolveKoreanWhen } from './korean-when.ts';
+import { looksRecurring, parseRecurring, type RecurringWhen } from './recurring-when.ts';
+import { checkTimeZone, daysInMonth, epochOfWallClock, isoInZone, offsetMinutesAt, wallClockOf } from './zoned-time.ts';
+
+/** One instant, echoed with its zone so a wrong reading is visible. `notes` say what was assumed. */
+export interface InstantWhen {
+  kind: 'instant';
+  epochMs: number;
+  iso: string;
+  timeZone: string;
+  weekday: string;
+  notes: string[];
+}
+
+export type When = InstantWhen | RecurringWhen;
+export type { RecurringWhen };
+
+export interface ParseWhenOptions {
+  /** The reference instant (epoch ms): "tomorrow" is the day after this, in `timeZone`. */
+  now: number;
+  /** IANA zone the phrase is read in; never the host's unless the caller passes it. */
+  timeZone: string;
+}
+
+const weekdayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const notePrefix = 'goondan/note:';
+const maxLength = 200;
+const examples =
+  "ISO 8601 with an offset (2026-05-01T09:00:00+09:00), 'tomorrow at 3pm', 'in 20 minutes', 'next tuesday 9am', '내일 오후 3시', '3시간 후', '다음 주 화요일 아침 9시'";
+
+let chronoModule: Promise<typeof import('chrono-node')> | undefined;
+/** chrono-node loads on first use: the CLI imports every Tool entry on every command. */
+function chrono() {
+  chronoModule ??= import('chrono-node');
+  return chronoModule;
+}
+
+function unreadable(text: string, detail = ''): GoondanError {
+  return new GoondanError('E_WHEN_UNREADABLE', `Could not read a date or time in '${text}'${detail}.`, {
+    suggestion: `Write it as ${examples}.`,
+  });
+}
+
+function invalidDate(year: number, month: number, day: number): GoondanError {
+  const last = daysInMonth(year, month);
+  return new GoondanError(
+    'E_WHEN_INVALID',
+    `${year}-${String(month).padStart(2, '0')} has no day ${day} (it has ${last} days).`,
+    {
+      suggestion: `Pick a day from 1 to ${last}.`,
+    },
+  );
+}
+
+function instant(epochMs: number, timeZone: string, notes: string[]): InstantWhen {
+  return {
+    kind: 'instant',
+    epochMs,
+    iso: isoInZone(epochMs, timeZone),
+    timeZone,
+    weekday: weekdayNames[wallClockOf(epochMs, timeZone).weekday] as string,
+    notes,
+  };
+}
+
+const isoPattern =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+function parseIso(text: string, timeZone: string): InstantWhen | undefined {
+  const m = isoPattern.exec(text);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12)
+    throw new GoondanError('E_WHEN_INVALID', `Month ${month} does not exist.`, {
+      suggestion: 'Months run from 01 to 12.',
+    });
+  if (day < 1 || day > daysInMonth(year, month)) throw invalidDate(year, month, day);
+  const [hour, minute, second] = [Number(m[4] ?? 9), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  if (hour > 23 || minute > 59 || second > 59) {
+    throw new GoondanError('E_WHEN_INVALID', `${m[4]}:${m[5]}:${m[6] ?? '00'} is not a time of day.`, {
+      suggestion: 'Hours run 00–23, minutes and seconds 00–59.',
+    });
+  }
+  const notes = m[4] === undefined ? ['No time of day was given: 09:00 is assumed.'] : [];
+  const millisecond = Number((m[7] ?? '0').padEnd(3, '0'));
+  const fields = Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+  if (m[8] === undefined)
+    return instant(
+      epochOfWallClock({ year, month, day, hour, minute, second }, timeZone) + millisecond,
+      timeZone,
+      notes,
+    );
+  const offset =
+    m[8].toUpperCase() === 'Z'
+      ? 0
+      : (m[8][0] === '-' ? -1 : 1) * (Number(m[8].slice(1, 3)) * 60 + Number(m[8].slice(-2)));
+  return instant(fields - offset * 60_000, timeZone, notes);
+}
+
+const months = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/** Impossible or doubtful dates chrono would skip in silence: "February 30", "03/04". */
+function checkEnglishDates(text: string, today: { year: number }): void {
+  const lower = text.toLowerCase();
+  const year = Number(/\b(\d{4})\b/.exec(lower)?.[1] ?? today.year);
+  const named =
+    /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b/.exec(lower) ??
+    /\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*/.exec(lower);
+  if (named) {
+    const [monthName, day] = /^\d/.test(named[1] as string)
+      ? [named[2], Number(named[1])]
+      : [named[1], Number(named[2])];
+    const month = months.indexOf(monthName as string) + 1;
+    const checkYear = month === 2 && day === 29 && !/\b\d{4}\b/.test(lower) ? 2028 : year;
+    if (day < 1 || day > daysInMonth(checkYear, month)) throw invalidDate(year, month, day);
+  }
+  const slash = /\b(\d{1,2})\/(\d{1,2})(?:\/(\d{2,4}))?\b/.exec(lower);
+  if (slash && Number(slash[1]) <= 12 && Number(slash[2]) <= 12 && slash[1] !== slash[2]) {
+    throw new GoondanError('E_WHEN_AMBIGUOUS', `'${slash[0]}' can be month/day or day/month.`, {
+      suggestion: `Write the month by name or as ISO 8601, e.g. '${months[Number(slash[1]) - 1]} ${Number(slash[2])}' or '${months[Number(slash[2]) - 1]} ${Number(slash[1])}'.`,
+    });
+  }
+}
+
+function koreanParser(now: number, timeZone: string): Parser {
+  return {
+    pattern: () => koreanWhenPattern,
+    extract: (context, match) => {
+      if (match[0].trim() === '') return null;
+      const resolved = resolveKoreanWhen(match.groups ?? {}, now, timeZone);
+      if (!resolved) return null;
+      const wall = wallClockOf(resolved.epochMs, timeZone);
+      const components = context.createParsingComponents({
+        ...wall,
+        millisecond: resolved.epochMs % 1000,
+        timezoneOffset: offsetMinutesAt(resolved.epochMs, timeZone),
+      });
+      components.addTags(resolved.notes.map((note) => `${notePrefix}${note}`));
+      return components;
+    },
+  };
+}
+
+/** The instant a chrono result names: a stated or relative offset is exact; a wall-clock time is read in the zone. */
+function epochOf(result: ParsedResult, timeZone: string, notes: string[]): number {
+  const start = result.start;
+  const get = (component: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'millisecond') =>
+    start.get(component) ?? 0;
+  const fields = {
+    year: get('year'),
+    month: get('month'),
+    day: get('day'),
+    hour: get('hour'),
+    minute: get('minute'),
+    second: get('second'),
+  };
+  if (start.isCertain('timezoneOffset')) {
+    const offset = start.get('timezoneOffset') ?? 0;
+    return (
+      Date.UTC(
+        fields.year,
+        fields.month - 1,
+        fields.day,
+        fields.hour,
+        fields.minute,
+        fields.second,
+        get('millisecond'),
+      ) -
+      offset * 60_000
+    );
+  }
+  if (!start.isCertain('hour') && !start.tags().has('result/relativeDate')) {
+    notes.push('No time of day was given: 09:00 is assumed.');
+    return epochOfWallClock({ ...fields, hour: 9, minute: 0, second: 0 }, timeZone);
+  }
+  if (!start.isCertain('meridiem') && fields.hour >= 1 && fields.hour <= 6 && start.isCertain('hour')) {
+    notes.push(
+      `'${fields.hour}' without am/pm is read as ${fields.hour + 12}:${String(fields.minute).padStart(2, '0')}; say '${fields.hour}am' for the morning.`,
+    );
+    fields.hour += 12;
+  }
+  return epochOfWallClock(fields, timeZone);
+}
+
+/**
+ * Reads a date or time as people write it, in Korean or English, relative to `now` in `timeZone`.
+ *
+ * @example
+ * await parseWhen('내일 오후 3시', { now: Date.parse('2026-11-23T10:00:00+09:00'), timeZone: 'Asia/Seoul' })
+ * // { kind: 'instant', iso: '2026-11-24T15:00:00+09:00', timeZone: 'Asia/Seoul', … }
+ */
+export async function parseWhen(text: string, options: ParseWhenOptions): Promise<When> {
+  const timeZone = checkTimeZone(options.timeZone);
+  const { now } = options;
+  const trimmed = text.trim().replace(/\s+/g, ' ');
+  if (trimmed === '' || trimmed.length > maxLength)
+    throw unreadable(trimmed.slice(0, 40), trimmed === '' ? '' : ` (longer than ${maxLength} characters)`);
+  const iso = parseIso(trimmed, timeZone);
+  if (iso) return iso;
+  if (looksRecurring(trimmed)) return parseRecurring(trimmed, now, timeZone);
+  const korean = /[가-힣]/.test(trimmed);
+  const { Chrono, casual } = await chrono();
+  const notes: string[] = [];
+  if (!korean) checkEnglishDates(trimmed, wallClockOf(now, timeZone));
+  const parser = korean ? new Chrono({ parsers: [koreanParser(now, timeZone)], refiners: [] }) : casual;
+  const results = parser.parse(
+    trimmed,
+    { instant: new Date(now), timezone: offsetMinutesAt(now, timeZone) },
+    { forwardDate: true },
+  );
+  const first = results[0];
+  if (!first) throw unreadable(trimmed);
+  if (results.length > 1) {
+    throw new GoondanError(
+      'E_WHEN_AMBIGUOUS',
+      `'${trimmed}' names more than one time: ${results.map((r) => `'${r.text.trim()}'`).join(', ')}.`,
+      {
+        suggestion: 'Give one time per call.',
+      },
+    );
+  }
+  const leftover = trimmed.replace(first.text, ' ');
+  if (/\d/.test(leftover)) throw unreadable(trimmed, `: '${leftover.trim()}' was not understood`);
+  for (const tag of first.start.tags()) if (tag.startsWith(notePrefix)) notes.push(tag.slice(notePrefix.length));
+  return instant(epochOf(first, timeZone, notes), timeZone, notes);
+}

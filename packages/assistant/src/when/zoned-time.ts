@@ -1,0 +1,134 @@
+import { GoondanError } from '@goondan/core';
+
+/** Wall-clock fields of an instant in a zone. `weekday` is 0 (Sunday) … 6 (Saturday), `month` 1 … 12. */
+export interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  weekday: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const weekdays = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** The canonical IANA name of `timeZone`; an unknown zone is E_TOOL_INVALID_ARGS with a suggestion. */
+export function checkTimeZone(timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
+  } catch {
+    throw new GoondanError('E_TOOL_INVALID_ARGS', `Unknown time zone '${timeZone}'.`, {
+      suggestion: 'Use an IANA time zone name such as Asia/Seoul, Europe/London or America/New_York.',
+    });
+  }
+}
+
+export function wallClockOf(epochMs: number, timeZone: string): WallClock {
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(epochMs)
+      .map((part) => [part.type, part.value]),
+  );
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour) % 24,
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+    weekday: weekdays.indexOf(parts.weekday as string),
+  };
+}
+
+/** Offset of the zone from UTC at an instant, in minutes (Seoul: 540). */
+export function offsetMinutesAt(epochMs: number, timeZone: string): number {
+  const wall = wallClockOf(epochMs, timeZone);
+  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
+  return Math.round((asUtc - Math.floor(epochMs / 1000) * 1000) / 60_000);
+}
+
+/**
+ * The instant at which the zone's clocks show the given wall-clock time. Calendar overflow is normalised first
+ * (day 32 is the 1st of the next month, hour 24 the next midnight). A time skipped by a DST jump moves forward by
+ * the jump; a repeated time takes its first occurrence.
+ */
+export function epochOfWallClock(
+  fields: { year: number; month: number; day: number; hour?: number; minute?: number; second?: number },
+  timeZone: string,
+): number {
+  const asUtc = Date.UTC(
+    fields.year,
+    fields.month - 1,
+    fields.day,
+    fields.hour ?? 0,
+    fields.minute ?? 0,
+    fields.second ?? 0,
+  );
+  const before = asUtc - offsetMinutesAt(asUtc - 86_400_000, timeZone) * 60_000;
+  const after = asUtc - offsetMinutesAt(asUtc + 86_400_000, timeZone) * 60_000;
+  const candidates = [before, after].filter((epoch) => {
+    const wall = wallClockOf(epoch, timeZone);
+    return Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) === asUtc;
+  });
+  if (candidates.length > 0) return Math.min(...candidates);
+  // In a DST gap: the earlier offset read forward lands after the jump.
+  return Math.max(before, after);
+}
+
+/** The civil date `days` after the given one (negative goes back), as plain fields. */
+export function addDays(date: { year: number; month: number; day: number }, days: number) {
+  const moved = new Date(Date.UTC(date.year, date.month - 1, date.day + days));
+  return {
+    year: moved.getUTCFullYear(),
+    month: moved.getUTCMonth() + 1,
+    day: moved.getUTCDate(),
+    weekday: moved.getUTCDay(),
+  };
+}
+
+export function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+function pad(value: number, width = 2): string {
+  return String(value).padStart(width, '0');
+}
+
+function offsetText(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const absolute = Math.abs(minutes);
+  return `${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
+}
+
+/** ISO 8601 with the zone's offset at that instant: `2026-11-24T15:00:00+09:00`. */
+export function isoInZone(epochMs: number, timeZone: string): string {
+  const wall = wallClockOf(epochMs, timeZone);
+  return `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${offsetText(offsetMinutesAt(epochMs, timeZone))}`;
+}
+
+/** `20261124T150000`, the local form RFC 5545 uses after `DTSTART;TZID=…:`. */
+export function rfc5545Stamp(epochMs: number, timeZone: string): string {
+  const wall = wallClockOf(epochMs, timeZone);
+  return `${pad(wall.year, 4)}${pad(wall.month)}${pad(wall.day)}T${pad(wall.hour)}${pad(wall.minute)}${pad(wall.second)}`;
+}
