@@ -49,7 +49,7 @@ function invalidDate(year: number, month: number, day: number): GoondanError {
     'E_WHEN_INVALID',
     `${year}-${String(month).padStart(2, '0')} has no day ${day} (it has ${last} days).`,
     {
-      suggestion: `Pick a day from 1 to ${last}.`,
+      suggestion: `Pick a day from 1 to ${last}${month === 2 && day === 29 ? ', or name a leap year (2028)' : ''}.`,
     },
   );
 }
@@ -113,8 +113,7 @@ function checkEnglishDates(text: string, today: { year: number }): void {
       ? [named[2], Number(named[1])]
       : [named[1], Number(named[2])];
     const month = months.indexOf(monthName as string) + 1;
-    const checkYear = month === 2 && day === 29 && !/\b\d{4}\b/.test(lower) ? 2028 : year;
-    if (day < 1 || day > daysInMonth(checkYear, month)) throw invalidDate(year, month, day);
+    if (day < 1 || day > daysInMonth(year, month)) throw invalidDate(year, month, day);
   }
   const slash = /\b(\d{1,2})\/(\d{1,2})(?:\/(\d{2,4}))?\b/.exec(lower);
   if (slash && Number(slash[1]) <= 12 && Number(slash[2]) <= 12 && slash[1] !== slash[2]) {
@@ -171,7 +170,11 @@ function epochOf(result: ParsedResult, timeZone: string, notes: string[]): numbe
       offset * 60_000
     );
   }
-  if (!start.isCertain('hour') && !start.tags().has('result/relativeDate')) {
+  const tags = [...start.tags()];
+  const partOfDay = tags.some((tag) =>
+    /^casualReference\/(morning|afternoon|evening|noon|midnight|tonight|now)$/.test(tag),
+  );
+  if (!start.isCertain('hour') && !partOfDay && !tags.includes('result/relativeDate')) {
     notes.push('No time of day was given: 09:00 is assumed.');
     return epochOfWallClock({ ...fields, hour: 9, minute: 0, second: 0 }, timeZone);
   }
