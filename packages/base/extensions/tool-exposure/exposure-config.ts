@@ -23,6 +23,17 @@ export interface ExposureConfig {
   listLimit: number;
   /** Identical calls (tool and arguments) allowed per turn before the repeat guard answers instead; 0: off. */
   repeatLimit: number;
+  /**
+   * `on-demand` (default): on-demand tools join the request once enabled. `deferred`: for a model that supports
+   * deferred tool loading (anthropic), every tool is in every request, the on-demand ones marked deferred.
+   */
+  mode: 'on-demand' | 'deferred';
+}
+
+function modeOf(value: JsonValue | undefined): ExposureConfig['mode'] {
+  if (value === undefined || value === null) return 'on-demand';
+  if (value === 'on-demand' || value === 'deferred') return value;
+  throw new Error(`config.mode must be 'on-demand' or 'deferred', got ${JSON.stringify(value)}.`);
 }
 
 /** `group:files` → `files`; anything else → null. */
@@ -103,5 +114,6 @@ export function parseExposureConfig(config: Readonly<JsonObject>): ExposureConfi
     ),
     listLimit: integerIn(config.listLimit, 'listLimit', 1, 10_000, DEFAULT_LIST_LIMIT),
     repeatLimit: integerIn(config.repeatLimit, 'repeatLimit', 0, 100, DEFAULT_REPEAT_LIMIT),
+    mode: modeOf(config.mode),
   };
 }

@@ -1,5 +1,7 @@
 import type { ExtensionApi, JsonObject, JsonValue } from '@goondan/core';
+import { now } from './clock.ts';
 import { registerControlTools } from './control-tools.ts';
+import { deferCatalog, deferredGuard, toolReferences } from './deferred-exposure.ts';
 import { enableRequestsMiddleware } from './enable-requests.ts';
 import { Exposure } from './exposure.ts';
 import { parseExposureConfig } from './exposure-config.ts';
@@ -53,14 +55,45 @@ export function registerToolExposure(api: ExtensionApi, preset?: ExposurePreset)
   const state = new ExposureState(api.state, config.defaultTtlMinutes);
   const exposure = new Exposure(api, config, state, preset ? presetNames(preset) : new Set());
   registerControlTools(api, exposure);
+  const baseline = new Set(config.baseline);
+  // Mode deferred: whether this step's model defers (else the default mode, said once), and what its tool search
+  // has loaded in the conversation the model reads.
+  let deferring = false;
+  let fallbackWarned = false;
+  let discovered: ReadonlySet<string> = new Set();
   api.pipeline.register(
     'step',
     async (ctx) => {
-      ctx.toolCatalog = exposure.filter(ctx.toolCatalog);
+      const filtered = exposure.filter(ctx.toolCatalog);
+      deferring = config.mode === 'deferred' && ctx.deferredTools === true;
+      if (deferring) {
+        discovered = toolReferences(ctx.messages);
+        ctx.toolCatalog = deferCatalog(ctx.toolCatalog, baseline);
+      } else {
+        if (config.mode === 'deferred' && !fallbackWarned) {
+          fallbackWarned = true;
+          api.logger.warn(
+            "mode 'deferred' needs a model whose provider loads deferred tools (anthropic); this model gets the on-demand tools once enabled instead.",
+          );
+        }
+        ctx.toolCatalog = filtered;
+      }
       return ctx.next();
     },
     { priority: EXPOSURE_STEP_PRIORITY },
   );
+  if (config.mode === 'deferred') {
+    api.pipeline.register(
+      'toolCall',
+      deferredGuard({
+        active: () => deferring,
+        alwaysExposed: (name) => baseline.has(name),
+        enabled: (name) => state.active(now()).has(name),
+        discovered: () => discovered,
+      }),
+      { priority: REPEAT_GUARD_PRIORITY + 1 },
+    );
+  }
   api.pipeline.register('toolCall', enableRequestsMiddleware(api, exposure));
   // A repeated call is answered before other toolCall middleware (or approval) runs.
   const guard = repeatGuard(config.repeatLimit);

@@ -48,7 +48,9 @@ export class CatalogBuilder {
       // Usually the item sits where initialItems put it; the name index is for reordered or filtered arrays.
       const atIndex = registry[index];
       const registered = atIndex !== undefined && atIndex.name === item.name ? atIndex : catalog.get(item.name);
-      settled[index] = registered && sameFields(item, registered) ? registered : snapshot(item);
+      const same = registered !== undefined && sameFields(item, registered);
+      // A registry item marked deferred (tool exposure's deferred mode) keeps one marked copy, for the same reason.
+      settled[index] = same && item.deferred === true ? deferredOf(registered) : same ? registered : snapshot(item);
     }
     return new ToolCatalog(settled, catalog);
   }
@@ -90,5 +92,22 @@ function sameFields(item: ToolCatalogItem, registered: ToolCatalogItem): boolean
 }
 
 function snapshot(item: ToolCatalogItem): ToolCatalogItem {
-  return { name: item.name, description: item.description, parameters: item.parameters, source: item.source };
+  const copy: ToolCatalogItem = {
+    name: item.name,
+    description: item.description,
+    parameters: item.parameters,
+    source: item.source,
+  };
+  if (item.deferred === true) copy.deferred = true;
+  return copy;
+}
+
+const deferredCopies = new WeakMap<ToolCatalogItem, ToolCatalogItem>();
+function deferredOf(registered: ToolCatalogItem): ToolCatalogItem {
+  let copy = deferredCopies.get(registered);
+  if (!copy) {
+    copy = { ...snapshot(registered), deferred: true };
+    deferredCopies.set(registered, copy);
+  }
+  return copy;
 }
