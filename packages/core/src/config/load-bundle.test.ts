@@ -87,6 +87,25 @@ describe('libraries', () => {
     expect(await handlers.get('Tool/shout')?.say?.(ctx, {})).toBe('LIBRARY SHOUT');
   });
 
+  test("a library's Tool that no Agent lists is imported at its first call, not when the bundle loads", async () => {
+    const imports = () => (globalThis as { __libLazyImports?: number }).__libLazyImports ?? 0;
+    const { problems, handlers } = await loadBundle({
+      dir: fixture('override'),
+      libraries: [fixture('lib-basic'), fixture('lib-lazy')],
+    });
+    expect(problems).toEqual([]);
+    expect(imports()).toBe(0);
+    const ctx = createTestToolContext({ workdir: import.meta.dir });
+    const unlisted = handlers.get('Tool/unlisted')!;
+    expect(await unlisted.ping!(ctx, {})).toBe('pong after 1 import(s)');
+    expect(await unlisted.ping!(ctx, {})).toBe('pong after 1 import(s)');
+    expect(imports()).toBe(1);
+    // An export the module lacks is found at the call, as the error a handler throws.
+    await expect(unlisted.missing!(ctx, {}) as Promise<unknown>).rejects.toThrow(
+      'has no handler function for export "missing"',
+    );
+  });
+
   test('the same resource from two libraries is E_RESOURCE_DUPLICATE in the library file', async () => {
     const { problems } = await loadBundle({
       dir: fixture('override'),

@@ -10,11 +10,12 @@ import { checkReferences } from './check-references.ts';
 import { checkResourceDocument } from './check-resource-document.ts';
 import { createParametersAjv } from './create-parameters-ajv.ts';
 import { problemAt } from './create-problem.ts';
+import { lazyToolHandlers } from './lazy-tool-handlers.ts';
 import { loadToolHandlers } from './load-tool-handlers.ts';
-import { refKey } from './object-ref.ts';
+import { parseRefEntry, refKey } from './object-ref.ts';
 import { probeEntryModules } from './probe-entry-modules.ts';
 import { readBundleFile } from './read-bundle-file.ts';
-import type { Bundle, BundleProblem, ExtensionResource, Resource, ToolResource } from './resources.ts';
+import type { AgentResource, Bundle, BundleProblem, ExtensionResource, Resource, ToolResource } from './resources.ts';
 import { type UnreadableDocument, unreadableDocument } from './unreadable-document.ts';
 
 export interface LoadBundleResult {
@@ -68,6 +69,19 @@ function ownEntryFiles(declared: readonly DeclaredResource[]): string[] {
 function location(declared: DeclaredResource): string {
   const { file, line, column } = declared.resource.location;
   return `${file}:${line}:${column}`;
+}
+
+/** Names of the Tools the bundle's Agents list in `spec.tools`. */
+function toolsListedByAgents(declared: readonly DeclaredResource[]): Set<string> {
+  const names = new Set<string>();
+  for (const { resource } of declared) {
+    if (resource.kind !== 'Agent') continue;
+    for (const entry of (resource as AgentResource).spec.tools ?? []) {
+      const parsed = parseRefEntry(entry);
+      if (parsed?.ref.kind === 'Tool') names.add(parsed.ref.name);
+    }
+  }
+  return names;
 }
 
 /**
@@ -138,11 +152,22 @@ export async function loadBundle(options: {
   let handlers = new Map<string, Record<string, ToolHandler>>();
   if (options.checkEntries ?? true) {
     const probes = await probeEntryModules(ownEntryFiles(declared));
+    const tools = declared.filter((entry) => entry.resource.kind === 'Tool');
+    const listed = toolsListedByAgents(declared);
+    // A library's Tools that no Agent lists are imported at their first call (a registry direct call), not here.
+    const deferred = tools.filter(
+      (entry) => entry.resource.library !== undefined && !listed.has(entry.resource.metadata.name),
+    );
     const loaded = await loadToolHandlers(
-      declared.filter((entry) => entry.resource.kind === 'Tool'),
+      tools.filter((entry) => !deferred.includes(entry)),
       { probes, importModules: options.importHandlers ?? true },
     );
     handlers = loaded.handlers;
+    if (options.importHandlers ?? true) {
+      for (const entry of deferred) {
+        handlers.set(refKey('Tool', entry.resource.metadata.name), lazyToolHandlers(entry.resource as ToolResource));
+      }
+    }
     problems.push(...loaded.problems);
     problems.push(
       ...checkExtensionEntries(
