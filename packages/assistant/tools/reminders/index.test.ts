@@ -1,0 +1,122 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openScheduleStore, scheduleStorePath } from '@goondan/core';
+import { createTestToolContext } from '@goondan/core/testing';
+import { handlers as alarms } from '../alarms/index.ts';
+import { handlers as timers } from '../timers/index.ts';
+import { handlers as reminders } from './index.ts';
+
+function bundleCtx() {
+  const bundle = mkdtempSync(join(tmpdir(), 'assistant-reminders-'));
+  const ctx = createTestToolContext({
+    workdir: join(bundle, '.goondan', 'workspaces', 'helper', 'default'),
+    agentName: 'helper',
+    instanceKey: 'default',
+    config: { timeZone: 'Asia/Seoul' },
+  });
+  const schedules = () => {
+    const store = openScheduleStore({ path: scheduleStorePath({ rootDir: bundle }) });
+    try {
+      return store.list({ status: 'all' });
+    } finally {
+      store.close();
+    }
+  };
+  return { ctx, schedules };
+}
+
+async function codeOf(run: () => unknown): Promise<string> {
+  try {
+    await run();
+    return 'none';
+  } catch (error) {
+    return (error as { code: string }).code;
+  }
+}
+
+describe('timers', () => {
+  test('a timer is a schedule for the calling instance, echoed with its zone, listed and cancelled by label', async () => {
+    const { ctx, schedules } = bundleCtx();
+    const set = timers.set(ctx, { label: 'tea', seconds: 300 });
+    expect(set.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00 \(Asia\/Seoul, \w+day\)$/);
+    const [stored] = schedules();
+    expect(stored).toMatchObject({
+      id: set.id,
+      agent: 'helper',
+      instanceKey: 'default',
+      label: 'tea',
+      status: 'active',
+    });
+    expect(stored?.input).toBe("The timer 'tea' (5 min) is done. Tell the user.");
+    expect(Math.abs((stored?.nextDueAt ?? 0) - (Date.now() + 300_000))).toBeLessThan(60_000);
+    expect(timers.list(ctx, {}).timers).toEqual([
+      expect.objectContaining({ id: set.id, label: 'tea', recurring: null }),
+    ]);
+    expect(alarms.list(ctx, {}).alarms).toEqual([]);
+    expect(timers.cancel(ctx, { label: 'TEA' }).cancelled).toEqual([expect.objectContaining({ id: set.id })]);
+    expect(schedules()[0]?.status).toBe('cancelled');
+    expect(timers.list(ctx, {}).timers).toEqual([]);
+  });
+
+  test('bad input is coded, with nothing written', async () => {
+    const { ctx, schedules } = bundleCtx();
+    expect(await codeOf(() => timers.set(ctx, { label: 'x', seconds: -1 }))).toBe('E_TOOL_INVALID_ARGS');
+    expect(await codeOf(() => timers.set(ctx, { label: '', seconds: 5 }))).toBe('E_TOOL_INVALID_ARGS');
+    expect(await codeOf(() => timers.set(ctx, { label: 'x', seconds: 5, timeZone: 'Mars/Olympus' }))).toBe(
+      'E_SCHEDULE_TIME_ZONE',
+    );
+    expect(await codeOf(() => timers.cancel(ctx, { label: 'nothing' }))).toBe('E_SCHEDULE_NOT_FOUND');
+    expect(schedules()).toEqual([]);
+  });
+});
+
+describe('alarms', () => {
+  test('an alarm at an ISO time or after a delay; exactly one of the two', async () => {
+    const { ctx, schedules } = bundleCtx();
+    const at = new Date(Date.now() + 86_400_000);
+    at.setUTCHours(0, 0, 0, 0);
+    const iso = at.toISOString().replace('.000Z', '+00:00');
+    const set = await alarms.set(ctx, { label: 'wake up', fire_date: iso });
+    expect(set.at.slice(0, 25)).toBe(`${at.toISOString().slice(0, 10)}T09:00:00+09:00`);
+    const later = await alarms.set(ctx, { label: 'stretch', delay_seconds: 60 });
+    expect(alarms.list(ctx, {}).alarms?.map((alarm) => alarm.label)).toEqual(['stretch', 'wake up']);
+    expect(schedules().find((row) => row.id === later.id)?.input).toBe(
+      "The alarm 'stretch' is ringing. Tell the user.",
+    );
+    expect(await codeOf(() => alarms.set(ctx, { label: 'x' }))).toBe('E_TOOL_INVALID_ARGS');
+    expect(await codeOf(() => alarms.set(ctx, { label: 'x', fire_date: iso, delay_seconds: 5 }))).toBe(
+      'E_TOOL_INVALID_ARGS',
+    );
+    expect(await codeOf(() => alarms.set(ctx, { label: 'x', fire_date: '2020-01-01T00:00:00Z' }))).toBe(
+      'E_SCHEDULE_IN_PAST',
+    );
+    expect(await codeOf(() => alarms.set(ctx, { label: 'x', fire_date: 'when pigs fly' }))).toMatch(/^E_/);
+    expect(schedules()).toHaveLength(2);
+  });
+});
+
+describe('reminders', () => {
+  test('open and done; a due reminder wakes the agent and completing it stops that', async () => {
+    const { ctx, schedules } = bundleCtx();
+    const due = await reminders.create(ctx, { title: 'Call mom', due_date: 'in 2 hours', notes: 'her birthday' });
+    expect(due.due).toMatch(/\+09:00 \(Asia\/Seoul, /);
+    await reminders.create(ctx, { title: 'Buy milk', list_name: 'Groceries' });
+    expect(schedules()).toEqual([
+      expect.objectContaining({ label: 'Call mom', input: 'Reminder due: Call mom (her birthday). Remind the user.' }),
+    ]);
+    expect(reminders.list(ctx, {}).reminders.map((item) => item.title)).toEqual(['Call mom', 'Buy milk']);
+    expect(reminders.list(ctx, { list_name: 'groceries' }).reminders.map((item) => item.title)).toEqual(['Buy milk']);
+    const done = reminders.complete(ctx, { title: 'call MOM' });
+    expect(done).toMatchObject({ title: 'Call mom', status: 'done' });
+    expect(schedules()[0]?.status).toBe('cancelled');
+    expect(reminders.list(ctx, {}).reminders.map((item) => item.title)).toEqual(['Buy milk']);
+    expect(reminders.list(ctx, { show_completed: true }).reminders.map((item) => item.status)).toEqual([
+      'open',
+      'done',
+    ]);
+    expect(await codeOf(() => reminders.complete(ctx, { title: 'Call mom' }))).toBe('E_SCHEDULE_NOT_FOUND');
+    expect(await codeOf(() => reminders.create(ctx, { title: '' }))).toBe('E_TOOL_INVALID_ARGS');
+  });
+});
