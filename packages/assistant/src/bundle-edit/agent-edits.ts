@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { GoondanError, type GuardrailPlan, type JsonValue, type ToolContext } from '@goondan/core';
-import { type Document, parseAllDocuments } from 'yaml';
+import { activeDocuments } from './active-documents.ts';
 import {
   agentDocument,
   documentsOfKind,
@@ -16,12 +14,6 @@ import {
 import { editBundle } from './edit-bundle.ts';
 
 type Named = { name?: string };
-
-/** The active bundle's goondan.yaml, read-only. */
-async function activeDocuments(ctx: ToolContext): Promise<Document[]> {
-  const { changesetBundleDir } = await import('@goondan/base');
-  return parseAllDocuments(await readFile(join(changesetBundleDir(ctx), 'goondan.yaml'), 'utf8')) as Document[];
-}
 
 function nonEmpty(value: string, field: string): string {
   if (value.trim() === '')

@@ -6,6 +6,7 @@
 import { type ToolContext, withGuardrail } from '@goondan/core';
 
 const edits = async () => (await import('../../src/bundle-edit/agent-edits.ts')).agentEdits;
+const creates = async () => (await import('../../src/bundle-edit/agent-create.ts')).agentCreateEdits;
 
 // biome-ignore lint/suspicious/noExplicitAny: each handler's input is checked by its parameters schema.
 type Input = any;
@@ -23,4 +24,6 @@ export const handlers = {
   config_get: async (ctx: ToolContext, input: Input) => (await edits()).configGet(ctx, input),
   config_update: async (ctx: ToolContext, input: Input) => (await edits()).configUpdate(ctx, input),
   list: async (ctx: ToolContext) => (await edits()).list(ctx),
+  create: async (ctx: ToolContext, input: Input) => (await creates()).create(ctx, input),
+  set_active: async (ctx: ToolContext, input: Input) => (await creates()).setActive(ctx, input),
 };
