@@ -31,3 +31,22 @@ describe('datetime__now', () => {
     expect(() => describeInstant(0, 'Mars/Olympus')).toThrow("Unknown time zone 'Mars/Olympus'.");
   });
 });
+
+describe('datetime__parse', () => {
+  test('echoes the absolute time of a phrase with its zone', async () => {
+    const result = await handlers.parse(createTestToolContext({ workdir: tmpdir() }), {
+      text: 'in 20 minutes',
+      timeZone: 'Asia/Seoul',
+    });
+    if (result.kind !== 'instant') throw new Error('expected an instant');
+    expect(result.timeZone).toBe('Asia/Seoul');
+    expect(result.iso).toMatch(/\+09:00$/);
+    expect(Math.abs(result.epochMs - (Date.now() + 20 * 60_000))).toBeLessThan(60_000);
+  });
+
+  test('an impossible date is E_WHEN_INVALID', async () => {
+    await expect(
+      handlers.parse(createTestToolContext({ workdir: tmpdir() }), { text: '2월 30일', timeZone: 'Asia/Seoul' }),
+    ).rejects.toMatchObject({ code: 'E_WHEN_INVALID' });
+  });
+});

@@ -54,4 +54,9 @@ export function describeInstant(epochMs: number, requestedZone?: string) {
 
 export const handlers = {
   now: (_ctx: ToolContext, input: { timeZone?: string }) => describeInstant(Date.now(), input.timeZone),
+  /** Loaded on first use: the CLI imports this module on every command. */
+  parse: async (_ctx: ToolContext, input: { text: string; timeZone?: string }) => {
+    const { parseWhen } = await import('../../src/when/parse-when.ts');
+    return parseWhen(input.text, { now: Date.now(), timeZone: input.timeZone ?? hostTimeZone() });
+  },
 };
