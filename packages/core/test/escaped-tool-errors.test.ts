@@ -31,11 +31,18 @@ describe('errors escaping a tool handler (docs/writing-a-tool.md)', () => {
       },
     });
     expect(lines[2]).toMatchObject({
+      name: 'escape__exit',
+      result: {
+        status: 'error',
+        error: { code: 'E_TOOL', message: expect.stringContaining('a tool may not end the process') },
+      },
+    });
+    expect(lines[3]).toMatchObject({
       name: 'escape__late',
       result: { status: 'ok', output: 'done' },
       logged: expect.stringContaining('escape__late (call late) after it finished'),
     });
-    expect(lines[3]).toEqual({ alive: true });
+    expect(lines[4]).toEqual({ alive: true });
     expect(stderr).toContain('Uncaught exception in tool escape__timer (call escape__timer), which fails with E_TOOL');
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { toolCallOfEscapedError } from './running-tool-call.ts';
+import { currentToolCall, toolCallOfEscapedError } from './running-tool-call.ts';
 
 /**
  * Keeps an agent process alive when an error escapes every await: a tool's timer that throws, a promise nobody
@@ -27,9 +27,20 @@ export function guardProcessErrors(options: { log?: (line: string) => void } = {
   const onRejection = handle('Unhandled promise rejection');
   process.on('uncaughtException', onException);
   process.on('unhandledRejection', onRejection);
+  // A tool may not end the process it runs in: inside a handler's async context, process.exit throws instead, so
+  // the call fails with E_TOOL and the turn (and `gdn tools call --json`) still answers.
+  const exit = process.exit;
+  process.exit = ((code?: number | string | null) => {
+    const call = currentToolCall();
+    if (call) {
+      throw new Error(`tool ${call.toolName} called process.exit(${code ?? ''}); a tool may not end the process`);
+    }
+    return exit.call(process, code as number | undefined);
+  }) as typeof process.exit;
   return () => {
     process.off('uncaughtException', onException);
     process.off('unhandledRejection', onRejection);
+    process.exit = exit;
   };
 }
 

@@ -45,6 +45,11 @@ export function runToolHandler<T>(call: RunningToolCall, handler: () => T): T {
   return storage.run(call, handler);
 }
 
+/** The tool call whose handler (or a timer or promise it started) is running right now, if any. */
+export function currentToolCall(): RunningToolCall | undefined {
+  return storage.getStore();
+}
+
 /**
  * The call an escaped error belongs to: the one whose async context it was thrown in (Bun carries it into timer
  * callbacks), else, when exactly one call is running in this process, that one (Bun reports unhandled rejections

@@ -1,6 +1,6 @@
 /**
- * Run by escaped-tool-errors.test.ts as its own process (an escaped error is process-wide): calls three tools
- * whose errors escape every await, with guardProcessErrors installed, and prints one JSON line per result.
+ * Run by escaped-tool-errors.test.ts as its own process (an escaped error is process-wide): calls tools whose
+ * errors escape every await (or that call process.exit), with guardProcessErrors installed, and prints one JSON line per result.
  */
 import { guardProcessErrors } from '../../src/tools/guard-process-errors.ts';
 import { registryWith, testScope } from '../../src/tools/test-support.ts';
@@ -33,6 +33,10 @@ const registry = registryWith([
     },
   },
   {
+    item: { name: 'escape__exit' },
+    handler: () => process.exit(0),
+  },
+  {
     item: { name: 'escape__late' },
     handler: () => {
       setTimeout(() => {
@@ -44,7 +48,7 @@ const registry = registryWith([
 ]);
 const executor = new ToolExecutor({ registry });
 const catalog = new ToolCatalog(registry.list().map((tool) => tool.item));
-for (const name of ['escape__timer', 'escape__rejection']) {
+for (const name of ['escape__timer', 'escape__rejection', 'escape__exit']) {
   const result = await executor.execute({ id: name, name, args: {} }, { catalog, scope: testScope() });
   console.log(JSON.stringify({ name, result }));
 }
