@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { baseBundleDir } from '@goondan/base';
 import { createTestToolContext } from '@goondan/core/testing';
 import { assistantBundleDir } from '../../src/assistant-bundle-dir.ts';
+import { handlers as context } from '../context/index.ts';
 import { handlers } from './index.ts';
 
 const identity = ['-c', 'user.name=Test Person', '-c', 'user.email=person@example.invalid'];
@@ -121,5 +122,63 @@ describe('self-editing through changesets (real git)', () => {
     expect(await git(dir, 'branch', '--list', 'goondan/changeset/*')).toBe('');
     expect(await handlers.config_update(ctx, { description: 'Helps.' })).toMatchObject({ status: 'ok' });
     expect(await handlers.config_get(ctx, {})).toEqual({ agent: 'helper', wake_word: null, description: 'Helps.' });
+  });
+
+  test('agent__create copies the caller; set_active creates Swarm/default, then moves its entry; bad input changes nothing', async () => {
+    const { ctx, yaml } = await bundle();
+    expect(await handlers.create(ctx, { name: 'cook', description: 'Plans meals.' })).toMatchObject({
+      status: 'ok',
+      result: { name: 'cook', copiedFrom: 'helper' },
+    });
+    const text = await yaml();
+    expect(text).toContain('# The assistant bundle (this comment must survive edits)');
+    expect(text).toMatch(/\n---\napiVersion: goondan.ai\/v1\nkind: Agent\nmetadata:\n {2}name: cook\n/);
+    expect(((await handlers.persona_get(ctx, { name: 'cook' })) as Out).persona).toBe('You are cook. Plans meals.');
+    const before = await yaml();
+    for (const name of ['cook', 'Bad Name'])
+      await expect(handlers.create(ctx, { name })).rejects.toMatchObject({ code: 'E_TOOL_INVALID_ARGS' });
+    await expect(handlers.set_active(ctx, { name: 'ghost' })).rejects.toMatchObject({ code: 'E_REF_UNRESOLVED' });
+    expect(await yaml()).toBe(before);
+    expect(await handlers.set_active(ctx, { name: 'cook' })).toMatchObject({
+      status: 'ok',
+      result: { active: 'cook', swarm: 'default', swarmCreated: true },
+    });
+    expect(await handlers.set_active(ctx, { name: 'helper' })).toMatchObject({
+      status: 'ok',
+      result: { swarmCreated: false },
+    });
+    expect(((await handlers.list(ctx)) as { agents: Out[] }).agents.map((agent) => [agent.name, agent.active])).toEqual(
+      [
+        ['helper', true],
+        ['cook', false],
+      ],
+    );
+  });
+
+  test('context__update_base_system_prompt keeps the agent memory; replacing >5 lines needs confirm', async () => {
+    const { ctx, yaml } = await bundle();
+    expect(await handlers.memory_append(ctx, { content: 'The user likes tea.' })).toMatchObject({ status: 'ok' });
+    const before = await yaml();
+    await expect(
+      context.update_base_system_prompt(ctx, { mode: 'replace', content: 'You are terse.' }),
+    ).rejects.toMatchObject({ code: 'E_CONFIRM_REQUIRED' });
+    expect(
+      await context.update_base_system_prompt(ctx, { mode: 'replace', content: 'You are terse.', preview: true }),
+    ).toMatchObject({ preview: true, count: 8, needsConfirm: true });
+    await expect(
+      context.update_base_system_prompt(ctx, { mode: 'append', content: 'x\n## Agent memory\ny' }),
+    ).rejects.toMatchObject({ code: 'E_TOOL_INVALID_ARGS' });
+    expect(await yaml()).toBe(before);
+    expect(
+      await context.update_base_system_prompt(ctx, { mode: 'replace', content: 'You are terse.', confirm: true }),
+    ).toMatchObject({ status: 'ok' });
+    expect(
+      await context.update_base_system_prompt(ctx, { mode: 'append', content: 'Answer in Korean.' }),
+    ).toMatchObject({
+      status: 'ok',
+    });
+    expect(await yaml()).toContain(
+      '      You are terse.\n      Answer in Korean.\n\n      ## Agent memory\n      The user likes tea.\n',
+    );
   });
 });
