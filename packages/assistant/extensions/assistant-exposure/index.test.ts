@@ -82,7 +82,7 @@ describe('assistant-exposure', () => {
     expect((await instance.enqueue(userEvent('put milk on my list'))).status).toBe('completed');
     const first = model.calls[0]!;
     const second = model.calls[1]!;
-    // The preset's core is always on (datetime__now is the one listed Tool of it); notes__add waits.
+    // The preset's core is always on (the datetime Tool is the one listed Tool of it); notes__add waits.
     expect(first.toolNames).toEqual([
       'tools__list',
       'tools__enable',
@@ -90,6 +90,7 @@ describe('assistant-exposure', () => {
       'tools__reset',
       'tools__search',
       'datetime__now',
+      'datetime__parse',
     ]);
     expect(second.toolNames).toEqual([...first.toolNames, 'notes__add']);
     // Byte-identical prefix: enabling appended a tool and changed nothing before it (prompt caches keep hitting).

@@ -11,6 +11,7 @@ export const assistantExposurePreset: ExposurePreset = {
   groups: {
     core: [
       'datetime__now',
+      'datetime__parse',
       'calculate__eval',
       'reminders__create',
       'reminders__list',
