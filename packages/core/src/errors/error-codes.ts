@@ -472,7 +472,8 @@ export const errorCodes = {
   },
   E_WHEN_AMBIGUOUS: {
     name: 'WhenAmbiguousError',
-    suggestion: 'The text can mean more than one time; write it without doubt, e.g. as ISO 8601 (2026-04-03) or with the month name.',
+    suggestion:
+      'The text can mean more than one time; write it without doubt, e.g. as ISO 8601 (2026-04-03) or with the month name.',
   },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
