@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { agentBundle, cleanupTempDirs, cliEnv, gdn, gdnJson, mainTs, scriptedModel } from './helpers.ts';
+import { join } from 'node:path';
+import { agentBundle, cleanupTempDirs, cliEnv, gdn, gdnJson, mainTs, makeTempDir, scriptedModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -101,5 +103,48 @@ describe('gdn schedules', () => {
     expect(cancel.stderr).toStartWith('E_SCHEDULE_NOT_FOUND');
     const list = await gdnJson<unknown[]>(['schedules', 'list', '--all', '--json', '--bundle', bundle]);
     expect(list.json).toEqual([]);
+  }, 240_000);
+
+  test('a timer set with timers__set (@goondan/assistant) fires in gdn chat and wakes the agent that set it', async () => {
+    const bundle = await makeTempDir('gdn-timer-');
+    await writeFile(
+      join(bundle, 'goondan.yaml'),
+      [
+        scriptedModel([{ text: 'Your tea is ready.' }]),
+        '---',
+        'apiVersion: goondan.ai/v1',
+        'kind: Agent',
+        'metadata: { name: helper }',
+        'spec:',
+        '  modelConfig: { modelRef: Model/main }',
+        '  tools: [Tool/timers]',
+        '',
+      ].join('\n'),
+    );
+    const set = await gdnJson<{ status: string; output: Record<string, unknown> }>([
+      'tools',
+      'call',
+      '--bundle',
+      bundle,
+      'timers__set',
+      JSON.stringify({ label: 'tea', seconds: 1, timeZone: 'Asia/Seoul' }),
+    ]);
+    expect(set.json.status).toBe('ok');
+    // The end time is echoed with its zone, so a wrong time would be visible.
+    expect(JSON.stringify(set.json.output)).toContain('+09:00');
+    const chat = startChat(bundle);
+    await chat.waitForStdout('helper> Your tea is ready.');
+    const result = await chat.finish();
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('tea');
+    const listed = await gdnJson<{ status: string; output: unknown }>([
+      'tools',
+      'call',
+      '--bundle',
+      bundle,
+      'timers__list',
+      '{}',
+    ]);
+    expect(JSON.stringify(listed.json.output)).not.toContain('tea');
   }, 240_000);
 });
