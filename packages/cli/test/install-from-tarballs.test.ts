@@ -56,7 +56,12 @@ test('the packed packages install into an empty folder, offline, and gdn init, v
     const name = workspaces.find((workspace) => file.startsWith(`goondan-${workspace}-`));
     if (name) tarballs[`@goondan/${name}`] = join(packs, file);
   }
-  expect(Object.keys(tarballs).sort()).toEqual(['@goondan/base', '@goondan/cli', '@goondan/core']);
+  expect(Object.keys(tarballs).sort()).toEqual([
+    '@goondan/assistant',
+    '@goondan/base',
+    '@goondan/cli',
+    '@goondan/core',
+  ]);
   const cliFiles = (await ok(['tar', 'tzf', tarballs['@goondan/cli']!], { cwd: packs })).stdout;
   expect(cliFiles).toContain('package/LICENSE');
   expect(cliFiles).not.toContain('.test.ts');
