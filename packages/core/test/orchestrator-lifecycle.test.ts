@@ -75,11 +75,11 @@ describe('crash isolation', () => {
     const [crashed, recovered] = swarm.toolResults('coordinator', 'agents__request');
     expect(crashed!.error!.code).toBe('E_AGENT_CRASHED');
     expect(crashed!.error!.message).toMatch(
-      /worker\/default exited with code 1 before answering.*Restarting in 50 ms\./,
+      /worker\/default was killed \(SIGKILL\) before answering.*Restarting in 50 ms\./,
     );
     expect(recovered).toMatchObject({ status: 'ok', output: { text: 'recovered' } });
     const worker = swarm.orchestrator.list().find((process) => process.agent === 'worker')!;
-    expect(worker).toMatchObject({ state: 'ready', restarts: 1, lastExit: { code: 1, signal: null } });
+    expect(worker).toMatchObject({ state: 'ready', restarts: 1, lastExit: { code: null, signal: 'SIGKILL' } });
     // Two worker processes in all: the one that crashed is gone, the coordinator never restarted.
     expect([...swarm.pids].filter(isAlive)).toHaveLength(2);
     expect(swarm.orchestrator.list().find((process) => process.agent === 'coordinator')!.restarts).toBe(0);

@@ -13,23 +13,23 @@ export const handlers = {
         reject(new Error('sleep was cancelled'));
       });
     }),
-  /** Ends the agent process at once. */
-  exit: (_ctx: ToolContext, input: { code?: number }) => {
-    process.exit(input.code ?? 1);
+  /** Ends the agent process at once: killed, since a tool's own process.exit only fails its call. */
+  exit: () => {
+    process.kill(process.pid, 'SIGKILL');
   },
-  /** Throws outside any promise chain: an uncaught exception that takes the process down. */
+  /** Throws outside any promise chain: the guard fails the call with E_TOOL and the process lives on. */
   explode: () => {
     setTimeout(() => {
       throw new Error('uncaught explosion');
     }, 0);
     return new Promise(() => {});
   },
-  /** Exits the process the first time (a marker in the workdir remembers), answers after the restart. */
+  /** Kills its own process the first time (a marker in the workdir remembers), answers after the restart. */
   'crash-once': (ctx: ToolContext) => {
     const marker = join(ctx.workdir, 'crashed-once');
     if (existsSync(marker)) return { recovered: true, pid: process.pid };
     writeFileSync(marker, String(process.pid));
-    process.exit(1);
+    process.kill(process.pid, 'SIGKILL');
   },
   /** Which process serves this agent. */
   pid: () => ({ pid: process.pid }),
