@@ -1,6 +1,7 @@
 import { cp, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isSecretVariable } from '@goondan/base';
 import type { Subprocess } from 'bun';
 
 /** Absolute path of the CLI entry, run as a real process under the current Bun. */
@@ -13,11 +14,16 @@ export const fixturesDir = resolve(import.meta.dir, '__fixtures__');
 /** Marker in __fixtures__/agent/goondan.yaml: everything below it is the Model, which tests may replace. */
 const modelMarker = '# MODEL';
 
-/** The environment every gdn process gets: no colours, and no provider keys from the machine. */
+/**
+ * The environment every gdn process gets: no colours, and nothing the scrubber counts as a secret (provider keys,
+ * npm's own variables under `npm test`). Without such variables gdn does not restart itself to seal its environment
+ * (docs/security.md), which keeps each of the suite's many gdn processes quicker; the tests of sealing plant their
+ * own keys.
+ */
 export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || /API_KEY/.test(key)) continue;
+    if (value === undefined || /API_KEY/.test(key) || isSecretVariable(key, value)) continue;
     env[key] = value;
   }
   return { ...env, NO_COLOR: '1', ...extra };
