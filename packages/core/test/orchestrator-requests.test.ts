@@ -146,6 +146,12 @@ describe('agents__request', () => {
     expect(timedOut!.error).toMatchObject({ code: 'E_AGENT_REQUEST_TIMEOUT' });
     expect(timedOut!.error!.message).toContain('300 ms');
     // The hung worker is killed after the grace period of the shutdown below (afterEach checks its pid is gone).
+    // On a loaded machine the request may time out before the worker has even started its sleep: wait for it.
+    await waitFor(
+      () => swarm!.notifications.some((n) => n.agent === 'worker' && n.event.type === 'runtime.tool.start'),
+      30_000,
+      "the worker's sleep to start",
+    );
     const report = await swarm.orchestrator.shutdown({ gracePeriodMs: 200 });
     expect(report.killed).toEqual(['worker/default']);
     expect(report.acked).toEqual(['coordinator/default']);
@@ -234,7 +240,7 @@ describe('agents__send and the other agents tools', () => {
       'worker/default',
       'worker/second',
     ]);
-    await waitFor(() => swarm!.turnEnds('worker') === 1, 5000, "the worker's turn");
+    await waitFor(() => swarm!.turnEnds('worker') === 1, 30_000, "the worker's turn");
     const [mark] = swarm.toolResults('worker', 'probe__mark');
     expect(mark!.status).toBe('ok');
     // The sent event carried the caller's trace too.
