@@ -7,7 +7,8 @@ export type ReadWhen =
 
 /**
  * Reads a time as people write it (Korean or English, ISO 8601, "in 20 minutes", "매주 월요일 9시"), relative to
- * `now` in `timeZone`. Unreadable, impossible or ambiguous text is the parser's coded error (E_WHEN_*).
+ * `now` in `timeZone`. Unreadable, impossible or ambiguous text is the parser's coded error (E_WHEN_UNREADABLE,
+ * E_WHEN_INVALID, E_WHEN_AMBIGUOUS).
  */
 export async function readWhen(text: string, now: number, timeZone: string): Promise<ReadWhen> {
   const when = await parseWhen(text, { now, timeZone });

@@ -42,7 +42,8 @@ Common options:
   --bundle DIR   the bundle directory (default: the current directory or a parent with goondan.yaml)
   --json         print the result as JSON
 
-Exit status: 0 done, 1 refused (E_SCHEDULE_*, E_AGENT_UNKNOWN), 2 usage error.`;
+Exit status: 0 done, 1 refused (E_SCHEDULE_INVALID, E_SCHEDULE_IN_PAST, E_SCHEDULE_TIME_ZONE,
+E_SCHEDULE_NOT_FOUND, E_AGENT_UNKNOWN), 2 usage error.`;
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
