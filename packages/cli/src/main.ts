@@ -1,5 +1,5 @@
 import './sealed-start.ts';
-import { GoondanError, guardProcessErrors, helpUrlFor } from '@goondan/core';
+import { GoondanError, guardProcessErrors, helpUrlFor, redactKnownSecrets } from '@goondan/core';
 import { approvalsCommand, approvalsHelp } from './commands/approvals.ts';
 import { auditCommand, auditHelp } from './commands/audit.ts';
 import { authCommand, authHelp } from './commands/auth.ts';
@@ -92,9 +92,10 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (thrown instanceof GoondanError) {
-      // A failure can quote what failed (a URL with credentials, a server's answer echoing a key).
+      // A failure can quote what failed (a URL with credentials, a server's answer echoing a key). The suggestion is
+      // our own advice, which names flags such as `--token`: only known secret values are masked there.
       console.error(`${paint(thrown.code, 'red', color)} ${redactForOutput(thrown.message)}`);
-      console.error(`  suggestion: ${redactForOutput(thrown.suggestion)}`);
+      console.error(`  suggestion: ${redactKnownSecrets(thrown.suggestion)}`);
       console.error(`  help: ${helpUrlFor(thrown.code)}`);
       return 1;
     }

@@ -379,6 +379,8 @@ describe('gdn serve: security, shutdown and reload', () => {
     const refused = await gdn(['serve', '--bundle', bundle, '--host', '0.0.0.0', '--port', '0']);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain('E_SERVE_TOKEN_REQUIRED');
+    // The advice names the flag; the redactor must not take the next word for a token.
+    expect(refused.stderr).toContain('Set a token with --token or GOONDAN_SERVE_TOKEN');
 
     const { url } = await serve(bundle, ['--allow-origin', 'https://app.example'], {
       GOONDAN_SERVE_TOKEN: 'test-token-123',
