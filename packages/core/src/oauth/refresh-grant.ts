@@ -10,6 +10,14 @@ const WAIT_STEP_MS = 50;
 const inFlight = new Map<string, Promise<StoredGrant>>();
 const holder = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
+interface RefreshGrantOptions {
+  store: OAuthStore;
+  endpoints: OAuthEndpoints;
+  app: string;
+  subject: string;
+  seen: StoredGrant;
+}
+
 /**
  * Spec v1 §12.6.3.4: refreshes the grant of (app, subject) once however many callers ask at the same time, in
  * this process (one promise) and across processes sharing the store (a lease row). Servers that rotate refresh
@@ -17,13 +25,7 @@ const holder = `${process.pid}-${randomBytes(4).toString('hex')}`;
  * the user out. A caller that waited finds the grant's version changed and takes the new token instead.
  * A refusal (`invalid_grant`) deletes the grant and throws E_OAUTH_GRANT_REVOKED.
  */
-export function refreshGrant(options: {
-  store: OAuthStore;
-  endpoints: OAuthEndpoints;
-  app: string;
-  subject: string;
-  seen: StoredGrant;
-}): Promise<StoredGrant> {
+export function refreshGrant(options: RefreshGrantOptions): Promise<StoredGrant> {
   const key = `${options.app}\u0000${options.subject}`;
   const running = inFlight.get(key);
   if (running) return running;
@@ -32,13 +34,7 @@ export function refreshGrant(options: {
   return started;
 }
 
-async function refreshOnce(options: {
-  store: OAuthStore;
-  endpoints: OAuthEndpoints;
-  app: string;
-  subject: string;
-  seen: StoredGrant;
-}): Promise<StoredGrant> {
+async function refreshOnce(options: RefreshGrantOptions): Promise<StoredGrant> {
   const { store, app, subject, seen } = options;
   const deadline = Date.now() + LEASE_MS;
   while (!store.tryLease({ app, subject, holder, ttlMs: LEASE_MS })) {

@@ -1,6 +1,5 @@
-import { resolve } from 'node:path';
+import { lazyToolHandlers as lazyToolHandlersOf } from '../config/lazy-tool-handlers.ts';
 import type { Bundle, Resource, ToolResource } from '../config/resources.ts';
-import { GoondanError } from '../errors/goondan-error.ts';
 import type { JsonValue, ToolHandler } from '../types.ts';
 
 /**
@@ -36,36 +35,7 @@ export function lazyToolHandlers(bundle: Bundle): Map<string, Record<string, Too
   const handlers = new Map<string, Record<string, ToolHandler>>();
   for (const resource of bundle.resources.values()) {
     if (resource.kind !== 'Tool') continue;
-    const tool = resource as ToolResource;
-    const entry = resolve(tool.location.baseDir, tool.spec.entry);
-    let module: Promise<Record<string, unknown>> | undefined;
-    const load = async (name: string): Promise<ToolHandler> => {
-      module ??= import(entry) as Promise<Record<string, unknown>>;
-      let loaded: Record<string, unknown>;
-      try {
-        loaded = await module;
-      } catch (thrown) {
-        module = undefined;
-        throw new GoondanError(
-          'E_TOOL_ENTRY_LOAD',
-          `Importing ${tool.spec.entry} failed: ${(thrown as Error)?.message ?? thrown}`,
-        );
-      }
-      const exported = loaded.handlers as Record<string, unknown> | undefined;
-      const handler = exported && Object.hasOwn(exported, name) ? exported[name] : undefined;
-      if (typeof handler !== 'function') {
-        throw new GoondanError(
-          'E_TOOL_HANDLER_MISSING',
-          `${tool.spec.entry} has no handler function for export "${name}".`,
-        );
-      }
-      return handler as ToolHandler;
-    };
-    const byExport: Record<string, ToolHandler> = Object.create(null);
-    for (const item of tool.spec.exports) {
-      byExport[item.name] = async (ctx, input) => (await load(item.name))(ctx, input);
-    }
-    handlers.set(`Tool/${tool.metadata.name}`, byExport);
+    handlers.set(`Tool/${resource.metadata.name}`, lazyToolHandlersOf(resource as ToolResource));
   }
   return handlers;
 }

@@ -360,9 +360,14 @@ export class Orchestrator {
     try {
       for (const text of notices) this.notices.add(record.agent, record.instanceKey, text);
     } catch (thrown) {
-      const line = `could not leave a notice for ${record.address}: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
-      (this.options.onOutput ?? defaultOutput)(line, { agent: 'orchestrator', instanceKey: '', stream: 'stderr' });
+      this.reportFailure(`could not leave a notice for ${record.address}`, thrown);
     }
+  }
+
+  /** A failure of the orchestrator's own bookkeeping, on its stderr output: it does not stop the swarm. */
+  private reportFailure(what: string, thrown: unknown): void {
+    const line = `${what}: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+    (this.options.onOutput ?? defaultOutput)(line, { agent: 'orchestrator', instanceKey: '', stream: 'stderr' });
   }
 
   private inputEvent(
@@ -624,8 +629,7 @@ export class Orchestrator {
         this.supervisor.ensure(agent, instanceKey);
       }
     } catch (thrown) {
-      const line = `could not read stored sends: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
-      (this.options.onOutput ?? defaultOutput)(line, { agent: 'orchestrator', instanceKey: '', stream: 'stderr' });
+      this.reportFailure('could not read stored sends', thrown);
     }
   }
 
