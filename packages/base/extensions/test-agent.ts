@@ -33,6 +33,23 @@ export function echoModule(names: readonly string[]): string {
   return `export const handlers = {\n  ${entries.join(',\n  ')},\n};\n`;
 }
 
+/** A Tool document named `name` whose `exports` each take `{ text }`, served by the handlers module `entry`. */
+export function toolDocument(name: string, exports: readonly string[], entry = './tools.ts'): string {
+  const entries = exports.map(
+    (exported) =>
+      `    - name: ${exported}\n      description: ${name} ${exported} tool\n      parameters: { type: object, properties: { text: { type: string } } }`,
+  );
+  return `
+apiVersion: goondan.ai/v1
+kind: Tool
+metadata: { name: ${name} }
+spec:
+  entry: ${entry}
+  exports:
+${entries.join('\n')}
+`;
+}
+
 export interface OpenedAgent {
   instance: AgentInstance;
   model: ReturnType<typeof createScriptedModel>;

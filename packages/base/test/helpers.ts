@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,4 +20,17 @@ export async function errorCodeOf(work: Promise<unknown> | unknown): Promise<str
     return (thrown as { code?: string }).code ?? `no code: ${String(thrown)}`;
   }
   return 'resolved';
+}
+
+/** Every file and directory under `root` with its content, to prove nothing there changed. */
+export function snapshotTree(root: string, prefix = ''): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const name of readdirSync(join(root, prefix)).sort()) {
+    const path = prefix === '' ? name : `${prefix}/${name}`;
+    if (statSync(join(root, path)).isDirectory()) {
+      entries[`${path}/`] = 'dir';
+      Object.assign(entries, snapshotTree(root, path));
+    } else entries[path] = readFileSync(join(root, path), 'utf8');
+  }
+  return entries;
 }

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JsonObject, ToolContext } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
 import { handlers } from '../tools/file-system/index.ts';
-import { cleanup, makeTempDir } from './helpers.ts';
+import { cleanup, makeTempDir, snapshotTree } from './helpers.ts';
 
 /** Rounds of every operation raced against the swapper; each round is a dozen tool calls. */
 const ROUNDS = 300;
@@ -14,18 +13,6 @@ const swapLoop = join(import.meta.dir, '__fixtures__', 'swap-loop.ts');
 let workdir: string;
 let outsideDir: string;
 let ctx: ToolContext;
-
-function snapshot(root: string, prefix = ''): Record<string, string> {
-  const entries: Record<string, string> = {};
-  for (const name of readdirSync(join(root, prefix)).sort()) {
-    const path = prefix === '' ? name : `${prefix}/${name}`;
-    if (statSync(join(root, path)).isDirectory()) {
-      entries[`${path}/`] = 'dir';
-      Object.assign(entries, snapshot(root, path));
-    } else entries[path] = readFileSync(join(root, path), 'utf8');
-  }
-  return entries;
-}
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();
@@ -71,7 +58,7 @@ const round: [string, JsonObject][] = [
 
 describe('file-system confinement against a directory flipped to a symbolic link in a tight loop', () => {
   test('across every attempt nothing outside is read, written, created or deleted', async () => {
-    const before = snapshot(outsideDir);
+    const before = snapshotTree(outsideDir);
     const swapper = Bun.spawn([process.execPath, swapLoop, workdir, outsideDir, '300'], {
       stdout: 'pipe',
       stderr: 'inherit',
@@ -96,7 +83,7 @@ describe('file-system confinement against a directory flipped to a symbolic link
       await swapper.exited;
     }
     expect(leaks).toEqual([]);
-    expect(snapshot(outsideDir)).toEqual(before);
+    expect(snapshotTree(outsideDir)).toEqual(before);
     expect(succeeded).toBeGreaterThan(0);
   });
 });

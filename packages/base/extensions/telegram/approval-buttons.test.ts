@@ -1,27 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import type { ApprovalRecord } from '@goondan/core';
+import { pendingApproval } from './__fixtures__/pending-approval.ts';
 import { approvalKeyboard, approvalOutcome, approvalText, parseApprovalCallback } from './approval-buttons.ts';
 
-const record: ApprovalRecord = {
-  id: 'apr_abc_1',
-  agent: 'assistant',
-  instanceKey: 'telegram-42',
-  turnId: 't',
-  traceId: 'tr',
-  toolCallId: 'c',
-  toolName: 'bash__exec',
-  category: 'restricted',
-  args: { command: 'ls' },
-  rule: 'category restricted: ask',
-  source: { kind: 'user', name: 'telegram' },
-  status: 'pending',
-  scope: null,
-  decidedBy: null,
-  reason: null,
-  createdAt: 0,
-  expiresAt: 60_000,
-  decidedAt: null,
-};
+const record = pendingApproval();
 
 describe('approval buttons', () => {
   test('each button answers the approval it was shown under', () => {

@@ -1,27 +1,15 @@
 import { describe, expect, test } from 'bun:test';
-import type { ApprovalAnswer, ApprovalRecord } from '@goondan/core';
+import type { ApprovalAnswer } from '@goondan/core';
+import { pendingApproval } from './__fixtures__/pending-approval.ts';
 import { ChatApprovals } from './chat-approvals.ts';
 
-const record: ApprovalRecord = {
+const record = pendingApproval({
   id: 'apr_1',
   agent: 'helper',
   instanceKey: 'telegram-1',
-  turnId: 't',
-  traceId: 'tr',
-  toolCallId: 'c',
-  toolName: 'bash__exec',
-  category: 'restricted',
   args: {},
-  rule: 'category restricted: ask',
-  source: { kind: 'user', name: 'telegram' },
-  status: 'pending',
-  scope: null,
-  decidedBy: null,
-  reason: null,
-  createdAt: 0,
   expiresAt: 0,
-  decidedAt: null,
-};
+});
 
 function setup(running = true) {
   const answered: { agent: string; instanceKey: string; id: string; answer: ApprovalAnswer }[] = [];

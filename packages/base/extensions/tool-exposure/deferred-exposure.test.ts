@@ -4,17 +4,7 @@ import type { AgentResource } from '@goondan/core';
 import { loadBundle, openAgentInstance, userEvent } from '@goondan/core';
 import { type AnthropicTestServer, startAnthropicTestServer } from '@goondan/core/testing';
 import { baseBundleDir } from '../../src/index.ts';
-import { echoModule, makeBundle, openAgent, type TestBundle, toolResults } from '../test-agent.ts';
-
-const tool = (name: string, exports: string[]) => `
-apiVersion: goondan.ai/v1
-kind: Tool
-metadata: { name: ${name} }
-spec:
-  entry: ./${name}.ts
-  exports:
-${exports.map((entry) => `    - name: ${entry}\n      description: ${name} ${entry} tool\n      parameters: { type: object, properties: { text: { type: string } } }`).join('\n')}
-`;
+import { echoModule, makeBundle, openAgent, type TestBundle, toolDocument, toolResults } from '../test-agent.ts';
 
 let bundle: TestBundle;
 let server: AnthropicTestServer;
@@ -22,9 +12,9 @@ beforeAll(async () => {
   bundle = await makeBundle({
     'goondan.yaml': [
       'apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: script }\nspec: { provider: scripted, model: test }',
-      tool('greet', ['hello']),
-      tool('weather', ['get', 'forecast']),
-      tool('bash', ['exec']),
+      toolDocument('greet', ['hello'], './greet.ts'),
+      toolDocument('weather', ['get', 'forecast'], './weather.ts'),
+      toolDocument('bash', ['exec'], './bash.ts'),
       `apiVersion: goondan.ai/v1
 kind: Agent
 metadata: { name: helper }

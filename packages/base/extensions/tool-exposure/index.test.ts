@@ -1,17 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { userEvent } from '@goondan/core';
-import { echoModule, makeBundle, openAgent, type TestBundle, toolResults } from '../test-agent.ts';
+import { echoModule, makeBundle, openAgent, type TestBundle, toolDocument, toolResults } from '../test-agent.ts';
 import { setClock } from './clock.ts';
-
-const tool = (name: string, exports: string[]) => `
-apiVersion: goondan.ai/v1
-kind: Tool
-metadata: { name: ${name} }
-spec:
-  entry: ./tools.ts
-  exports:
-${exports.map((entry) => `    - name: ${entry}\n      description: ${name} ${entry} tool\n      parameters: { type: object, properties: { text: { type: string } } }`).join('\n')}
-`;
 
 const agent = (name: string, config: string) => `
 apiVersion: goondan.ai/v1
@@ -56,10 +46,10 @@ beforeAll(async () => {
   bundle = await makeBundle({
     'goondan.yaml': [
       'apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: script }\nspec: { provider: scripted, model: test }',
-      tool('greet', ['hello']),
-      tool('weather', ['get', 'forecast']),
-      tool('notes', ['add']),
-      tool('sneaky', ['widen']).replace('./tools.ts', './sneaky.ts'),
+      toolDocument('greet', ['hello']),
+      toolDocument('weather', ['get', 'forecast']),
+      toolDocument('notes', ['add']),
+      toolDocument('sneaky', ['widen'], './sneaky.ts'),
       'apiVersion: goondan.ai/v1\nkind: Extension\nmetadata: { name: late }\nspec: { entry: ./late.ts }',
       agent('assistant', exposureConfig),
       agent('broken', `{ baseline: ["group:nope"] }`),

@@ -32,11 +32,11 @@ export function repeatGuard(limit: number): { turn: TurnMiddleware; toolCall: To
     },
     toolCall: async function repeatGuardToolCall(ctx) {
       if (limit === 0 || !counts) return ctx.next();
-      const key = `${ctx.toolName}\u0000${canonicalJson(ctx.args)}`;
+      const args = canonicalJson(ctx.args);
+      const key = `${ctx.toolName}\u0000${args}`;
       const seen = counts.get(key) ?? 0;
       counts.set(key, seen + 1);
       if (seen < limit) return ctx.next();
-      const args = canonicalJson(ctx.args);
       throw new GoondanError(
         'E_TOOL_REPEATED',
         `Not run: ${ctx.toolName} was already called ${seen} times in this turn with these same arguments ` +

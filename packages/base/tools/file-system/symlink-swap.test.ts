@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JsonObject, ToolContext } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
 import { type ConfinementStage, setConfinementHook } from '../../src/confinement-test-hook.ts';
-import { cleanup, makeTempDir } from '../../test/helpers.ts';
+import { cleanup, makeTempDir, snapshotTree } from '../../test/helpers.ts';
 import { handlers } from './index.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: results are checked field by field.
@@ -15,19 +15,6 @@ const dirs: string[] = [];
 let workdir: string;
 let outsideDir: string;
 let ctx: ToolContext;
-
-/** Every file and directory under `root` with its content, to prove nothing outside changed. */
-function snapshot(root: string, prefix = ''): Record<string, string> {
-  const entries: Record<string, string> = {};
-  for (const name of readdirSync(join(root, prefix)).sort()) {
-    const path = prefix === '' ? name : `${prefix}/${name}`;
-    if (statSync(join(root, path)).isDirectory()) {
-      entries[`${path}/`] = 'dir';
-      Object.assign(entries, snapshot(root, path));
-    } else entries[path] = readFileSync(join(root, path), 'utf8');
-  }
-  return entries;
-}
 
 const outsideTree = {
   'f.txt': 'OUTSIDE colour',
@@ -54,7 +41,7 @@ afterAll(() => cleanup(...dirs));
  * renamed to `d.real` and replaced by a symbolic link to the outside directory. Checks nothing outside changed.
  */
 async function attack(stage: ConfinementStage, name: string, input: JsonObject) {
-  const before = snapshot(outsideDir);
+  const before = snapshotTree(outsideDir);
   let swapped = false;
   setConfinementHook((at) => {
     if (at !== stage || swapped) return;
@@ -71,7 +58,7 @@ async function attack(stage: ConfinementStage, name: string, input: JsonObject) 
   }
   setConfinementHook(undefined);
   expect(swapped).toBe(true);
-  expect(snapshot(outsideDir)).toEqual(before);
+  expect(snapshotTree(outsideDir)).toEqual(before);
   expect(JSON.stringify(result ?? null)).not.toContain('OUTSIDE');
   expect(JSON.stringify(result ?? null)).not.toContain('outside-only');
   return { result, code };
