@@ -124,7 +124,7 @@ interface StepState extends TurnState {
 
 const zeroUsage = () => ({ inputTokens: 0, outputTokens: 0 });
 /** Ids of handled events kept to recognise redeliveries (pruned with the traces). */
-export const MAX_HANDLED_EVENT_IDS = 10_000;
+const MAX_HANDLED_EVENT_IDS = 10_000;
 
 /** What a redelivered event's "turn" returns: nothing ran, nothing was appended. */
 const duplicateResult = (eventId: string): TurnResult => ({

@@ -28,7 +28,7 @@ function resultPartsOf(message: Message): ResultPart[] {
  * result per call, and no result stands anywhere else. True when that holds; the calls of the last assistant
  * message may still be open (a crash or an approval left them; the instance answers or resumes them).
  */
-export function toolResultsWellFormed(messages: readonly Message[]): boolean {
+function toolResultsWellFormed(messages: readonly Message[]): boolean {
   let open: Set<string> | null = null;
   for (const message of messages) {
     if (message.data.role === 'tool') {
