@@ -2,49 +2,24 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type AuthorizationServer,
-  followAuthorization,
-  startAuthorizationServer,
-} from '../../core/test/oauth-authorization-server.ts';
-import { freePort, freshKey } from '../../core/test/oauth-fixture.ts';
+import { followAuthorization } from '../../core/test/oauth-authorization-server.ts';
+import { freshKey } from '../../core/test/oauth-fixture.ts';
+import { type OAuthTestbed, startOAuthTestbed } from '../../core/test/oauth-testbed.ts';
 import { cliEnv, gdn, mainTs } from './helpers.ts';
 
-let server: AuthorizationServer;
-let bundleDir: string;
-let redirectUri: string;
+let bed: OAuthTestbed;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  redirectUri = `http://127.0.0.1:${freePort()}/oauth/callback`;
-  server = await startAuthorizationServer({ redirectUris: [redirectUri] });
-  bundleDir = mkdtempSync(join(tmpdir(), 'goondan-auth-'));
-  env = cliEnv({ GOONDAN_OAUTH_KEY: freshKey(), OAUTH_CLIENT_SECRET: server.clientSecret });
-  writeFileSync(
-    join(bundleDir, 'goondan.yaml'),
-    `apiVersion: goondan.ai/v1
-kind: OAuthApp
-metadata: { name: github }
-spec:
-  issuer: ${server.issuer}
-  clientId: ${server.clientId}
-  clientSecret: { valueFrom: { env: OAUTH_CLIENT_SECRET } }
-  scopes: [openid, offline_access, profile]
-  subjectMode: global
-  flow: authorizationCode
-  redirectUri: ${redirectUri}
-  authorizationParams: { prompt: consent }
-`,
-  );
+  bed = await startOAuthTestbed('goondan-auth-');
+  env = cliEnv({ GOONDAN_OAUTH_KEY: freshKey(), OAUTH_CLIENT_SECRET: bed.server.clientSecret });
+  writeFileSync(join(bed.dir, 'goondan.yaml'), bed.githubAppYaml());
 });
-afterAll(async () => {
-  await server.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => bed.close());
 
 describe('gdn auth', () => {
   test('login prints the link, takes the callback and stores the grant; list shows it; logout removes it', async () => {
-    const login = Bun.spawn([process.execPath, mainTs, 'auth', 'login', 'github', '--bundle', bundleDir], {
+    const login = Bun.spawn([process.execPath, mainTs, 'auth', 'login', 'github', '--bundle', bed.dir], {
       env,
       stdout: 'pipe',
       stderr: 'pipe',
@@ -58,24 +33,24 @@ describe('gdn auth', () => {
     }
     const link = /^(http\S+)$/m.exec(stdout)![1]!;
     expect(new URL(link).searchParams.get('code_challenge_method')).toBe('S256');
-    const callback = await followAuthorization(link, redirectUri);
+    const callback = await followAuthorization(link, bed.redirectUri);
     expect((await fetch(callback)).status).toBe(200);
     expect(await login.exited).toBe(0);
 
-    const list = await gdn(['auth', 'list', '--bundle', bundleDir], { env });
+    const list = await gdn(['auth', 'list', '--bundle', bed.dir], { env });
     expect(list.exitCode).toBe(0);
     expect(list.stdout).toContain('OAuthApp/github  authorizationCode  subjectMode=global');
     expect(list.stdout).toMatch(/ {2}global {2}granted .*profile/);
 
-    const written = readdirSync(join(bundleDir, '.goondan'))
-      .map((name) => readFileSync(join(bundleDir, '.goondan', name)).toString('latin1'))
+    const written = readdirSync(join(bed.dir, '.goondan'))
+      .map((name) => readFileSync(join(bed.dir, '.goondan', name)).toString('latin1'))
       .join('');
     expect(written).toContain('SQLite format 3');
-    expect(written.includes(server.clientSecret)).toBe(false);
+    expect(written.includes(bed.server.clientSecret)).toBe(false);
 
-    const logout = await gdn(['auth', 'logout', 'github', '--bundle', bundleDir], { env });
+    const logout = await gdn(['auth', 'logout', 'github', '--bundle', bed.dir], { env });
     expect(logout.stdout).toContain('Logged out of OAuthApp/github.');
-    expect((await gdn(['auth', 'list', '--bundle', bundleDir], { env })).stdout).toContain('not authorized');
+    expect((await gdn(['auth', 'list', '--bundle', bed.dir], { env })).stdout).toContain('not authorized');
   });
 
   test('validate refuses an OAuthApp whose flow cannot work, at the field', async () => {

@@ -7,24 +7,18 @@ import { startOpenAICompatibleServer } from '@goondan/core/testing';
 import { createOAuthHost } from '../../core/src/oauth/oauth-host.ts';
 import { OAuthStore } from '../../core/src/oauth/oauth-store.ts';
 import { resolveOAuthKey } from '../../core/src/oauth/resolve-oauth-key.ts';
-import {
-  type AuthorizationServer,
-  followAuthorization,
-  startAuthorizationServer,
-} from '../../core/test/oauth-authorization-server.ts';
-import { freePort, freshKey, oauthBundle } from '../../core/test/oauth-fixture.ts';
+import { freshKey, oauthBundle } from '../../core/test/oauth-fixture.ts';
+import { type OAuthTestbed, startOAuthTestbed } from '../../core/test/oauth-testbed.ts';
 import { chatBodies, cleanupTempDirs, cliEnv, gdn, makeTempDir, serverModel, textOf } from './helpers.ts';
 
 const coreIndex = resolve(import.meta.dir, '..', '..', 'core', 'src', 'index.ts');
-let server: AuthorizationServer;
-let redirectUri: string;
+let bed: OAuthTestbed;
 
 beforeAll(async () => {
-  redirectUri = `http://127.0.0.1:${freePort()}/oauth/callback`;
-  server = await startAuthorizationServer({ redirectUris: [redirectUri] });
+  bed = await startOAuthTestbed('gdn-oauth-run-server-');
 });
 afterAll(async () => {
-  await server.close();
+  await bed.close();
   await cleanupTempDirs();
 });
 
@@ -39,7 +33,7 @@ export const handlers = {
   async whoami(ctx) {
     const result = await token(ctx);
     if (result.status !== 'ready') return result;
-    const response = await fetch(${JSON.stringify(`${server.issuer}/me`)}, {
+    const response = await fetch(${JSON.stringify(`${bed.server.issuer}/me`)}, {
       headers: { authorization: 'Bearer ' + result.accessToken },
     });
     return { status: response.status, user: (await response.json()).sub };
@@ -58,30 +52,18 @@ export const handlers = {
   );
   writeFileSync(
     join(dir, 'goondan.yaml'),
-    `apiVersion: goondan.ai/v1
-kind: OAuthApp
-metadata: { name: github }
-spec:
-  issuer: ${server.issuer}
-  clientId: ${server.clientId}
-  clientSecret: { valueFrom: { env: OAUTH_CLIENT_SECRET } }
-  scopes: [openid, offline_access, profile]
-  subjectMode: global
-  flow: authorizationCode
-  redirectUri: ${redirectUri}
-  authorizationParams: { prompt: consent }
----
+    `${bed.githubAppYaml()}---
 apiVersion: goondan.ai/v1
 kind: OAuthApp
 metadata: { name: gitlab }
 spec:
-  issuer: ${server.issuer}
-  clientId: ${server.clientId}
+  issuer: ${bed.server.issuer}
+  clientId: ${bed.server.clientId}
   clientSecret: { valueFrom: { env: OAUTH_CLIENT_SECRET } }
   scopes: [openid, profile]
   subjectMode: global
   flow: authorizationCode
-  redirectUri: ${redirectUri}
+  redirectUri: ${bed.redirectUri}
 ---
 apiVersion: goondan.ai/v1
 kind: Tool
@@ -140,7 +122,7 @@ describe('gdn run with an OAuth-protected tool', () => {
       const dir = await makeTempDir('gdn-oauth-run-');
       writeBundle(dir, model.url);
       const key = freshKey();
-      const env = cliEnv({ GOONDAN_OAUTH_KEY: key, OAUTH_CLIENT_SECRET: server.clientSecret });
+      const env = cliEnv({ GOONDAN_OAUTH_KEY: key, OAUTH_CLIENT_SECRET: bed.server.clientSecret });
 
       // The grant is made beforehand, as gdn auth login would, in the bundle's store.
       const store = new OAuthStore(join(dir, '.goondan', 'oauth.db'), resolveOAuthKey({ GOONDAN_OAUTH_KEY: key }));
@@ -181,23 +163,8 @@ describe('gdn run with an OAuth-protected tool', () => {
 
 /** Authorizes OAuthApp/github against the test server through a host on `store`; returns the stored tokens. */
 async function plantGrant(store: OAuthStore): Promise<{ accessToken: string; refreshToken: string }> {
-  const bundle = oauthBundle({
-    github: {
-      issuer: server.issuer,
-      clientId: server.clientId,
-      clientSecret: { value: server.clientSecret },
-      scopes: ['openid', 'offline_access', 'profile'],
-      subjectMode: 'global',
-      flow: 'authorizationCode',
-      redirectUri,
-      authorizationParams: { prompt: 'consent' },
-    },
-  });
-  const host = createOAuthHost({ bundle, store });
-  const caller = { agentName: 'helper', instanceKey: 'default' };
-  const pending = await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github' });
-  if (pending.status !== 'authorization_required') throw new Error(JSON.stringify(pending));
-  await host.completeAuthorization(await followAuthorization(pending.authorizationUrl!, redirectUri));
+  const host = createOAuthHost({ bundle: oauthBundle({ github: bed.appSpec('authorizationCode') }), store });
+  await bed.authorize(host, { agentName: 'helper', instanceKey: 'default' });
   const { tokens } = store.getGrant('OAuthApp/github', 'global')!;
   return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken! };
 }

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentEvent } from '../src/agent/agent-event.ts';
 import { createOAuthHost, type OAuthHost } from '../src/oauth/oauth-host.ts';
@@ -8,44 +7,23 @@ import { OAuthStore } from '../src/oauth/oauth-store.ts';
 import type { OAuthTokenResult } from '../src/oauth/oauth-types.ts';
 import { resolveOAuthKey } from '../src/oauth/resolve-oauth-key.ts';
 import { serveOAuthCallbacks } from '../src/oauth/serve-oauth-callbacks.ts';
-import {
-  type AuthorizationServer,
-  followAuthorization,
-  startAuthorizationServer,
-} from './oauth-authorization-server.ts';
-import { freePort, freshKey, oauthBundle } from './oauth-fixture.ts';
+import { followAuthorization } from './oauth-authorization-server.ts';
+import { freshKey, oauthBundle } from './oauth-fixture.ts';
+import { type OAuthTestbed, startOAuthTestbed } from './oauth-testbed.ts';
 
-let server: AuthorizationServer;
-let dir: string;
-let redirectUri: string;
+let bed: OAuthTestbed;
 const caller = { agentName: 'assistant', instanceKey: 'default' };
 
 beforeAll(async () => {
-  redirectUri = `http://127.0.0.1:${freePort()}/oauth/callback`;
-  server = await startAuthorizationServer({ redirectUris: [redirectUri] });
-  dir = mkdtempSync(join(tmpdir(), 'goondan-oauth-'));
+  bed = await startOAuthTestbed('goondan-oauth-');
 });
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bed.close());
 
 let clock = Date.now();
 function openHost(name: string): { host: OAuthHost; events: AgentEvent[]; stop(): Promise<void> } {
-  const spec = {
-    issuer: server.issuer,
-    clientId: server.clientId,
-    clientSecret: { value: server.clientSecret },
-    scopes: ['openid', 'offline_access', 'profile'],
-    flow: 'authorizationCode' as const,
-    redirectUri,
-    authorizationParams: { prompt: 'consent' },
-  };
-  const bundle = oauthBundle({
-    github: { ...spec, subjectMode: 'global' },
-    people: { ...spec, subjectMode: 'user' },
-  });
-  const store = new OAuthStore(join(dir, `${name}.db`), resolveOAuthKey({ GOONDAN_OAUTH_KEY: freshKey() }));
+  const spec = bed.appSpec('authorizationCode');
+  const bundle = oauthBundle({ github: spec, people: { ...spec, subjectMode: 'user' } });
+  const store = new OAuthStore(join(bed.dir, `${name}.db`), resolveOAuthKey({ GOONDAN_OAUTH_KEY: freshKey() }));
   const events: AgentEvent[] = [];
   const host = createOAuthHost({ bundle, store, now: () => clock, onGranted: (event) => events.push(event) });
   const callbacks = serveOAuthCallbacks({ bundle, host });
@@ -65,9 +43,9 @@ function required(result: OAuthTokenResult) {
   return result;
 }
 
-/** Every file under `dir`, as text, for the secret grep. */
+/** Every file under `bed.dir`, as text, for the secret grep. */
 function everythingWritten(): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
+  return readdirSync(bed.dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'))
     .join('\n');
@@ -84,12 +62,12 @@ describe('authorization code with PKCE against oidc-provider', () => {
     const again = required(await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github' }));
     expect(again.authSessionId).toBe(first.authSessionId);
 
-    const callback = await followAuthorization(first.authorizationUrl!, redirectUri);
+    const callback = await followAuthorization(first.authorizationUrl!, bed.redirectUri);
     const page = await fetch(callback);
     expect(page.status).toBe(200);
     const ready = await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github', scopes: ['profile'] });
     if (ready.status !== 'ready') throw new Error(JSON.stringify(ready));
-    expect(server.grants).toContain('authorization_code');
+    expect(bed.server.grants).toContain('authorization_code');
     expect(events.map((event) => event.type)).toEqual(['auth.granted']);
     expect(events[0]!.data).toEqual({ oauthApp: 'OAuthApp/github', authSessionId: first.authSessionId });
 
@@ -97,7 +75,7 @@ describe('authorization code with PKCE against oidc-provider', () => {
     expect(refreshToken).toBeTruthy();
     await stop();
     const written = everythingWritten();
-    for (const secret of [ready.accessToken, refreshToken, server.clientSecret, url.searchParams.get('state')!]) {
+    for (const secret of [ready.accessToken, refreshToken, bed.server.clientSecret, url.searchParams.get('state')!]) {
       expect({ secret, found: written.includes(secret) }).toEqual({ secret, found: false });
     }
     expect(JSON.stringify(events)).not.toContain(ready.accessToken);
@@ -106,7 +84,7 @@ describe('authorization code with PKCE against oidc-provider', () => {
   test('a forged callback, a replayed one and an expired session are coded errors that store nothing', async () => {
     const { host, stop } = openHost('bad');
     const pending = required(await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github' }));
-    const callback = await followAuthorization(pending.authorizationUrl!, redirectUri);
+    const callback = await followAuthorization(pending.authorizationUrl!, bed.redirectUri);
     const forged = new URL(callback);
     forged.searchParams.set('state', 'forged-state-value');
     await expect(host.completeAuthorization(forged.href)).rejects.toMatchObject({ code: 'E_OAUTH_CALLBACK_INVALID' });
@@ -119,7 +97,7 @@ describe('authorization code with PKCE against oidc-provider', () => {
 
     const fresh = required(await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github' }));
     expect(fresh.authSessionId).not.toBe(pending.authSessionId);
-    const good = await followAuthorization(fresh.authorizationUrl!, redirectUri);
+    const good = await followAuthorization(fresh.authorizationUrl!, bed.redirectUri);
     await host.completeAuthorization(good);
     host.store.deleteGrant('OAuthApp/github', 'global');
     await expect(host.completeAuthorization(good)).rejects.toMatchObject({ code: 'E_OAUTH_CALLBACK_INVALID' });
@@ -135,27 +113,26 @@ describe('authorization code with PKCE against oidc-provider', () => {
     const forBob = required(
       await host.getAccessToken({ caller: { ...caller, userId: 'bob' }, oauthAppRef: 'OAuthApp/people' }),
     );
-    const adaCallback = new URL(await followAuthorization(forAda.authorizationUrl!, redirectUri));
+    const adaCallback = new URL(await followAuthorization(forAda.authorizationUrl!, bed.redirectUri));
     adaCallback.searchParams.set('state', new URL(forBob.authorizationUrl!).searchParams.get('state')!);
     await expect(host.completeAuthorization(adaCallback.href)).rejects.toMatchObject({
       code: 'E_OAUTH_EXCHANGE_FAILED',
     });
-    expect(server.tokenErrors).toContain('invalid_grant');
+    expect(bed.server.tokenErrors).toContain('invalid_grant');
     expect(host.store.listGrants()).toEqual([]);
     await stop();
   });
 
   test('a grant revoked at the server is removed and authorization is asked again, with the reason', async () => {
     const { host, stop } = openHost('revoked');
-    const pending = required(await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github' }));
-    await host.completeAuthorization(await followAuthorization(pending.authorizationUrl!, redirectUri));
+    await bed.authorize(host, caller);
     const { refreshToken } = host.store.getGrant('OAuthApp/github', 'global')!.tokens;
-    const revoked = await fetch(`${server.issuer}/token/revocation`, {
+    const revoked = await fetch(`${bed.server.issuer}/token/revocation`, {
       method: 'POST',
       body: new URLSearchParams({
         token: refreshToken!,
-        client_id: server.clientId,
-        client_secret: server.clientSecret,
+        client_id: bed.server.clientId,
+        client_secret: bed.server.clientSecret,
       }),
     });
     expect(revoked.status).toBe(200);

@@ -1,33 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createOAuthHost } from '../src/oauth/oauth-host.ts';
 import { OAuthStore } from '../src/oauth/oauth-store.ts';
 import type { OAuthAppResourceSpec } from '../src/oauth/oauth-types.ts';
 import { resolveOAuthKey } from '../src/oauth/resolve-oauth-key.ts';
-import {
-  type AuthorizationServer,
-  followAuthorization,
-  startAuthorizationServer,
-} from './oauth-authorization-server.ts';
-import { freePort, freshKey, oauthBundle } from './oauth-fixture.ts';
+import { freshKey, oauthBundle } from './oauth-fixture.ts';
+import { type OAuthTestbed, startOAuthTestbed } from './oauth-testbed.ts';
 
 const CHILDREN = 4;
 const child = resolve(import.meta.dir, 'oauth-token-child.ts');
-let server: AuthorizationServer;
-let dir: string;
-let redirectUri: string;
+let bed: OAuthTestbed;
 
 beforeAll(async () => {
-  redirectUri = `http://127.0.0.1:${freePort()}/oauth/callback`;
-  server = await startAuthorizationServer({ redirectUris: [redirectUri] });
-  dir = mkdtempSync(join(tmpdir(), 'goondan-oauth-refresh-'));
+  bed = await startOAuthTestbed('goondan-oauth-refresh-');
 });
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bed.close());
 
 /** Starts a child host, resolves once it printed `ready`; `go()` lets it ask, `result` is what it got. */
 async function startChild(env: Record<string, string>) {
@@ -61,25 +48,12 @@ async function startChild(env: Record<string, string>) {
 describe('refresh near expiry', () => {
   test(`${CHILDREN} processes asking at once for a nearly expired token cause one refresh; all get the new token; the grant survives`, async () => {
     const key = freshKey();
-    const apps: Record<string, OAuthAppResourceSpec> = {
-      github: {
-        issuer: server.issuer,
-        clientId: server.clientId,
-        clientSecret: { value: server.clientSecret },
-        scopes: ['openid', 'offline_access', 'profile'],
-        subjectMode: 'global',
-        flow: 'authorizationCode',
-        redirectUri,
-        authorizationParams: { prompt: 'consent' },
-      },
-    };
-    const db = join(dir, 'oauth.db');
+    const apps: Record<string, OAuthAppResourceSpec> = { github: bed.appSpec('authorizationCode') };
+    const db = join(bed.dir, 'oauth.db');
     const store = new OAuthStore(db, resolveOAuthKey({ GOONDAN_OAUTH_KEY: key }));
     const host = createOAuthHost({ bundle: oauthBundle(apps), store });
     const caller = { agentName: 'assistant', instanceKey: 'default' };
-    const pending = await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github' });
-    if (pending.status !== 'authorization_required') throw new Error(JSON.stringify(pending));
-    await host.completeAuthorization(await followAuthorization(pending.authorizationUrl!, redirectUri));
+    await bed.authorize(host, caller);
     // Nearly expired: 5 s left, less than the default minTtlSeconds (60).
     const planted = store.getGrant('OAuthApp/github', 'global')!;
     store.saveGrant({
@@ -88,7 +62,7 @@ describe('refresh near expiry', () => {
       tokens: { ...planted.tokens, expiresAt: Date.now() + 5_000 },
       scopes: planted.scopes,
     });
-    const refreshesBefore = server.grants.filter((grant) => grant === 'refresh_token').length;
+    const refreshesBefore = bed.server.grants.filter((grant) => grant === 'refresh_token').length;
 
     const env = {
       ...(process.env as Record<string, string>),
@@ -101,8 +75,8 @@ describe('refresh near expiry', () => {
     for (const started of children) started.go();
     const results = await Promise.all(children.map((started) => started.result()));
 
-    expect(server.grants.filter((grant) => grant === 'refresh_token').length - refreshesBefore).toBe(1);
-    expect(server.tokenErrors).not.toContain('invalid_grant');
+    expect(bed.server.grants.filter((grant) => grant === 'refresh_token').length - refreshesBefore).toBe(1);
+    expect(bed.server.tokenErrors).not.toContain('invalid_grant');
     expect(results.map((result) => result.status)).toEqual(Array(CHILDREN).fill('ready'));
     const tokens = new Set(results.map((result) => result.accessToken));
     expect(tokens.size).toBe(1);
@@ -114,7 +88,7 @@ describe('refresh near expiry', () => {
     // The grant survived at the server: the rotated refresh token refreshes again.
     const again = await host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github', minTtlSeconds: 10 ** 6 });
     expect(again.status).toBe('ready');
-    expect(server.tokenErrors).not.toContain('invalid_grant');
+    expect(bed.server.tokenErrors).not.toContain('invalid_grant');
     store.close();
   }, 120_000);
 });

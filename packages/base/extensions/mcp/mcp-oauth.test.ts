@@ -1,31 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOAuthHost, OAuthStore, provideOAuthService, resolveOAuthKey } from '@goondan/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  type AuthorizationServer,
-  followAuthorization,
-  startAuthorizationServer,
-} from '../../../core/test/oauth-authorization-server.ts';
-import { freePort, freshKey, oauthBundle } from '../../../core/test/oauth-fixture.ts';
+import { freshKey, oauthBundle } from '../../../core/test/oauth-fixture.ts';
+import { type OAuthTestbed, startOAuthTestbed } from '../../../core/test/oauth-testbed.ts';
 import { createFixtureServer } from './__fixtures__/fixture-server.ts';
 import { startBridge } from './__fixtures__/harness.ts';
 
-let server: AuthorizationServer;
-let dir: string;
-let redirectUri: string;
+let bed: OAuthTestbed;
 
 beforeAll(async () => {
-  redirectUri = `http://127.0.0.1:${freePort()}/oauth/callback`;
-  server = await startAuthorizationServer({ redirectUris: [redirectUri] });
-  dir = mkdtempSync(join(tmpdir(), 'goondan-mcp-oauth-'));
+  bed = await startOAuthTestbed('goondan-mcp-oauth-');
 });
 afterAll(async () => {
   provideOAuthService(undefined);
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await bed.close();
 });
 
 /**
@@ -71,22 +60,11 @@ function startProtectedMcpServer(issuer: string) {
 
 describe('mcp extension: an OAuth-protected HTTP server (oauthAppRef)', () => {
   test('without a grant the call says how to authorize and sends nothing; once granted, calls carry the token', async () => {
-    const bundle = oauthBundle({
-      github: {
-        issuer: server.issuer,
-        clientId: server.clientId,
-        clientSecret: { value: server.clientSecret },
-        scopes: ['openid', 'offline_access', 'profile'],
-        subjectMode: 'global',
-        flow: 'authorizationCode',
-        redirectUri,
-        authorizationParams: { prompt: 'consent' },
-      },
-    });
-    const store = new OAuthStore(join(dir, 'oauth.db'), resolveOAuthKey({ GOONDAN_OAUTH_KEY: freshKey() }));
+    const bundle = oauthBundle({ github: bed.appSpec('authorizationCode') });
+    const store = new OAuthStore(join(bed.dir, 'oauth.db'), resolveOAuthKey({ GOONDAN_OAUTH_KEY: freshKey() }));
     const host = createOAuthHost({ bundle, store });
     provideOAuthService(host);
-    const mcp = startProtectedMcpServer(server.issuer);
+    const mcp = startProtectedMcpServer(bed.server.issuer);
     const b = await startBridge(
       { servers: [{ name: 'secured', url: mcp.url, oauthAppRef: 'OAuthApp/github' }] },
       { retryDelayMs: 60_000 },
@@ -97,12 +75,7 @@ describe('mcp extension: an OAuth-protected HTTP server (oauthAppRef)', () => {
       expect(b.logs.some((line) => line.text.includes('needs authorization of OAuthApp/github'))).toBe(true);
       expect(mcp.seen.refused + mcp.seen.tokens.size).toBe(0);
 
-      const pending = await host.getAccessToken({
-        caller: { agentName: 'mcp', instanceKey: 'default' },
-        oauthAppRef: 'OAuthApp/github',
-      });
-      if (pending.status !== 'authorization_required') throw new Error(JSON.stringify(pending));
-      await host.completeAuthorization(await followAuthorization(pending.authorizationUrl!, redirectUri));
+      await bed.authorize(host, { agentName: 'mcp', instanceKey: 'default' });
 
       await b.bridge.connections.get('secured')!.connect();
       expect(await b.call('secured__echo', { text: 'hi' })).toEqual({ status: 'ok', output: 'hi' });

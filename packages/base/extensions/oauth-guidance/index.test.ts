@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createOAuthHost,
@@ -11,26 +9,18 @@ import {
   resolveOAuthKey,
   type StepMiddleware,
 } from '@goondan/core';
-import {
-  type AuthorizationServer,
-  followAuthorization,
-  startAuthorizationServer,
-} from '../../../core/test/oauth-authorization-server.ts';
-import { freePort, freshKey, oauthBundle } from '../../../core/test/oauth-fixture.ts';
+import { followAuthorization } from '../../../core/test/oauth-authorization-server.ts';
+import { freshKey, oauthBundle } from '../../../core/test/oauth-fixture.ts';
+import { type OAuthTestbed, startOAuthTestbed } from '../../../core/test/oauth-testbed.ts';
 import { register } from './index.ts';
 
-let server: AuthorizationServer;
-let dir: string;
-let redirectUri: string;
+let bed: OAuthTestbed;
 beforeAll(async () => {
-  redirectUri = `http://127.0.0.1:${freePort()}/oauth/callback`;
-  server = await startAuthorizationServer({ redirectUris: [redirectUri] });
-  dir = mkdtempSync(join(tmpdir(), 'goondan-oauth-guidance-'));
+  bed = await startOAuthTestbed('goondan-oauth-guidance-');
 });
 afterAll(async () => {
   provideOAuthService(undefined);
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await bed.close();
 });
 
 /** The extension's step middleware for agent `assistant`, instance `instanceKey`. */
@@ -65,19 +55,8 @@ async function modelInput(step: StepMiddleware): Promise<Message[]> {
 
 describe('oauth-guidance extension (spec v1 §12.6.6)', () => {
   test('while an authorization the instance asked for is pending, each step ends with a block; nothing secret in it', async () => {
-    const bundle = oauthBundle({
-      github: {
-        issuer: server.issuer,
-        clientId: server.clientId,
-        clientSecret: { value: server.clientSecret },
-        scopes: ['openid', 'offline_access', 'profile'],
-        subjectMode: 'global',
-        flow: 'authorizationCode',
-        redirectUri,
-        authorizationParams: { prompt: 'consent' },
-      },
-    });
-    const store = new OAuthStore(join(dir, 'oauth.db'), resolveOAuthKey({ GOONDAN_OAUTH_KEY: freshKey() }));
+    const bundle = oauthBundle({ github: bed.appSpec('authorizationCode') });
+    const store = new OAuthStore(join(bed.dir, 'oauth.db'), resolveOAuthKey({ GOONDAN_OAUTH_KEY: freshKey() }));
     const host = createOAuthHost({ bundle, store });
     provideOAuthService(host);
     const mine = stepOf('default');
@@ -107,7 +86,7 @@ describe('oauth-guidance extension (spec v1 §12.6.6)', () => {
     expect(text).not.toContain(session.secret.codeVerifier!);
     expect(await modelInput(other)).toEqual([]);
 
-    await host.completeAuthorization(await followAuthorization(pending.authorizationUrl!, redirectUri));
+    await host.completeAuthorization(await followAuthorization(pending.authorizationUrl!, bed.redirectUri));
     expect(await modelInput(mine)).toEqual([]);
     const grant = store.getGrant('OAuthApp/github', 'global')!;
     expect(text).not.toContain(grant.tokens.accessToken);

@@ -3,7 +3,7 @@ import { GoondanError } from '../errors/goondan-error.ts';
 import { describe, type OAuthEndpoints } from './oauth-endpoints.ts';
 import type { OAuthStore, StoredSession } from './oauth-store.ts';
 import type { OAuthAppResourceSpec } from './oauth-types.ts';
-import { tokensOf } from './token-answer.ts';
+import { scopesOf, tokensOf } from './token-answer.ts';
 
 /**
  * Spec v1 §12.6.4.3–4: the loopback callback. The state must name a stored session (else a forged callback),
@@ -57,7 +57,7 @@ export async function completeAuthorization(options: {
       app: session.app,
       subject: session.subject,
       tokens: tokensOf(answer, now),
-      scopes: grantedScopes(answer, session),
+      scopes: scopesOf(answer, session.scopes),
     });
   } catch (cause) {
     throw new GoondanError(
@@ -69,9 +69,4 @@ export async function completeAuthorization(options: {
     );
   }
   return session;
-}
-
-/** The scopes the server granted (its `scope`, else what was asked). */
-export function grantedScopes(answer: oauth.TokenEndpointResponse, session: StoredSession): string[] {
-  return typeof answer.scope === 'string' && answer.scope ? answer.scope.split(' ') : session.scopes;
 }

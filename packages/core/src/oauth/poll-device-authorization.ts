@@ -2,7 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { describe, type OAuthEndpoints, oauthErrorOf } from './oauth-endpoints.ts';
 import type { OAuthStore, StoredSession } from './oauth-store.ts';
-import { tokensOf } from './token-answer.ts';
+import { scopesOf, tokensOf } from './token-answer.ts';
 
 /**
  * Spec v1 §12.6.5 (RFC 8628 §3.4–3.5): polls the token endpoint with the session's device code until the person
@@ -53,7 +53,7 @@ export async function pollDeviceAuthorization(options: {
     if (!store.consumeSession(session.id, Date.now())) {
       throw new GoondanError('E_OAUTH_CALLBACK_INVALID', `Authorization ${session.id} was already completed once.`);
     }
-    const scopes = typeof answer.scope === 'string' && answer.scope ? answer.scope.split(' ') : session.scopes;
+    const scopes = scopesOf(answer, session.scopes);
     store.saveGrant({ app: session.app, subject: session.subject, tokens: tokensOf(answer, Date.now()), scopes });
     return session;
   }

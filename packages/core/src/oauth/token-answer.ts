@@ -17,3 +17,8 @@ export function tokensOf(answer: oauth.TokenEndpointResponse, now: number, previ
     expiresAt: typeof answer.expires_in === 'number' ? now + answer.expires_in * 1000 : null,
   };
 }
+
+/** The scopes the server granted (its `scope`), else `asked`. */
+export function scopesOf(answer: oauth.TokenEndpointResponse, asked: string[]): string[] {
+  return typeof answer.scope === 'string' && answer.scope ? answer.scope.split(' ') : asked;
+}
