@@ -49,7 +49,8 @@ function admit(
   const origin = request.headers.get('origin');
   if (!isAllowedOrigin(origin, options.allowedOrigins)) {
     const message = `Origin '${origin}' is not allowed (loopback origins are; add others with --allow-origin).`;
-    return { error: new GoondanError('E_SERVE_UNAUTHORIZED', message), status: 403 };
+    const suggestion = 'Call from a loopback page, or start gdn serve with --allow-origin naming this origin.';
+    return { error: new GoondanError('E_SERVE_UNAUTHORIZED', message, { suggestion }), status: 403 };
   }
   if (options.token !== undefined) {
     try {
