@@ -3,7 +3,7 @@ import * as oauth from 'oauth4webapi';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { describe, type OAuthEndpoints, oauthErrorOf } from './oauth-endpoints.ts';
 import type { OAuthStore, StoredGrant } from './oauth-store.ts';
-import { tokensOf } from './token-answer.ts';
+import { scopesOf, tokensOf } from './token-answer.ts';
 
 const LEASE_MS = 30_000;
 const WAIT_STEP_MS = 50;
@@ -70,7 +70,7 @@ async function refreshOnce(options: RefreshGrantOptions): Promise<StoredGrant> {
       }
       throw new GoondanError('E_OAUTH_SERVER', `Refreshing the token of ${app} failed: ${describe(cause)}`, { cause });
     }
-    const scopes = typeof answer.scope === 'string' && answer.scope ? answer.scope.split(' ') : current.scopes;
+    const scopes = scopesOf(answer, current.scopes);
     store.saveGrant({ app, subject, tokens: tokensOf(answer, Date.now(), refreshToken), scopes });
     return store.getGrant(app, subject)!;
   } finally {
