@@ -74,6 +74,23 @@ describe('Scheduler', () => {
     expect(h.store.firing(event.id)?.status).toBe('delivered');
   });
 
+  test('delivered firings are kept a week, then pruned by a later pass that delivers', async () => {
+    const h = harness({ start: '2026-01-10T08:00:00Z' });
+    h.scheduler.add({ ...target, inMs: 1_000, label: 'first', input: 'one' });
+    h.at('2026-01-10T08:00:02Z');
+    expect(await h.scheduler.runDue()).toBe(1);
+    const first = h.delivered[0]!.event.id;
+    h.scheduler.add({ ...target, inMs: 6 * 86_400_000, label: 'within a week', input: 'two' });
+    h.at('2026-01-16T08:00:03Z');
+    expect(await h.scheduler.runDue()).toBe(1);
+    expect(h.store.firing(first)?.status).toBe('delivered');
+    h.scheduler.add({ ...target, inMs: 2 * 86_400_000, label: 'after a week', input: 'three' });
+    h.at('2026-01-18T08:00:04Z');
+    expect(await h.scheduler.runDue()).toBe(1);
+    expect(h.store.firing(first)).toBeNull();
+    expect(h.store.firing(h.delivered[2]!.event.id)?.status).toBe('delivered');
+  });
+
   test('a daily RRULE keeps its wall-clock time across the DST change of its zone', async () => {
     const h = harness({ start: '2025-03-07T12:00:00Z' });
     h.scheduler.add({

@@ -9,6 +9,8 @@ export const DEFAULT_MAX_SLEEP_MS = 1_000;
 export const DEFAULT_LATE_AFTER_MS = 60_000;
 export const DEFAULT_DELIVER_TIMEOUT_MS = 30_000;
 const MAX_RETRY_DELAY_MS = 60_000;
+/** Delivered firings are history only (the instance's handled_events stops a rerun); kept this long. */
+export const DELIVERED_FIRINGS_KEPT_MS = 7 * 86_400_000;
 /** Occurrences taken per pass: a long outage with many short recurrences cannot hold the loop. */
 const MAX_CLAIMS_PER_PASS = 10_000;
 
@@ -143,6 +145,7 @@ export class Scheduler {
         if (event && (await this.deliver(schedule, event, 0))) delivered += 1;
       }
     }
+    if (delivered > 0) store.pruneDelivered(this.now() - DELIVERED_FIRINGS_KEPT_MS);
     return delivered;
   }
 
