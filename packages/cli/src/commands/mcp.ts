@@ -1,8 +1,5 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseCommandArgs } from '../cli-args.ts';
-import { createMcpServer } from '../mcp-serve/create-mcp-server.ts';
-import { openServed, type Served } from '../mcp-serve/open-served.ts';
-import { MAX_HTTP_BODY_BYTES, serveHttp } from '../mcp-serve/serve-http.ts';
+import { MAX_HTTP_BODY_BYTES } from '../mcp-serve/max-http-body-bytes.ts';
 import { openBundle } from '../open-bundle.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { printProblems } from './validate.ts';
@@ -67,23 +64,16 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));
     return 1;
   }
-  const logger = stderrLogger();
-  const served = await openServed({
+  // The MCP SDK is loaded here, not at start-up: no other command pays for it.
+  const { serveMcp } = await import('../mcp-serve/serve-mcp.ts');
+  return serveMcp({
     bundle: opened.bundle,
     handlers: opened.handlers,
     agentName: values.agent,
     instanceKey: values.instance ?? 'default',
-    logger,
+    port,
+    allowedOrigins,
   });
-  const what = `${(await served.catalog()).size} tools of ${served.label}`;
-  try {
-    return port === undefined
-      ? await serveStdio(served, what, logger)
-      : await serveHttp({ served, port, what, allowedOrigins, logger });
-  } finally {
-    await served.close(); // stops jobs, closes extensions (and the MCP servers they started)
-    exitSoon();
-  }
 }
 
 function parsePort(text: string): number {
@@ -93,35 +83,9 @@ function parsePort(text: string): number {
   return port;
 }
 
-/** The tools' ctx.logger: every level on stderr, in both modes. */
-function stderrLogger(): Console {
-  const toStderr = (...values: unknown[]) => console.error(...values);
-  return { ...console, log: toStderr, info: toStderr, debug: toStderr } as Console;
-}
-
 function redirectConsoleToStderr(): void {
   const toStderr = (...values: unknown[]) => console.error(...values);
   console.log = toStderr;
   console.info = toStderr;
   console.debug = toStderr;
-}
-
-/** Serves until the client closes stdin or the process gets SIGINT/SIGTERM. */
-async function serveStdio(served: Served, what: string, logger: Console): Promise<number> {
-  const server = createMcpServer(served, logger);
-  const stopped = Promise.withResolvers<void>();
-  process.stdin.once('end', () => stopped.resolve());
-  process.once('SIGINT', () => stopped.resolve());
-  process.once('SIGTERM', () => stopped.resolve());
-  server.onclose = () => stopped.resolve();
-  await server.connect(new StdioServerTransport());
-  console.error(`gdn mcp serve: serving ${what} over stdio`);
-  await stopped.promise;
-  await server.close().catch(() => {});
-  return 0;
-}
-
-/** Lets gdn exit once it has answered, even if a tool left a handle open (a server has nothing left to do). */
-function exitSoon(): void {
-  setTimeout(() => process.exit(), 200).unref();
 }

@@ -1,8 +1,6 @@
 import { parseCommandArgs } from '../cli-args.ts';
 import { openBundle } from '../open-bundle.ts';
 import { checkListenAddress } from '../serve/check-bearer-token.ts';
-import { hostParts } from '../serve/host-parts.ts';
-import { startServeHost } from '../serve/serve-host.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { watchSwarm } from '../watch-swarm.ts';
 import { printProblems } from './validate.ts';
@@ -72,6 +70,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const log = (line: string) => console.error(line);
+  // Loaded here, not at start-up: no other command pays for the HTTP API and the channels.
+  const [{ startServeHost }, { hostParts }] = await Promise.all([
+    import('../serve/serve-host.ts'),
+    import('../serve/host-parts.ts'),
+  ]);
   const host = await startServeHost({
     bundle: opened.bundle,
     hostname,

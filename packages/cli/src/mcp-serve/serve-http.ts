@@ -3,12 +3,11 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isAllowedOrigin } from './check-origin.ts';
 import { createMcpServer } from './create-mcp-server.ts';
+import { MAX_HTTP_BODY_BYTES } from './max-http-body-bytes.ts';
 import type { Served } from './open-served.ts';
 
 /** Sessions one HTTP server keeps at most (each is a Server object); a new one then ends the least recently used. */
 const MAX_HTTP_SESSIONS = 100;
-/** Largest request body (one JSON-RPC message or batch): 4 MiB, the SDK's default, written down as ours. */
-export const MAX_HTTP_BODY_BYTES = 4 * 1024 * 1024;
 
 const jsonError = (status: number, message: string) =>
   Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status });

@@ -1,0 +1,60 @@
+import type { Bundle, ToolHandler } from '@goondan/core';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createMcpServer } from './create-mcp-server.ts';
+import { openServed, type Served } from './open-served.ts';
+import { serveHttp } from './serve-http.ts';
+
+/** `gdn mcp serve` once its flags are read and its bundle loaded: serves over stdio, or HTTP when `port` is set. */
+export async function serveMcp(options: {
+  bundle: Bundle;
+  handlers: Map<string, Record<string, ToolHandler>>;
+  agentName: string | undefined;
+  instanceKey: string;
+  port: number | undefined;
+  allowedOrigins: string[];
+}): Promise<number> {
+  const { port, allowedOrigins } = options;
+  const logger = stderrConsole();
+  const served = await openServed({
+    bundle: options.bundle,
+    handlers: options.handlers,
+    agentName: options.agentName,
+    instanceKey: options.instanceKey,
+    logger,
+  });
+  const what = `${(await served.catalog()).size} tools of ${served.label}`;
+  try {
+    return port === undefined
+      ? await serveStdio(served, what, logger)
+      : await serveHttp({ served, port, what, allowedOrigins, logger });
+  } finally {
+    await served.close(); // stops jobs, closes extensions (and the MCP servers they started)
+    exitSoon();
+  }
+}
+
+/** The tools' ctx.logger: every level on stderr, in both modes. */
+function stderrConsole(): Console {
+  const toStderr = (...values: unknown[]) => console.error(...values);
+  return { ...console, log: toStderr, info: toStderr, debug: toStderr } as Console;
+}
+
+/** Serves until the client closes stdin or the process gets SIGINT/SIGTERM. */
+async function serveStdio(served: Served, what: string, logger: Console): Promise<number> {
+  const server = createMcpServer(served, logger);
+  const stopped = Promise.withResolvers<void>();
+  process.stdin.once('end', () => stopped.resolve());
+  process.once('SIGINT', () => stopped.resolve());
+  process.once('SIGTERM', () => stopped.resolve());
+  server.onclose = () => stopped.resolve();
+  await server.connect(new StdioServerTransport());
+  console.error(`gdn mcp serve: serving ${what} over stdio`);
+  await stopped.promise;
+  await server.close().catch(() => {});
+  return 0;
+}
+
+/** Lets gdn exit once it has answered, even if a tool left a handle open (a server has nothing left to do). */
+function exitSoon(): void {
+  setTimeout(() => process.exit(), 200).unref();
+}
