@@ -159,8 +159,12 @@ export function scriptedModel(steps: object[]): string {
   ].join('\n');
 }
 
-/** An openai-compatible Model document (`main`) talking to the local test server. */
-export function serverModel(baseURL: string): string {
+/**
+ * An openai-compatible Model document (`main`) talking to the local test server; `settings` (spec lines) replace
+ * the fixed API key.
+ */
+export function serverModel(baseURL: string, options: { model?: string; settings?: string[] } = {}): string {
+  const { model = 'test-model', settings = ['apiKey: { value: test-key }'] } = options;
   return [
     'apiVersion: goondan.ai/v1',
     'kind: Model',
@@ -168,9 +172,9 @@ export function serverModel(baseURL: string): string {
     '  name: main',
     'spec:',
     '  provider: openai-compatible',
-    '  model: test-model',
+    `  model: ${model}`,
     `  baseURL: ${baseURL}`,
-    '  apiKey: { value: test-key }',
+    ...settings.map((line) => `  ${line}`),
     '',
   ].join('\n');
 }

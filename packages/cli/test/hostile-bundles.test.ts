@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanupTempDirs, cliEnv, type GdnResult, mainTs, makeTempDir } from './helpers.ts';
+import { cleanupTempDirs, cliEnv, type GdnResult, mainTs, makeTempDir, scriptedModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -62,15 +62,7 @@ const agentYaml = [
   '  tools:',
   '    - Tool/hostile',
   '---',
-  'apiVersion: goondan.ai/v1',
-  'kind: Model',
-  'metadata:',
-  '  name: main',
-  'spec:',
-  '  provider: scripted',
-  '  model: fixture',
-  '  script:',
-  '    - text: All done.',
+  scriptedModel([{ text: 'All done.' }]).trimEnd(),
 ].join('\n');
 
 const pingHandlers = "export const handlers = { ping: () => ({ reply: 'pong' }) };\n";

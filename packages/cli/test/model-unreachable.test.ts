@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { agentBundle, cleanupTempDirs, gdn, gdnJson } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, gdn, gdnJson, serverModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -11,20 +11,9 @@ function closedPort(): number {
   return port;
 }
 
+/** One retry keeps the test short; the waits between attempts are the AI SDK's (2 s). */
 function downModel(baseURL: string): string {
-  return [
-    'apiVersion: goondan.ai/v1',
-    'kind: Model',
-    'metadata:',
-    '  name: main',
-    'spec:',
-    '  provider: openai-compatible',
-    '  model: llama3',
-    `  baseURL: ${baseURL}`,
-    // One retry keeps the test short; the waits between attempts are the AI SDK's (2 s).
-    '  params: { maxRetries: 1 }',
-    '',
-  ].join('\n');
+  return serverModel(baseURL, { model: 'llama3', settings: ['params: { maxRetries: 1 }'] });
 }
 
 describe('a model server that is down', () => {

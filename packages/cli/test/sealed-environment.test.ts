@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpenAICompatibleServer } from '@goondan/core/testing';
-import { agentBundle, cleanupTempDirs, cliEnv, editBundle, repoRoot } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, editBundle, repoRoot, serverModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -30,18 +30,7 @@ function filesContaining(dir: string, text: string): string[] {
 
 /** The agent fixture with a Model that needs OPENAI_API_KEY, restricted tools allowed, optionally as a Swarm. */
 async function bundleFor(baseURL: string, swarm: boolean): Promise<string> {
-  const model = [
-    'apiVersion: goondan.ai/v1',
-    'kind: Model',
-    'metadata:',
-    '  name: main',
-    'spec:',
-    '  provider: openai-compatible',
-    '  model: test-model',
-    `  baseURL: ${baseURL}`,
-    '  apiKey: { valueFrom: { env: OPENAI_API_KEY } }',
-    '',
-  ].join('\n');
+  const model = serverModel(baseURL, { settings: ['apiKey: { valueFrom: { env: OPENAI_API_KEY } }'] });
   const bundle = await agentBundle(model);
   const swarmDocument =
     'apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata:\n  name: solo\nspec:\n  entryAgent: Agent/helper\n  agents: [Agent/helper]\n---\n';

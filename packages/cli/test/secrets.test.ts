@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startOpenAICompatibleServer } from '@goondan/core/testing';
-import { agentBundle, cleanupTempDirs, cliEnv, type GdnResult, gdn, scriptedModel } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, type GdnResult, gdn, scriptedModel, serverModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -28,21 +28,6 @@ async function leaks(needle: string, results: Record<string, GdnResult>, bundleD
   return found;
 }
 
-function modelWithKeyFrom(baseURL: string, variable: string): string {
-  return [
-    'apiVersion: goondan.ai/v1',
-    'kind: Model',
-    'metadata:',
-    '  name: main',
-    'spec:',
-    '  provider: openai-compatible',
-    '  model: test-model',
-    `  baseURL: ${baseURL}`,
-    `  apiKey: { valueFrom: { env: ${variable} } }`,
-    '',
-  ].join('\n');
-}
-
 describe('secrets in output', () => {
   test('a provider error echoing the API key leaves no trace of it in output, stores or files', async () => {
     const rejected = {
@@ -57,7 +42,9 @@ describe('secrets in output', () => {
     };
     const server = await startOpenAICompatibleServer({ responses: [rejected, rejected] });
     try {
-      const bundle = await agentBundle(modelWithKeyFrom(server.url, 'LLM_ACCESS'));
+      const bundle = await agentBundle(
+        serverModel(server.url, { settings: ['apiKey: { valueFrom: { env: LLM_ACCESS } }'] }),
+      );
       const env = cliEnv({ LLM_ACCESS: plantedKey });
       const flags = ['--bundle', bundle];
       const runJson = await gdn(['run', ...flags, '--input', 'hi', '--json'], { env });
