@@ -8,13 +8,14 @@ import {
   type ToolContext,
 } from '@goondan/core';
 import { assistantBundleRoot } from '../store/assistant-bundle-root.ts';
+import { hostTimeZone, isoInZone, weekdayNameAt } from '../when/zoned-time.ts';
 
 type Ctx = Pick<ToolContext, 'workdir' | 'config' | 'agentName' | 'instanceKey'>;
 
 /** The IANA zone times are read and shown in: the call's, else config.timeZone, else the host's (always echoed). */
 export function zoneOf(ctx: Ctx, requested?: string): string {
   const zone = requested ?? (typeof ctx.config.timeZone === 'string' ? ctx.config.timeZone : undefined);
-  const name = zone ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
+  const name = zone ?? hostTimeZone();
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
@@ -44,22 +45,5 @@ export function scheduleForAgent(ctx: Ctx, input: Omit<ScheduleInput, 'agent' | 
 
 /** `2026-05-01T09:00:00+09:00 (Asia/Seoul, Friday)`: every tool echoes the absolute time with its zone. */
 export function describeAt(epochMs: number, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      weekday: 'long',
-      timeZoneName: 'longOffset',
-    })
-      .formatToParts(epochMs)
-      .map((part) => [part.type, part.value]),
-  );
-  const offset = String(parts.timeZoneName ?? '').replace('GMT', '') || '+00:00';
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset} (${timeZone}, ${parts.weekday})`;
+  return `${isoInZone(epochMs, timeZone)} (${timeZone}, ${weekdayNameAt(epochMs, timeZone)})`;
 }

@@ -2,7 +2,15 @@ import { GoondanError } from '@goondan/core';
 import type { ParsedResult, Parser } from 'chrono-node';
 import { koreanWhenPattern, resolveKoreanWhen } from './korean-when.ts';
 import { looksRecurring, parseRecurring, type RecurringWhen } from './recurring-when.ts';
-import { checkTimeZone, daysInMonth, epochOfWallClock, isoInZone, offsetMinutesAt, wallClockOf } from './zoned-time.ts';
+import {
+  checkTimeZone,
+  daysInMonth,
+  epochOfWallClock,
+  isoInZone,
+  offsetMinutesAt,
+  wallClockOf,
+  weekdayNameAt,
+} from './zoned-time.ts';
 
 /** One instant, echoed with its zone so a wrong reading is visible. `notes` say what was assumed. */
 export interface InstantWhen {
@@ -24,7 +32,6 @@ export interface ParseWhenOptions {
   timeZone: string;
 }
 
-const weekdayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const notePrefix = 'goondan/note:';
 const maxLength = 200;
 const examples =
@@ -60,7 +67,7 @@ function instant(epochMs: number, timeZone: string, notes: string[]): InstantWhe
     epochMs,
     iso: isoInZone(epochMs, timeZone),
     timeZone,
-    weekday: weekdayNames[wallClockOf(epochMs, timeZone).weekday] as string,
+    weekday: weekdayNameAt(epochMs, timeZone),
     notes,
   };
 }

@@ -13,6 +13,7 @@ export interface WallClock {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const weekdays = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const weekdayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
@@ -31,6 +32,11 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
     formatters.set(timeZone, formatter);
   }
   return formatter;
+}
+
+/** The host's IANA zone (UTC if it has none), named in results so a default is never silent. */
+export function hostTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
 /** The canonical IANA name of `timeZone`; an unknown zone is E_TOOL_INVALID_ARGS with a suggestion. */
@@ -121,10 +127,20 @@ function offsetText(minutes: number): string {
   return `${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
 }
 
+/** The zone's offset from UTC at an instant, as ISO 8601 writes it: `+09:00`, `-04:00`, `+00:00`. */
+export function offsetTextAt(epochMs: number, timeZone: string): string {
+  return offsetText(offsetMinutesAt(epochMs, timeZone));
+}
+
 /** ISO 8601 with the zone's offset at that instant: `2026-11-24T15:00:00+09:00`. */
 export function isoInZone(epochMs: number, timeZone: string): string {
   const wall = wallClockOf(epochMs, timeZone);
-  return `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${offsetText(offsetMinutesAt(epochMs, timeZone))}`;
+  return `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${offsetTextAt(epochMs, timeZone)}`;
+}
+
+/** The English name of the instant's day of the week in the zone: `Tuesday`. */
+export function weekdayNameAt(epochMs: number, timeZone: string): string {
+  return weekdayNames[wallClockOf(epochMs, timeZone).weekday] as string;
 }
 
 /** `20261124T150000`, the local form RFC 5545 uses after `DTSTART;TZID=…:`. */
