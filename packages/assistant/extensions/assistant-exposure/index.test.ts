@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { baseBundleDir } from '@goondan/base';
-import type { AgentResource, Message, ScriptedStep } from '@goondan/core';
-import { createScriptedModel, loadBundle, openAgentInstance, userEvent } from '@goondan/core';
-import { assistantBundleDir } from '../../src/assistant-bundle-dir.ts';
+import type { Message, ScriptedStep } from '@goondan/core';
+import { userEvent } from '@goondan/core';
 import { assistantExposurePreset } from '../../src/exposure/assistant-exposure-preset.ts';
+import { openScriptedAssistant, writeTempBundle } from '../../test/scripted-assistant.ts';
 
 const bundleYaml = `
 apiVersion: goondan.ai/v1
@@ -38,31 +36,18 @@ spec:
 
 let dir: string;
 beforeAll(async () => {
-  dir = await realpath(await mkdtemp(join(tmpdir(), 'gdn-assistant-exposure-')));
-  await Bun.write(join(dir, 'goondan.yaml'), bundleYaml);
-  await Bun.write(
-    join(dir, 'notes.ts'),
-    'export const handlers = { add: (_ctx, input) => ({ added: input.text }) };\n',
-  );
+  dir = await writeTempBundle('gdn-assistant-exposure-', {
+    'goondan.yaml': bundleYaml,
+    'notes.ts': 'export const handlers = { add: (_ctx, input) => ({ added: input.text }) };\n',
+  });
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function open(steps: ScriptedStep[]) {
-  const loaded = await loadBundle({ dir, libraries: [baseBundleDir, assistantBundleDir] });
-  if (!loaded.bundle) throw new Error(JSON.stringify(loaded.problems, null, 2));
   const lines: string[] = [];
   const record = (...values: unknown[]) => lines.push(values.map(String).join(' '));
   const logger = { ...console, log: record, info: record, debug: record, warn: record, error: record } as Console;
-  const model = createScriptedModel(steps);
-  const instance = await openAgentInstance({
-    bundle: loaded.bundle,
-    handlers: loaded.handlers,
-    agent: loaded.bundle.resources.get('Agent/assistant') as AgentResource,
-    instanceKey: 'test',
-    model,
-    stateDir: join(dir, '.state'),
-    logger,
-  });
+  const { instance, model } = await openScriptedAssistant({ dir, steps, stateDir: join(dir, '.state'), logger });
   return { instance, model, lines };
 }
 

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { baseBundleDir } from '@goondan/base';
-import type { AgentResource, ScriptedStep } from '@goondan/core';
-import { createScriptedModel, loadBundle, openAgentInstance, userEvent } from '@goondan/core';
+import type { ScriptedStep } from '@goondan/core';
+import { userEvent } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
-import { assistantBundleDir } from '../../src/assistant-bundle-dir.ts';
+import { openScriptedAssistant, writeTempBundle } from '../../test/scripted-assistant.ts';
 import { handlers as memory } from '../../tools/memory/index.ts';
 
 const bundleYaml = `
@@ -27,24 +25,11 @@ spec:
 
 let dir: string;
 beforeAll(async () => {
-  dir = await realpath(await mkdtemp(join(tmpdir(), 'gdn-assistant-memory-')));
-  await Bun.write(join(dir, 'goondan.yaml'), bundleYaml);
+  dir = await writeTempBundle('gdn-assistant-memory-', { 'goondan.yaml': bundleYaml });
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function open(steps: ScriptedStep[]) {
-  const loaded = await loadBundle({ dir, libraries: [baseBundleDir, assistantBundleDir] });
-  if (!loaded.bundle) throw new Error(JSON.stringify(loaded.problems, null, 2));
-  const model = createScriptedModel(steps);
-  const instance = await openAgentInstance({
-    bundle: loaded.bundle,
-    handlers: loaded.handlers,
-    agent: loaded.bundle.resources.get('Agent/assistant') as AgentResource,
-    instanceKey: 'test',
-    model,
-  });
-  return { instance, model };
-}
+const open = (steps: ScriptedStep[]) => openScriptedAssistant({ dir, steps });
 
 describe('Extension memory', () => {
   test('matching memories reach the model before the user message; system prompt and tools never change, input only grows', async () => {

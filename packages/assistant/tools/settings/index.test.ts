@@ -1,66 +1,15 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { baseBundleDir } from '@goondan/base';
 import { PermissionPolicy } from '@goondan/core';
-import { createTestToolContext } from '@goondan/core/testing';
 import { parseAllDocuments } from 'yaml';
 import { assistantBundleDir } from '../../src/assistant-bundle-dir.ts';
+import { gitBundle, removeGitBundles } from '../../test/git-bundle.ts';
 import { handlers } from './index.ts';
 
-const identity = ['-c', 'user.name=Test Person', '-c', 'user.email=person@example.invalid'];
-const persona = ['You help.', 'Be brief.', 'Say hi.', 'Say hi.', 'Say hi.', 'Say hi.', 'Say hi.', 'Say hi.'].join('\n');
-const bundleYaml = [
-  '# The assistant bundle (this comment must survive edits)',
-  'apiVersion: goondan.ai/v1',
-  'kind: Agent',
-  'metadata: { name: helper }',
-  'spec:',
-  '  modelConfig: { modelRef: Model/main } # the model',
-  '  prompt:',
-  '    system: |',
-  ...persona.split('\n').map((line) => `      ${line}`),
-  '  tools: [Tool/settings, Tool/datetime]',
-  '---',
-  'apiVersion: goondan.ai/v1',
-  'kind: Model',
-  'metadata: { name: main }',
-  'spec: { provider: scripted, model: fixture, script: [{ text: hi }] }',
-  '',
-].join('\n');
+afterEach(removeGitBundles);
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const proc = Bun.spawn(['git', ...identity, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  if ((await proc.exited) !== 0) throw new Error(`git ${args.join(' ')}: ${err}`);
-  return out.trim();
-}
-
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** A bundle using assistant tools, committed in a fresh repository; the agent's context runs with both libraries. */
-async function bundle() {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gdn-settings-')));
-  dirs.push(dir);
-  await writeFile(join(dir, 'goondan.yaml'), bundleYaml);
-  await writeFile(join(dir, '.gitignore'), '.goondan/\n');
-  await git(dir, 'init', '-q', '-b', 'main');
-  await git(dir, 'add', '-A');
-  await git(dir, 'commit', '-q', '-m', 'bundle');
-  const workdir = join(dir, '.goondan', 'workspaces', 'helper', 'default');
-  await mkdir(workdir, { recursive: true });
-  const ctx = createTestToolContext({
-    workdir,
-    agentName: 'helper',
-    bundle: { rootDir: dir, libraries: [baseBundleDir, assistantBundleDir] },
-  });
-  return { dir, ctx, yaml: () => readFile(join(dir, 'goondan.yaml'), 'utf8') };
-}
+const bundle = () => gitBundle({ prefix: 'gdn-settings-', tools: 'Tool/settings, Tool/datetime' });
 
 type Out = Record<string, unknown>;
 
