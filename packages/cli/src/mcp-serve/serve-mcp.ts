@@ -1,5 +1,6 @@
 import type { Bundle, ToolHandler } from '@goondan/core';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { stderrLogger } from '../stderr-logger.ts';
 import { createMcpServer } from './create-mcp-server.ts';
 import { openServed, type Served } from './open-served.ts';
 import { serveHttp } from './serve-http.ts';
@@ -14,7 +15,8 @@ export async function serveMcp(options: {
   allowedOrigins: string[];
 }): Promise<number> {
   const { port, allowedOrigins } = options;
-  const logger = stderrConsole();
+  // The tools' ctx.logger: every level on stderr (stdout may be the MCP channel), redacted like every command's.
+  const logger = stderrLogger;
   const served = await openServed({
     bundle: options.bundle,
     handlers: options.handlers,
@@ -31,12 +33,6 @@ export async function serveMcp(options: {
     await served.close(); // stops jobs, closes extensions (and the MCP servers they started)
     exitSoon();
   }
-}
-
-/** The tools' ctx.logger: every level on stderr, in both modes. */
-function stderrConsole(): Console {
-  const toStderr = (...values: unknown[]) => console.error(...values);
-  return { ...console, log: toStderr, info: toStderr, debug: toStderr } as Console;
 }
 
 /** Serves until the client closes stdin or the process gets SIGINT/SIGTERM. */
