@@ -27,6 +27,7 @@ export { readSourceText } from './config/read-source-text.ts';
 export { resolveValueSource } from './config/resolve-value-source.ts';
 export type * from './config/resources.ts';
 export { API_VERSION, resourceKinds } from './config/resources.ts';
+export { closestName, closestNames } from './errors/closest-names.ts';
 export { type ErrorCode, errorCodes, helpUrlFor } from './errors/error-codes.ts';
 export { GoondanError } from './errors/goondan-error.ts';
 export { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError, truncateErrorMessage } from './errors/to-tool-error.ts';

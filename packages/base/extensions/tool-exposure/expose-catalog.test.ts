@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test';
 import type { ToolCatalogItem } from '@goondan/core';
-import { closestNames } from './closest-names.ts';
 import { exposeCatalog, sameItems } from './expose-catalog.ts';
 import { parseExposureConfig } from './exposure-config.ts';
 
@@ -67,19 +66,5 @@ describe('parseExposureConfig', () => {
     [{ defaultTtlMinutes: 1441 }, 'config.defaultTtlMinutes must be an integer from 1 to 1440'],
   ])('%j is refused: %s', (config, message) => {
     expect(() => parseExposureConfig(config as never)).toThrow(message);
-  });
-});
-
-describe('closestNames', () => {
-  const candidates = ['weather__get', 'weather__forecast', 'bash__exec', 'files', 'shell'];
-
-  test('typos and near misses, names containing the input first', () => {
-    expect(closestNames('wether__get', candidates)).toEqual(['weather__get']);
-    expect(closestNames('weather', candidates)).toEqual(['weather__get', 'weather__forecast']);
-    expect(closestNames('shel', candidates)).toEqual(['shell']);
-  });
-
-  test('nothing when nothing is close', () => {
-    expect(closestNames('kanban__add_card', candidates)).toEqual([]);
   });
 });

@@ -1,7 +1,6 @@
 import type { ExtensionApi, JsonObject, ToolCatalogItem } from '@goondan/core';
-import { GoondanError } from '@goondan/core';
+import { closestNames, GoondanError } from '@goondan/core';
 import { now } from './clock.ts';
-import { closestNames } from './closest-names.ts';
 import { exposeCatalog, isControlTool, sameItems } from './expose-catalog.ts';
 import { type ExposureConfig, groupReference } from './exposure-config.ts';
 import type { ExposureState } from './exposure-state.ts';

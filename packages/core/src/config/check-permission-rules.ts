@@ -1,6 +1,6 @@
+import { closestName } from '../errors/closest-names.ts';
 import type { PermissionRules } from '../permissions/permission-types.ts';
 import type { DeclaredResource } from './check-references.ts';
-import { closestName } from './closest-name.ts';
 import { problemAt } from './create-problem.ts';
 import type { AgentResource, BundleProblem, Resource, ToolResource } from './resources.ts';
 

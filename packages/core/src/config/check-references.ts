@@ -1,4 +1,4 @@
-import { closestName } from './closest-name.ts';
+import { closestName } from '../errors/closest-names.ts';
 import { problemAt } from './create-problem.ts';
 import type { FieldPath, YamlDocument } from './locate-field.ts';
 import { formatFieldPath } from './locate-field.ts';

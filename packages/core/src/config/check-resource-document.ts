@@ -1,10 +1,10 @@
 import { dirname } from 'node:path';
 import type { Ajv } from 'ajv';
+import { closestName } from '../errors/closest-names.ts';
 import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
 import { checkNamePart } from '../tools/tool-name.ts';
 import { checkResourceShape } from './check-resource-shape.ts';
 import { checkToolRules } from './check-tool-rules.ts';
-import { closestName } from './closest-name.ts';
 import { problemAt } from './create-problem.ts';
 import type { YamlDocument } from './locate-field.ts';
 import { locateField } from './locate-field.ts';

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv } from 'ajv';
-import { closestName } from './closest-name.ts';
+import { closestName } from '../errors/closest-names.ts';
 import { problemAt } from './create-problem.ts';
 import type { FieldPath, YamlDocument } from './locate-field.ts';
 import { formatFieldPath, pointerToPath } from './locate-field.ts';

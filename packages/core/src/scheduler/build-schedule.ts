@@ -1,6 +1,6 @@
 import { newId } from '../agent/agent-event.ts';
 import { instancePaths } from '../agent/instance-paths.ts';
-import { closestName } from '../config/closest-name.ts';
+import { closestName } from '../errors/closest-names.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { checkTimeZone, nextOccurrence, normalizeRrule, parseInstant } from './schedule-recurrence.ts';
 import type { ScheduleInput, ScheduleKind, ScheduleRecord } from './schedule-types.ts';
