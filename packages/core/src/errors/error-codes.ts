@@ -487,3 +487,53 @@ export function helpUrlFor(code: string): string {
   const base = process.env.GOONDAN_HELP_BASE_URL ?? defaultHelpBase;
   return `${base.endsWith('/') ? base : `${base}/`}${code}.md`;
 }
+  // Outside services of the assistant's tools: web search, images, GitHub, Telegram (docs/assistant-pack-2.md)
+  E_SERVICE_NOT_CONFIGURED: {
+    name: 'ServiceNotConfiguredError',
+    suggestion:
+      "Set what the message names: the key's environment variable, or the Tool's config (provider, baseUrl, apiKey: { valueFrom: { env: NAME } }).",
+  },
+  E_SERVICE_UNREACHABLE: {
+    name: 'ServiceUnreachableError',
+    suggestion: 'Check that this host reaches the address in the message (network, DNS, proxy, the config baseUrl).',
+  },
+  E_SERVICE_AUTH: {
+    name: 'ServiceAuthError',
+    suggestion: 'The service refused the credential (401/403): check the key or token named in the message.',
+  },
+  E_SERVICE_RATE_LIMITED: {
+    name: 'ServiceRateLimitedError',
+    suggestion: 'The service limits how often it may be called; wait as long as the message says, then try again.',
+  },
+  E_SERVICE_NOT_FOUND: {
+    name: 'ServiceNotFoundError',
+    suggestion: 'The service has nothing at that name or number; check the repository, issue number or id.',
+  },
+  E_SERVICE_FAILED: {
+    name: 'ServiceFailedError',
+    suggestion: "Read the service's own words in the message; a 5xx is the service's trouble, try again later.",
+  },
+  E_SERVICE_RESPONSE_INVALID: {
+    name: 'ServiceResponseInvalidError',
+    suggestion:
+      'The service answered something other than what its API promises; check that the config baseUrl points at the API itself.',
+  },
+  E_SERVICE_RESPONSE_TOO_LARGE: {
+    name: 'ServiceResponseTooLargeError',
+    suggestion: 'The answer was larger than the tool reads; check the config baseUrl points at the API, not a file.',
+  },
+  // Git tools of the assistant (docs/assistant-pack-2.md#git)
+  E_GIT_NOT_REPOSITORY: {
+    name: 'GitNotRepositoryError',
+    suggestion: 'Give a path inside a git repository in the workdir (git init makes one).',
+  },
+  E_GIT_FAILED: {
+    name: 'GitFailedError',
+    suggestion: "Read git's own words in the message; nothing was changed when a write command fails.",
+  },
+  // Printing (docs/assistant-pack-2.md#images)
+  E_PRINT_FAILED: {
+    name: 'PrintFailedError',
+    suggestion:
+      'Check the printer (lpstat -p shows them, lpstat -d the default) and that CUPS runs; install cups-client for lp.',
+  },
