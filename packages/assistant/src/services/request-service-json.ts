@@ -1,0 +1,72 @@
+import { GoondanError } from '@goondan/core';
+import { parseServiceJson, readBoundedBody } from './read-bounded-body.ts';
+import { retryAfterSeconds, serviceHttpError, serviceUnreachable } from './service-errors.ts';
+
+/** One JSON request to an outside service. */
+export interface ServiceRequest {
+  /** Name used in messages ("Tavily"). */
+  service: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+  timeoutMs: number;
+  maxBytes: number;
+  signal?: AbortSignal;
+  /** Where the credential comes from, for the suggestion of a 401/403. */
+  credential?: string;
+}
+
+/**
+ * Sends one request and answers the parsed JSON. Every failure is coded: unreachable or timed out
+ * (E_SERVICE_UNREACHABLE), refused (serviceHttpError: 401/403, 404, 429 with retry-after, other), too large or not
+ * JSON. A cancelled call (the tool's signal) is E_TOOL_ABORTED.
+ */
+export async function requestServiceJson(request: ServiceRequest): Promise<unknown> {
+  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(request.url, {
+      method: request.method ?? 'GET',
+      headers,
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      signal,
+      redirect: 'error',
+    });
+  } catch (thrown) {
+    if (request.signal?.aborted)
+      throw new GoondanError('E_TOOL_ABORTED', `The call to ${request.service} was cancelled.`);
+    if (timeout.aborted) {
+      throw serviceUnreachable(request.service, request.url, new Error(`no answer within ${request.timeoutMs} ms`));
+    }
+    throw serviceUnreachable(request.service, request.url, thrown);
+  }
+  let text: string;
+  try {
+    text = await readBoundedBody({ response, maxBytes: request.maxBytes, service: request.service });
+  } catch (thrown) {
+    if (thrown instanceof GoondanError) throw thrown;
+    if (request.signal?.aborted)
+      throw new GoondanError('E_TOOL_ABORTED', `The call to ${request.service} was cancelled.`);
+    throw serviceUnreachable(
+      request.service,
+      request.url,
+      timeout.aborted ? new Error('the answer stopped coming') : thrown,
+    );
+  }
+  if (!response.ok) {
+    throw serviceHttpError({
+      service: request.service,
+      status: response.status,
+      statusText: response.statusText,
+      body: text,
+      retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
+      credential: request.credential,
+    });
+  }
+  return parseServiceJson(text, request.service);
+}
