@@ -144,7 +144,15 @@ export { openInstanceDatabase } from './store/open-instance-database.ts';
 export { toOtlpJson } from './store/to-otlp-json.ts';
 export { newSpanId, newTraceId } from './store/trace-ids.ts';
 export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
-export { type AgentToolset, createAgentToolset, selectAgent } from './tools/agent-toolset.ts';
+export { type AgentToolset, createAgentToolset, selectAgent, type UnavailableTool } from './tools/agent-toolset.ts';
+export {
+  type AvailabilityContext,
+  checkAvailability,
+  clearAvailabilityCache,
+  findCommand,
+  firstCommand,
+  type ToolAvailability,
+} from './tools/tool-availability.ts';
 export { CatalogBuilder } from './tools/catalog-builder.ts';
 export { guardProcessErrors } from './tools/guard-process-errors.ts';
 export { toJsonSafe } from './tools/to-json-safe.ts';

@@ -17,6 +17,7 @@ import {
   type ToolCatalog,
   type ToolCatalogItem,
   type ToolResult,
+  type UnavailableTool,
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
@@ -27,10 +28,12 @@ import { printProblems } from './validate.ts';
 
 export const toolsHelp = `Usage: gdn tools <list|call> [options]
 
-  gdn tools list [--agent A] [--json]
+  gdn tools list [--agent A] [--all] [--json]
       The catalog the agent's model would see at its next Step (extensions loaded, step middleware such as
       tool exposure applied): full name (resource__export), description, parameters and source.
-      Without agents in the bundle, every Tool the bundle declares.
+      Without agents in the bundle, every Tool the bundle declares. Tools whose backend is missing on this
+      machine (their spec.requires is unmet) are never offered; they are counted at the end.
+      --all         also list every tool this machine cannot offer (libraries' too) and why
 
   gdn tools call <name> '<json-args>' [--agent A] [--workdir D] [--instance K] [--wait] [--yes]
       Calls one tool through the real pipeline (catalog guard, permissions, argument validation, toolCall
@@ -62,6 +65,8 @@ interface OpenedTools {
   agentName: string | null;
   /** Category and the permissions' decision for a call from the command line. */
   permission: (name: string) => { category: string; decision: string; rule: string } | null;
+  /** Tools not offered on this machine (spec.requires unmet), with why. */
+  unavailable: () => UnavailableTool[];
   catalog: () => Promise<ToolCatalog>;
   call: (
     call: ToolCall,
@@ -95,6 +100,7 @@ async function openTools(flags: { bundle?: string; agent?: string; instance?: st
     return {
       agentName: agent.metadata.name,
       permission: (name) => instance.permissionOf(name),
+      unavailable: () => instance.unavailableTools(),
       catalog: () => instance.previewCatalog(),
       call: (call, options) => instance.callTool(call, options),
       jobs: instance.jobs,
@@ -107,6 +113,7 @@ async function openTools(flags: { bundle?: string; agent?: string; instance?: st
   return {
     agentName: null,
     permission: (name) => toolset.executor.verdictFor(name, COMMAND_LINE_SOURCE),
+    unavailable: () => [...(toolset.unavailable?.values() ?? [])],
     catalog: async () => toolset.catalogBuilder.build(),
     call: (call, options) =>
       toolset.executor.execute(call, {
@@ -143,7 +150,7 @@ async function toolsList(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     command: 'tools',
     argv,
-    spec: { agent: { type: 'string' }, json: { type: 'boolean' } },
+    spec: { agent: { type: 'string' }, json: { type: 'boolean' }, all: { type: 'boolean' } },
   });
   if (values.help) {
     console.log(toolsHelp);
@@ -159,16 +166,44 @@ async function toolsList(argv: string[]): Promise<number> {
   } finally {
     await opened.close();
   }
+  // Without --all: the tools the catalog would hold if their backend were here; with it, every Tool loaded.
+  const unavailable = opened.unavailable().filter((tool) => values.all === true || tool.declared);
   if (values.json) {
     const tools = catalog.items.map((item) => ({ ...item, permission: opened.permission(item.name) }));
-    printJson({ agent: opened.agentName, tools });
+    printJson({ agent: opened.agentName, tools, unavailable });
     return 0;
   }
   const color = useColor();
   const who = opened.agentName ? `Agent/${opened.agentName}` : 'no agent: every Tool the bundle declares';
   console.log(paint(`${catalog.size} tool${catalog.size === 1 ? '' : 's'} in the catalog (${who})`, 'bold', color));
   for (const item of catalog.items) printItem(item, opened.permission(item.name), color);
+  printUnavailable(unavailable, { all: values.all === true, color });
   return 0;
+}
+
+/** The groups this machine cannot offer, one line each with what is missing (names only without --all). */
+function printUnavailable(tools: UnavailableTool[], options: { all: boolean; color: boolean }): void {
+  if (tools.length === 0) return;
+  const { color } = options;
+  const count = `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
+  if (!options.all) {
+    const names = tools.map((tool) => tool.name).join(', ');
+    console.log(`\n${paint(`${count} not offered on this machine: ${names}`, 'yellow', color)}`);
+    console.log(paint('  gdn tools list --all says why.', 'dim', color));
+    return;
+  }
+  console.log(`\n${paint(`Not offered on this machine (${count}):`, 'bold', color)}`);
+  const groups = new Map<string, UnavailableTool[]>();
+  for (const tool of tools) {
+    const key = `${tool.resource}\0${tool.reason}`;
+    groups.set(key, [...(groups.get(key) ?? []), tool]);
+  }
+  for (const group of groups.values()) {
+    const first = group[0]!;
+    console.log(`\n${paint(group.map((tool) => tool.name).join(', '), 'cyan', color)}`);
+    console.log(`  ${first.reason}`);
+    if (first.install) console.log(`  ${paint(`install: ${first.install}`, 'dim', color)}`);
+  }
 }
 
 function printItem(

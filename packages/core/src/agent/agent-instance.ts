@@ -26,7 +26,7 @@ import type { InboxStore } from '../store/inbox-store.ts';
 import type { RuntimeNotices } from '../store/runtime-notices.ts';
 import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
-import type { AgentToolset } from '../tools/agent-toolset.ts';
+import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
 import { type AgentEvent, newId } from './agent-event.ts';
@@ -352,6 +352,11 @@ export class AgentInstance {
         ...(this.options.agents ? { agents: this.options.agents } : {}),
       },
     });
+  }
+
+  /** Tools of the bundle this machine cannot offer (their spec.requires is unmet), with the reason. */
+  unavailableTools(): UnavailableTool[] {
+    return [...(this.options.toolset.unavailable?.values() ?? [])];
   }
 
   /** A tool's risk category and what the permissions decide for a call from `source` (null: not registered). */

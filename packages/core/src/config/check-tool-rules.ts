@@ -1,6 +1,7 @@
 import type { Ajv } from 'ajv';
 import { buildToolName, checkNamePart, providerToolNamePattern } from '../tools/tool-name.ts';
 import { checkParametersSchema } from './check-parameters-schema.ts';
+import { checkToolRequires } from './check-tool-requires.ts';
 import { problemAt } from './create-problem.ts';
 import type { YamlDocument } from './locate-field.ts';
 import type { BundleProblem } from './resources.ts';
@@ -23,7 +24,7 @@ export function checkToolRules(options: {
   const { document, resourceName } = options;
   const spec = (document.value as { spec?: unknown }).spec;
   if (!isPlainObject(spec)) return [];
-  const problems: BundleProblem[] = [];
+  const problems: BundleProblem[] = checkToolRequires(document);
 
   const entry = spec.entry;
   if (entry === undefined || entry === null || (typeof entry === 'string' && entry.trim() === '')) {

@@ -61,6 +61,29 @@ const permissionsSpec: Schema = {
   additionalProperties: false,
 };
 
+/** docs/resources.md#requires; the values (platform names, command names) are checked by check-tool-requires.ts. */
+const stringList: Schema = { type: 'array', items: { type: 'string' } };
+const requirementFields: Record<string, Schema> = {
+  platforms: stringList,
+  commands: stringList,
+  env: stringList,
+  dbus: { enum: ['session', 'system'] },
+  config: stringList,
+  install: { type: 'string' },
+};
+const toolRequires: Schema = {
+  type: 'object',
+  properties: {
+    ...requirementFields,
+    anyOf: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'object', properties: requirementFields, additionalProperties: false },
+    },
+  },
+  additionalProperties: false,
+};
+
 const toolSpec: Schema = {
   type: 'object',
   properties: {
@@ -77,6 +100,7 @@ const toolSpec: Schema = {
           description: { type: 'string' },
           parameters: object,
           category: riskCategory,
+          requires: toolRequires,
         },
         required: ['name'],
         additionalProperties: false,
@@ -84,6 +108,7 @@ const toolSpec: Schema = {
     },
     config: object,
     category: riskCategory,
+    requires: toolRequires,
   },
   additionalProperties: false,
 };

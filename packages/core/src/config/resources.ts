@@ -38,11 +38,35 @@ export interface ToolResourceSpec {
   timeoutMs?: number;
   /** Addition: cap on a successful output's JSON size, in characters (default 100 000). */
   outputLimit?: number;
-  exports: ToolExportSpec[];
+  /** `requires` (addition): what this export needs besides the Tool's own spec.requires. */
+  exports: (ToolExportSpec & { requires?: ToolRequirements })[];
   /** Risk category of exports that declare none (default `sensitive`; docs/permissions.md). */
   category?: RiskCategory;
   /** Settings the handler reads as `ctx.config` (e.g. http-fetch's allowPrivateNetwork). */
   config?: JsonObject;
+  /** Addition: what the backend needs on this machine (docs/resources.md#requires). */
+  requires?: ToolRequirements;
+}
+
+/**
+ * Addition (docs/resources.md#requires): what a Tool's backend needs on this machine. Every field given must hold;
+ * `a|b` in an entry means either. `anyOf`: at least one of the sets must hold (one per platform, typically).
+ * A Tool whose needs are unmet is not registered: never offered to the model, and `gdn tools list --all` says why.
+ */
+export interface ToolRequirements {
+  /** process.platform values, e.g. linux, darwin. */
+  platforms?: string[];
+  /** Commands that must be on PATH. */
+  commands?: string[];
+  /** Environment variables that must be set and non-empty. */
+  env?: string[];
+  /** A reachable D-Bus bus. */
+  dbus?: 'session' | 'system';
+  /** Keys of the Tool's effective config that must be set (spec.config with the Agent's per-tool config). */
+  config?: string[];
+  /** What to do when a need is unmet, e.g. `apt-get install playerctl`. */
+  install?: string;
+  anyOf?: Omit<ToolRequirements, 'anyOf'>[];
 }
 
 export interface ModelResourceSpec {

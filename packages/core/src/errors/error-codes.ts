@@ -40,6 +40,16 @@ export const errorCodes = {
     name: 'ToolDuplicateError',
     suggestion: 'Give one of the tools another name; a registry never overwrites a tool silently.',
   },
+  E_TOOL_UNAVAILABLE: {
+    name: 'ToolUnavailableError',
+    suggestion:
+      'Install what the message names (or set the variable or config it names), then start again; `gdn tools list --all` shows every tool this machine cannot offer and why.',
+  },
+  E_TOOL_REQUIRES_INVALID: {
+    name: 'ToolRequiresInvalidError',
+    suggestion:
+      'Fix spec.requires: platforms are process.platform values (linux, darwin, win32…), commands are names looked up on PATH, env entries variable names, config entries keys of spec.config; a|b means either.',
+  },
   // Permissions and approvals (docs/permissions.md)
   E_POLICY_DENIED: {
     name: 'PolicyDeniedError',

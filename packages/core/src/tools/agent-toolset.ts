@@ -4,6 +4,7 @@ import { GoondanError } from '../errors/goondan-error.ts';
 import { PermissionPolicy } from '../permissions/permission-policy.ts';
 import type { JsonObject, ToolCallMiddleware, ToolHandler } from '../types.ts';
 import { CatalogBuilder } from './catalog-builder.ts';
+import { checkAvailability } from './tool-availability.ts';
 import { ToolExecutor } from './tool-executor.ts';
 import { buildToolName } from './tool-name.ts';
 import { ToolRegistry } from './tool-registry.ts';
@@ -15,6 +16,20 @@ export interface AgentToolset {
   catalogBuilder: CatalogBuilder;
   /** Replaced once extensions have added their toolCall middleware. */
   executor: ToolExecutor;
+  /** Tools not registered because their backend is missing on this machine (spec.requires), by full name. */
+  unavailable?: ReadonlyMap<string, UnavailableTool>;
+}
+
+/** A tool left out because a need of its `requires` is unmet here (docs/resources.md#requires). */
+export interface UnavailableTool {
+  name: string;
+  /** The Tool resource's name. */
+  resource: string;
+  /** What is missing, e.g. "needs the command playerctl on PATH (not found)". */
+  reason: string;
+  install?: string;
+  /** Whether the agent's spec.tools (or, without an agent, the bundle itself) lists its resource. */
+  declared: boolean;
 }
 
 /** The name an Agent's tool entry points at (refs were checked when the bundle loaded). */
@@ -62,13 +77,38 @@ export function createAgentToolset(options: {
   }
   const registry = new ToolRegistry();
   const tools = [...bundle.resources.values()].filter((resource): resource is ToolResource => resource.kind === 'Tool');
+  const declared = agent
+    ? (agent.spec.tools ?? []).map(refName)
+    : tools.filter((tool) => tool.library === undefined).map((tool) => tool.metadata.name);
+  // Decided once, here: a tool whose backend is missing is never registered, so never offered or run.
+  const unavailable = new Map<string, UnavailableTool>();
   for (const tool of tools) {
     const resourceName = tool.metadata.name;
     const toolHandlers = handlers.get(`Tool/${resourceName}`) ?? {};
     const config = { ...(tool.spec.config ?? {}), ...(perToolConfig.get(resourceName) ?? {}) };
     for (const exported of tool.spec.exports) {
+      const name = buildToolName(resourceName, exported.name);
+      if (tool.spec.requires || exported.requires) {
+        const availability = checkAvailability([tool.spec.requires, exported.requires], {
+          platform: process.platform,
+          env: process.env,
+          config,
+        });
+        if (!availability.available) {
+          const { reason, install } = availability;
+          const declaredHere = agent ? declared.includes(resourceName) : tool.library === undefined;
+          unavailable.set(name, {
+            name,
+            resource: resourceName,
+            reason,
+            declared: declaredHere,
+            ...(install ? { install } : {}),
+          });
+          continue;
+        }
+      }
       const item = {
-        name: buildToolName(resourceName, exported.name),
+        name,
         ...(exported.description === undefined ? {} : { description: exported.description }),
         ...(exported.parameters === undefined ? {} : { parameters: exported.parameters }),
         source: { type: 'config' as const, name: resourceName },
@@ -82,15 +122,14 @@ export function createAgentToolset(options: {
       });
     }
   }
-  const declared = agent
-    ? (agent.spec.tools ?? []).map(refName)
-    : tools.filter((tool) => tool.library === undefined).map((tool) => tool.metadata.name);
   return {
     agent,
     registry,
     catalogBuilder: new CatalogBuilder(registry, declared),
+    unavailable,
     executor: new ToolExecutor({
       registry,
+      unavailable,
       middlewares: options.middlewares,
       bundle: { rootDir: bundle.rootDir, libraries: bundle.libraries ?? [] },
       permissions: new PermissionPolicy(agent?.spec.permissions, {

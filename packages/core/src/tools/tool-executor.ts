@@ -34,6 +34,8 @@ export interface ToolExecutorOptions {
   jobs?: JobTable;
   /** The bundle the tools run in, given to handlers as ToolContext.bundle. */
   bundle?: ToolBundleInfo;
+  /** Tools left unregistered because their backend is missing here (spec.requires); a call to one says why. */
+  unavailable?: ReadonlyMap<string, { reason: string; install?: string }>;
 }
 
 /** Everything about the calling agent that a ToolContext needs (spec §7.3), and who answers for the call. */
@@ -224,6 +226,14 @@ export class ToolExecutor {
         this.permissions.decide(call.name, tool.category, scope.source).decision === 'deny';
       const direct = tool !== undefined && this.permissions.allowsDirectCall(call.name);
       if (!direct && !hiddenByPolicy) {
+        const missing = tool === undefined ? this.options.unavailable?.get(call.name) : undefined;
+        if (missing) {
+          const install = missing.install ? ` To install: ${missing.install}.` : '';
+          return errorResult(
+            'E_TOOL_UNAVAILABLE',
+            `Tool '${call.name}' is not offered on this machine: it ${missing.reason}.${install}`,
+          );
+        }
         return errorResult(
           'E_TOOL_NOT_IN_CATALOG',
           `Tool '${call.name}' is not available in the current Tool Catalog.${describeNearby(call.name, catalog)}`,
