@@ -219,6 +219,26 @@ export const errorCodes = {
     suggestion:
       'Inter-agent tools need the Orchestrator: declare a Swarm resource listing the agents (gdn run/chat then start it).',
   },
+  // Swarms over NATS (docs/transport.md)
+  E_NATS_CONFIG: {
+    name: 'NatsConfigError',
+    suggestion:
+      'Fix the NATS settings (--nats URL, transport.nats in the Swarm: servers, namespace, credential files).',
+  },
+  E_NATS_UNREACHABLE: {
+    name: 'NatsUnreachableError',
+    suggestion:
+      'Check that nats-server runs with JetStream (-js -sd DIR) at that URL and that the credentials are right.',
+  },
+  E_NATS_NO_WORKER: {
+    name: 'NatsNoWorkerError',
+    suggestion: 'Start a worker for the swarm on some machine: gdn worker --nats URL --namespace NAME.',
+  },
+  E_INSTANCE_LEASED: {
+    name: 'InstanceLeasedError',
+    suggestion:
+      'Another worker runs this agent instance; its lease lapses within the lease TTL after that worker dies, then the instance restarts elsewhere.',
+  },
   E_EXTENSION_ENTRY_NOT_FOUND: {
     name: 'ExtensionEntryNotFoundError',
     suggestion:
