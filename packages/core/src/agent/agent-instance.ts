@@ -26,6 +26,7 @@ import type { InboxStore } from '../store/inbox-store.ts';
 import type { RuntimeNotices } from '../store/runtime-notices.ts';
 import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
+import type { SpanContent, SpanTelemetry } from '../telemetry/span-telemetry.ts';
 import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
@@ -87,6 +88,8 @@ export interface AgentInstanceOptions {
   redact?: (value: JsonValue) => JsonValue;
   /** Told about every tool call (the audit log). */
   audit?: (entry: AuditEntry) => void;
+  /** Where spans go besides the trace store (OpenTelemetry export, docs/telemetry.md). */
+  telemetry?: SpanTelemetry;
 }
 
 /** The source of calls made outside a turn (`gdn tools call`, previews): the person at the command line. */
@@ -566,8 +569,9 @@ export class AgentInstance {
         steps: result.steps,
         inputTokens: result.usage.inputTokens,
         outputTokens: result.usage.outputTokens,
-        ...(result.error ? { errorCode: result.error.code } : {}),
+        ...(result.error ? { errorCode: result.error.code, errorMessage: result.error.message } : {}),
       }),
+      this.captureContent() ? { input: event.input, output: result.text } : undefined,
     );
     this.flushSpans();
     this.turnsServed += 1;
@@ -653,6 +657,7 @@ export class AgentInstance {
     const outcome: StepOutcome = { text: '', toolCalls: 0, finishReason: 'unknown', usage: zeroUsage() };
     let assistant: Message[] = [];
     let calls: ToolCall[] = [];
+    const cache: Record<string, number> = {};
     try {
       const result = streamText({
         // Each failed attempt the AI SDK retries is told as it happens (onModelRetry), not only the last one.
@@ -691,6 +696,9 @@ export class AgentInstance {
       outcome.text = text;
       outcome.finishReason = finishReason;
       outcome.usage = { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+      const { cacheReadTokens, cacheWriteTokens } = usage.inputTokenDetails ?? {};
+      if (typeof cacheReadTokens === 'number') cache.cacheReadTokens = cacheReadTokens;
+      if (typeof cacheWriteTokens === 'number') cache.cacheWriteTokens = cacheWriteTokens;
       // A call the provider ran itself (Anthropic's tool search) is answered already, in the same response.
       calls = toolCalls.filter((call) => call.providerExecuted !== true).map(toToolCall);
       outcome.toolCalls = calls.length;
@@ -703,24 +711,30 @@ export class AgentInstance {
       const failure = { code: error.code!, message: error.message };
       outcome.error = describeModelCallFailure({ error: failure, thrown, resource: this.options.modelResource });
     }
-    this.record({
-      traceId: state.traceId,
-      spanId: modelSpanId,
-      parentSpanId: stepSpanId,
-      kind: 'model',
-      name: `model ${model.provider}:${model.modelId}`,
-      startedAt: modelStarted,
-      endedAt: Date.now(),
-      status: outcome.error ? 'error' : 'ok',
-      attributes: {
-        inputTokens: outcome.usage.inputTokens,
-        outputTokens: outcome.usage.outputTokens,
-        finishReason: outcome.finishReason,
-        toolCalls: outcome.toolCalls,
-        tools: catalog.size,
-        ...(outcome.error ? { errorCode: outcome.error.code, errorMessage: outcome.error.message } : {}),
+    this.record(
+      {
+        traceId: state.traceId,
+        spanId: modelSpanId,
+        parentSpanId: stepSpanId,
+        kind: 'model',
+        name: `model ${model.provider}:${model.modelId}`,
+        startedAt: modelStarted,
+        endedAt: Date.now(),
+        status: outcome.error ? 'error' : 'ok',
+        attributes: {
+          provider: model.provider,
+          model: model.modelId,
+          inputTokens: outcome.usage.inputTokens,
+          outputTokens: outcome.usage.outputTokens,
+          ...cache,
+          finishReason: outcome.finishReason,
+          toolCalls: outcome.toolCalls,
+          tools: catalog.size,
+          ...(outcome.error ? { errorCode: outcome.error.code, errorMessage: outcome.error.message } : {}),
+        },
       },
-    });
+      this.captureContent() ? this.modelContent(state, assistant) : undefined,
+    );
     if (!outcome.error) {
       this.appendMessages(assistant, state.turnId);
       if (calls.length > 0) await this.executeToolCalls({ state, calls, assistant, catalog, stepSpanId });
@@ -734,7 +748,13 @@ export class AgentInstance {
       startedAt: stepStarted,
       endedAt: Date.now(),
       status: outcome.error ? 'error' : state.signal.aborted ? 'cancelled' : 'ok',
-      attributes: { stepIndex: state.stepIndex, tools: catalog.size, toolCalls: outcome.toolCalls },
+      // The catalog offered at this step (docs/console.md shows it per span).
+      attributes: {
+        stepIndex: state.stepIndex,
+        tools: catalog.size,
+        toolCalls: outcome.toolCalls,
+        catalog: catalog.names(),
+      },
     });
     this.flushSpans();
     return outcome;
@@ -800,25 +820,28 @@ export class AgentInstance {
       if (checkpoint && !this.closed) this.saveCheckpoint(call.id, state.turnId, result);
       const durationMs = Date.now() - started;
       this.notify('onToolCallEnd', { toolCallId: call.id, toolName: call.name, result, durationMs });
-      this.record({
-        traceId: state.traceId,
-        spanId: toolSpanId,
-        parentSpanId: stepSpanId,
-        kind: 'tool',
-        name: `tool ${call.name}`,
-        startedAt: started,
-        endedAt: started + durationMs,
-        status: result.status === 'error' ? 'error' : 'ok',
-        attributes: {
-          toolName: call.name,
-          toolCallId: call.id,
-          resultStatus: result.status,
-          ...(result.error?.code ? { errorCode: result.error.code } : {}),
-          ...(result.error ? { errorMessage: result.error.message } : {}),
-          // The stack stays in the trace: the model and the screen get the message only.
-          ...(thrownStackOf(result.error) ? { errorStack: thrownStackOf(result.error)! } : {}),
+      this.record(
+        {
+          traceId: state.traceId,
+          spanId: toolSpanId,
+          parentSpanId: stepSpanId,
+          kind: 'tool',
+          name: `tool ${call.name}`,
+          startedAt: started,
+          endedAt: started + durationMs,
+          status: result.status === 'error' ? 'error' : 'ok',
+          attributes: {
+            toolName: call.name,
+            toolCallId: call.id,
+            resultStatus: result.status,
+            ...(result.error?.code ? { errorCode: result.error.code } : {}),
+            ...(result.error ? { errorMessage: result.error.message } : {}),
+            // The stack stays in the trace: the model and the screen get the message only.
+            ...(thrownStackOf(result.error) ? { errorStack: thrownStackOf(result.error)! } : {}),
+          },
         },
-      });
+        this.captureContent() ? { input: call.args as JsonValue, output: result as unknown as JsonValue } : undefined,
+      );
     };
     const pooled = calls.map((_, index) => index).filter((index) => !asks.has(index));
     const limit = Math.max(1, this.options.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY);
@@ -891,8 +914,23 @@ export class AgentInstance {
     this.messages.push(...masked);
   }
 
-  private record(span: SpanRecord): void {
+  private record(span: SpanRecord, content?: SpanContent): void {
     this.spanBuffer.push(span);
+    this.options.telemetry?.onSpan(span, content);
+  }
+
+  /** True when spans are exported with their message content (opt-in, docs/telemetry.md). */
+  private captureContent(): boolean {
+    return this.options.telemetry?.captureContent === true;
+  }
+
+  private modelContent(state: StepState, assistant: Message[]): SpanContent {
+    const system = this.options.agent.spec.prompt?.system;
+    return {
+      ...(system ? { system } : {}),
+      input: state.modelMessages.map((message) => message.data as unknown as JsonValue),
+      output: assistant.map((message) => message.data as unknown as JsonValue),
+    };
   }
 
   /** Traces are observers: a failed write is reported, never allowed to break the turn. */

@@ -19,8 +19,9 @@ import { acquireInstanceWriterLock, type InstanceWriterLock } from '../store/ins
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { RuntimeNotices } from '../store/runtime-notices.ts';
 import { TraceStore } from '../store/trace-store.ts';
+import { openSpanTelemetry } from '../telemetry/open-span-telemetry.ts';
 import { createAgentToolset } from '../tools/agent-toolset.ts';
-import type { ToolCallMiddleware, ToolHandler } from '../types.ts';
+import type { JsonValue, ToolCallMiddleware, ToolHandler } from '../types.ts';
 import { AgentInstance } from './agent-instance.ts';
 import { instancePaths } from './instance-paths.ts';
 import type { StepMiddleware, TurnMiddleware, TurnObserver } from './turn-types.ts';
@@ -156,6 +157,11 @@ async function openLocked(
   // Secrets are redacted from approvals and the audit log by shape, by key, and by the values of secret variables.
   const secretValues = secretValuesFromEnv(env);
   const audit = new AuditStore(db, { secretValues });
+  const redact = (value: JsonValue) => redactSecrets(value, { secretValues });
+  // Only the process that runs turns exports spans (OTEL_EXPORTER_OTLP_ENDPOINT, docs/telemetry.md).
+  const telemetry = options.writer
+    ? await openSpanTelemetry({ env, agent: agent.metadata.name, instanceKey, redact, logger })
+    : undefined;
   return new AgentInstance({
     agent,
     instanceKey,
@@ -172,12 +178,13 @@ async function openLocked(
     onReset: extensions.resetListeners,
     writer: options.writer,
     ...(options.writer ? { inbox: new InboxStore(db), notices: new RuntimeNotices(db) } : {}),
-    onClose: [...extensions.closeListeners, () => db.close(), () => lock?.release()],
+    onClose: [...extensions.closeListeners, () => telemetry?.shutdown(), () => db.close(), () => lock?.release()],
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
     stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
     maxStepsPerTurn: maxStepsFor(bundle, agent),
     approvalStore: new ApprovalStore(db),
-    redact: (value) => redactSecrets(value, { secretValues }),
+    redact,
+    ...(telemetry ? { telemetry } : {}),
     audit: (entry) => audit.append(entry),
     ...(options.agents ? { agents: options.agents } : {}),
   });

@@ -20,7 +20,7 @@ const model: SpanRecord = {
   spanId: newSpanId(),
   parentSpanId: root.spanId,
   kind: 'model',
-  name: 'model openai/gpt',
+  name: 'model openai.chat:gpt',
   startedAt: 1_770_000_000_010,
   endedAt: 1_770_000_000_400,
   attributes: { usage: { inputTokens: 12, outputTokens: 4 }, finish: ['stop'] },
@@ -68,18 +68,22 @@ describe('toOtlpJson', () => {
 
   test('attributes become OTLP key/value lists, with our kind and status alongside', () => {
     expect(spans[0]!.attributes).toEqual([
-      { key: 'agent', value: { stringValue: 'assistant' } },
-      { key: 'instance', value: { stringValue: 'default' } },
-      { key: 'steps', value: { intValue: '2' } },
-      { key: 'cost', value: { doubleValue: 0.25 } },
-      { key: 'ok', value: { boolValue: true } },
-      { key: 'none', value: {} },
+      { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+      { key: 'gen_ai.agent.name', value: { stringValue: 'assistant' } },
+      { key: 'gen_ai.conversation.id', value: { stringValue: 'assistant/default' } },
+      { key: 'goondan.agent', value: { stringValue: 'assistant' } },
+      { key: 'goondan.instance', value: { stringValue: 'default' } },
+      { key: 'goondan.steps', value: { intValue: '2' } },
+      { key: 'goondan.cost', value: { doubleValue: 0.25 } },
+      { key: 'goondan.ok', value: { boolValue: true } },
+      { key: 'goondan.none', value: {} },
       { key: 'goondan.span.kind', value: { stringValue: 'turn' } },
       { key: 'goondan.span.status', value: { stringValue: 'ok' } },
     ]);
-    expect(spans[1]!.attributes.slice(0, 2)).toEqual([
+    const modelAttributes = spans[1]!.attributes.filter((a) => !a.key.startsWith('gen_ai.'));
+    expect(modelAttributes.slice(0, 2)).toEqual([
       {
-        key: 'usage',
+        key: 'goondan.usage',
         value: {
           kvlistValue: {
             values: [
@@ -89,8 +93,19 @@ describe('toOtlpJson', () => {
           },
         },
       },
-      { key: 'finish', value: { arrayValue: { values: [{ stringValue: 'stop' }] } } },
+      { key: 'goondan.finish', value: { arrayValue: { values: [{ stringValue: 'stop' }] } } },
     ]);
+  });
+
+  test('names follow the GenAI conventions: invoke_agent, chat, execute_tool', () => {
+    expect(spans.map((s) => s.name)).toEqual(['invoke_agent assistant', 'chat gpt', 'execute_tool bash__run']);
+    const model = Object.fromEntries(spans[1]!.attributes.map((a) => [a.key, a.value]));
+    expect(model['gen_ai.operation.name']).toEqual({ stringValue: 'chat' });
+    expect(model['gen_ai.provider.name']).toEqual({ stringValue: 'openai' });
+    expect(model['gen_ai.request.model']).toEqual({ stringValue: 'gpt' });
+    const tool = Object.fromEntries(spans[2]!.attributes.map((a) => [a.key, a.value]));
+    expect(tool['gen_ai.tool.name']).toEqual({ stringValue: 'bash__run' });
+    expect(tool['error.type']).toEqual({ stringValue: 'E_TOOL_TIMEOUT' });
   });
 
   test('status and kind map to OTLP codes', () => {

@@ -1,3 +1,4 @@
+import { genAiSpan } from '../telemetry/gen-ai-span.ts';
 import type { JsonValue } from '../types.ts';
 import type { SpanRecord, TraceRecord } from './trace-store.ts';
 
@@ -76,15 +77,17 @@ function statusOf(span: SpanRecord): OtlpSpan['status'] {
 }
 
 function otlpSpan(span: SpanRecord): OtlpSpan {
+  // The same names and attributes as the live export (docs/telemetry.md): GenAI conventions, goondan.* beside.
+  const view = genAiSpan(span);
   const out: OtlpSpan = {
     traceId: span.traceId,
     spanId: span.spanId,
-    name: span.name,
-    kind: span.kind === 'model' ? 3 : 1,
+    name: view.name,
+    kind: view.kind === 'client' ? 3 : 1,
     startTimeUnixNano: unixNano(span.startedAt),
     // A running span has no end yet; OTLP requires one, so it ends where it starts (status stays UNSET).
     endTimeUnixNano: unixNano(span.endedAt ?? span.startedAt),
-    attributes: keyValues({ ...span.attributes, 'goondan.span.kind': span.kind, 'goondan.span.status': span.status }),
+    attributes: keyValues(view.attributes),
     status: statusOf(span),
   };
   if (span.parentSpanId !== null) out.parentSpanId = span.parentSpanId;
@@ -93,8 +96,9 @@ function otlpSpan(span: SpanRecord): OtlpSpan {
 
 /**
  * Traces in the OpenTelemetry OTLP/JSON shape (`POST /v1/traces` of a collector, or a file for Jaeger and the
- * like). Ids are sent as hex, as the OTLP/JSON mapping requires; our span kind and status ride along as
- * `goondan.span.kind` and `goondan.span.status` attributes.
+ * like). Ids are sent as hex, as the OTLP/JSON mapping requires. Names and attributes follow the GenAI semantic
+ * conventions (genAiSpan): stored attributes ride along as `goondan.*`, with `goondan.span.kind` and
+ * `goondan.span.status`.
  *
  * @example
  * await Bun.write('traces.json', JSON.stringify(toOtlpJson(traceStore.recentTraces(10))));
