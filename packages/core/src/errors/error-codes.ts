@@ -423,6 +423,65 @@ export const errorCodes = {
     suggestion:
       'The Bot API call named in the message failed; check network access to the API root and the description Telegram gave.',
   },
+  // Packages and their npm dependencies (docs/packages.md)
+  E_PACKAGE_INVALID: {
+    name: 'PackageInvalidError',
+    suggestion:
+      'Put one kind: Package document first in goondan.yaml, with an npm name (@scope/name), spec.version (semver) and spec.dependencies as a list of { name, version }.',
+  },
+  E_PACKAGE_NOT_FOUND: {
+    name: 'PackageNotFoundError',
+    suggestion: 'Install the dependency with npm beside the bundle (npm install NAME@RANGE), then validate again.',
+  },
+  E_PACKAGE_VERSION: {
+    name: 'PackageVersionError',
+    suggestion:
+      'Install a version the range accepts (npm install NAME@RANGE), or change the range in spec.dependencies.',
+  },
+  E_PACKAGE_CONFLICT: {
+    name: 'PackageConflictError',
+    suggestion:
+      'Two packages declare the same Kind/name: declare your own resource of that name in goondan.yaml (it replaces both), or drop one dependency.',
+  },
+  E_PACKAGE_UNKNOWN: {
+    name: 'PackageUnknownError',
+    suggestion:
+      "A reference's package must be the bundle's own Package or one of its spec.dependencies; add it there or fix the name.",
+  },
+  // Connectors and Connections (docs/connectors.md)
+  E_CONNECTOR_ENTRY_NOT_FOUND: {
+    name: 'ConnectorEntryNotFoundError',
+    suggestion:
+      'Fix spec.entry of the Connector: a path, relative to its goondan.yaml, of a module with a default export.',
+  },
+  E_CONNECTION_INVALID: {
+    name: 'ConnectionInvalidError',
+    suggestion:
+      "Match only events the Connector declares (spec.events) and their properties, and route only to members of the Connection's Swarm.",
+  },
+  E_CONNECTOR_EVENT_INVALID: {
+    name: 'ConnectorEventInvalidError',
+    suggestion: 'Emit only events the Connector declares in spec.events, with each property of its declared type.',
+  },
+  E_CONNECTION_NO_ROUTE: {
+    name: 'ConnectionNoRouteError',
+    suggestion:
+      'Add an ingress rule that matches the event (a rule without match catches everything), or stop emitting it.',
+  },
+  E_CONNECTOR_FAILED: {
+    name: 'ConnectorFailedError',
+    suggestion:
+      "Read the connector's own log lines above; it is restarted with backoff. Fix its config or secrets and restart gdn serve.",
+  },
+  E_CONNECTOR_SIGNATURE: {
+    name: 'ConnectorSignatureError',
+    suggestion:
+      'The request was not signed with the signing secret, or is older than 5 minutes: check the secret given to the Connection (SLACK_SIGNING_SECRET) and the clocks.',
+  },
+  E_MIGRATE_UNCONVERTED: {
+    name: 'MigrateUnconvertedError',
+    suggestion: 'gdn migrate could not rewrite this part; edit it by hand as the message says (docs/migrating.md).',
+  },
   // Scheduler (docs/scheduler.md)
   E_SCHEDULE_INVALID: {
     name: 'ScheduleInvalidError',
@@ -491,6 +550,75 @@ export const errorCodes = {
     suggestion:
       'Names are compared without case: pick another board name (or use the existing board), and give each column a different name.',
   },
+  // Calendar and contacts over CalDAV/CardDAV or local files (@goondan/assistant, docs/assistant.md#calendar-and-contacts)
+  E_CALENDAR_NOT_CONFIGURED: {
+    name: 'CalendarNotConfiguredError',
+    suggestion:
+      'Give the calendar Tool a backend in its config: backend: caldav with server: { url, username, password }, or backend: file with file: <path to .ics>.',
+  },
+  E_CONTACTS_NOT_CONFIGURED: {
+    name: 'ContactsNotConfiguredError',
+    suggestion:
+      'Give the contacts Tool a backend in its config: backend: carddav with server: { url, username, password }, or backend: file with file: <path to .vcf>.',
+  },
+  E_DAV_UNREACHABLE: {
+    name: 'DavUnreachableError',
+    suggestion:
+      'Check config.server.url (scheme, host, port) and that the CalDAV/CardDAV server is running and reachable.',
+  },
+  E_DAV_UNAUTHORIZED: {
+    name: 'DavUnauthorizedError',
+    suggestion:
+      'Check the username and password (or token) in the environment variables the config names; many providers need an app-specific password.',
+  },
+  E_DAV_REQUEST_FAILED: {
+    name: 'DavRequestFailedError',
+    suggestion:
+      'Check config.server.url is the DAV address of the account and that the account may do this (write, delete).',
+  },
+  E_DAV_RESPONSE_TOO_LARGE: {
+    name: 'DavResponseTooLargeError',
+    suggestion: "Ask for less (fewer days, one calendar) or raise the Tool's config.maxResponseBytes.",
+  },
+  E_CALENDAR_NOT_FOUND: {
+    name: 'CalendarNotFoundError',
+    suggestion: 'Use one of the calendar names the message lists, or leave calendar_name out.',
+  },
+  E_CALENDAR_EVENT_NOT_FOUND: {
+    name: 'CalendarEventNotFoundError',
+    suggestion: 'Use an event id from calendar__list_events; the event may already be deleted.',
+  },
+  E_CALENDAR_DATA_INVALID: {
+    name: 'CalendarDataInvalidError',
+    suggestion:
+      'The iCalendar or vCard text is broken; fix or replace the file (BEGIN:VCALENDAR … END:VCALENDAR, BEGIN:VCARD … END:VCARD).',
+  },
+  E_CONTACT_NOT_FOUND: {
+    name: 'ContactNotFoundError',
+    suggestion: 'Search with contacts__search and pass a name it lists.',
+  },
+  // Workspaces shared by the people one host serves (@goondan/assistant, docs/assistant.md#workspaces)
+  E_WORKSPACE_NOT_FOUND: {
+    name: 'WorkspaceNotFoundError',
+    suggestion: 'Use an id or name from workspace__list (only workspaces you belong to are listed).',
+  },
+  E_WORKSPACE_NAME_TAKEN: {
+    name: 'WorkspaceNameTakenError',
+    suggestion: 'You already belong to a workspace with that name: switch to it, or pick another name.',
+  },
+  E_WORKSPACE_INVITE_INVALID: {
+    name: 'WorkspaceInviteInvalidError',
+    suggestion: 'Ask a member of the workspace for its current invite code (a regenerated code replaces the old one).',
+  },
+  E_WORKSPACE_INVITE_EXPIRED: {
+    name: 'WorkspaceInviteExpiredError',
+    suggestion: 'Ask a member to make a new code with workspace__regenerate_invite_code.',
+  },
+  E_WORKSPACE_INVITE_USED: {
+    name: 'WorkspaceInviteUsedError',
+    suggestion:
+      'The code was for one person and has been used; ask a member for a new code (workspace__regenerate_invite_code).',
+  },
   // Dates as people write them (@goondan/assistant, docs/assistant.md#dates)
   E_WHEN_UNREADABLE: {
     name: 'WhenUnreadableError',
@@ -506,17 +634,6 @@ export const errorCodes = {
     suggestion:
       'The text can mean more than one time; write it without doubt, e.g. as ISO 8601 (2026-04-03) or with the month name.',
   },
-} as const satisfies Record<string, { name: string; suggestion: string }>;
-
-export type ErrorCode = keyof typeof errorCodes;
-
-const defaultHelpBase = 'docs/errors/';
-
-/** Help page of a code; GOONDAN_HELP_BASE_URL points links at a hosted copy of docs/errors. */
-export function helpUrlFor(code: string): string {
-  const base = process.env.GOONDAN_HELP_BASE_URL ?? defaultHelpBase;
-  return `${base.endsWith('/') ? base : `${base}/`}${code}.md`;
-}
   // Outside services of the assistant's tools: web search, images, GitHub, Telegram (docs/assistant-pack-2.md)
   E_SERVICE_NOT_CONFIGURED: {
     name: 'ServiceNotConfiguredError',
@@ -567,3 +684,14 @@ export function helpUrlFor(code: string): string {
     suggestion:
       'Check the printer (lpstat -p shows them, lpstat -d the default) and that CUPS runs; install cups-client for lp.',
   },
+} as const satisfies Record<string, { name: string; suggestion: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+const defaultHelpBase = 'docs/errors/';
+
+/** Help page of a code; GOONDAN_HELP_BASE_URL points links at a hosted copy of docs/errors. */
+export function helpUrlFor(code: string): string {
+  const base = process.env.GOONDAN_HELP_BASE_URL ?? defaultHelpBase;
+  return `${base.endsWith('/') ? base : `${base}/`}${code}.md`;
+}
