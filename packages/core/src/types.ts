@@ -131,6 +131,11 @@ export interface ToolContext {
   readonly agents?: AgentsRuntime;
   /** The bundle the agent runs (addition): its directory and the library bundles it was loaded with. */
   readonly bundle?: ToolBundleInfo;
+  /**
+   * Where the turn that made the call came from (addition; docs/permissions.md#sources): `user:cli`, `user:telegram`,
+   * `agent:<name>`… A tool that could leak what is on this machine (the clipboard) refuses remote sources.
+   */
+  readonly source?: { readonly kind: string; readonly name: string };
 }
 
 /** What a tool may know of the bundle it runs in (ToolContext.bundle). */

@@ -361,6 +361,7 @@ export class ToolExecutor {
       ...(scope.trace ? { trace: scope.trace } : {}),
       ...(scope.agents ? { agents: scope.agents } : {}),
       ...(this.options.bundle ? { bundle: this.options.bundle } : {}),
+      ...(scope.source ? { source: scope.source } : {}),
     };
     let output: unknown;
     const running = new RunningToolCall(call.name, call.id);
