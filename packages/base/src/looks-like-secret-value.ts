@@ -1,4 +1,4 @@
-import { containsCredential, knownSecretValues } from '@goondan/core';
+import { containsCredential, knownSecretValues } from '@goondan/core/secrets';
 
 /** Shorter values are not judged by their entropy alone: too many ordinary words and ids look random that short. */
 export const MIN_RANDOM_TOKEN_CHARS = 24;

@@ -1,22 +1,5 @@
 import './sealed-start.ts';
-import { GoondanError, guardProcessErrors, helpUrlFor, redactKnownSecrets } from '@goondan/core';
-import { approvalsCommand, approvalsHelp } from './commands/approvals.ts';
-import { auditCommand, auditHelp } from './commands/audit.ts';
-import { authCommand, authHelp } from './commands/auth.ts';
-import { changesCommand, changesHelp } from './commands/changes.ts';
-import { chatCommand, chatHelp } from './commands/chat.ts';
-import { initCommand, initHelp } from './commands/init.ts';
-import { mcpCommand, mcpHelp } from './commands/mcp.ts';
-import { psCommand, psHelp } from './commands/ps.ts';
-import { runCommand, runHelp } from './commands/run.ts';
-import { schedulesCommand, schedulesHelp } from './commands/schedules.ts';
-import { serveCommand, serveHelp } from './commands/serve.ts';
-import { toolsCommand, toolsHelp } from './commands/tools.ts';
-import { traceCommand, traceHelp } from './commands/trace.ts';
-import { typesCommand, typesHelp } from './commands/types.ts';
-import { validateCommand, validateHelp } from './commands/validate.ts';
 import { exitWhenDone } from './exit-when-done.ts';
-import { redactForOutput } from './redact-output.ts';
 import { paint, UsageError, useColor } from './terminal.ts';
 
 const mainHelp = `gdn — declare tools once in YAML, see exactly what an agent sees, call them through the real pipeline.
@@ -43,31 +26,44 @@ Commands:
 
 Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
 
-const commands: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
-  validate: { run: validateCommand, help: validateHelp },
-  tools: { run: toolsCommand, help: toolsHelp },
-  run: { run: runCommand, help: runHelp },
-  chat: { run: chatCommand, help: chatHelp },
-  trace: { run: traceCommand, help: traceHelp },
-  audit: { run: auditCommand, help: auditHelp },
-  approvals: { run: approvalsCommand, help: approvalsHelp },
-  ps: { run: psCommand, help: psHelp },
-  changes: { run: changesCommand, help: changesHelp },
-  mcp: { run: mcpCommand, help: mcpHelp },
-  serve: { run: serveCommand, help: serveHelp },
-  auth: { run: authCommand, help: authHelp },
-  schedules: { run: schedulesCommand, help: schedulesHelp },
-  init: { run: initCommand, help: initHelp },
-  types: { run: typesCommand, help: typesHelp },
+interface Command {
+  run: (argv: string[]) => Promise<number>;
+  help: string;
+}
+
+// Each command is imported only when it runs: `gdn --version` and `gdn --help` load none, and a command does not
+// pay for the others' dependencies (the core barrel, the AI SDK and the providers take most of a second to load).
+const commands: Record<string, () => Promise<Command>> = {
+  validate: () => import('./commands/validate.ts').then((m) => ({ run: m.validateCommand, help: m.validateHelp })),
+  tools: () => import('./commands/tools.ts').then((m) => ({ run: m.toolsCommand, help: m.toolsHelp })),
+  run: () => import('./commands/run.ts').then((m) => ({ run: m.runCommand, help: m.runHelp })),
+  chat: () => import('./commands/chat.ts').then((m) => ({ run: m.chatCommand, help: m.chatHelp })),
+  trace: () => import('./commands/trace.ts').then((m) => ({ run: m.traceCommand, help: m.traceHelp })),
+  audit: () => import('./commands/audit.ts').then((m) => ({ run: m.auditCommand, help: m.auditHelp })),
+  approvals: () => import('./commands/approvals.ts').then((m) => ({ run: m.approvalsCommand, help: m.approvalsHelp })),
+  ps: () => import('./commands/ps.ts').then((m) => ({ run: m.psCommand, help: m.psHelp })),
+  changes: () => import('./commands/changes.ts').then((m) => ({ run: m.changesCommand, help: m.changesHelp })),
+  mcp: () => import('./commands/mcp.ts').then((m) => ({ run: m.mcpCommand, help: m.mcpHelp })),
+  serve: () => import('./commands/serve.ts').then((m) => ({ run: m.serveCommand, help: m.serveHelp })),
+  auth: () => import('./commands/auth.ts').then((m) => ({ run: m.authCommand, help: m.authHelp })),
+  schedules: () => import('./commands/schedules.ts').then((m) => ({ run: m.schedulesCommand, help: m.schedulesHelp })),
+  init: () => import('./commands/init.ts').then((m) => ({ run: m.initCommand, help: m.initHelp })),
+  types: () => import('./commands/types.ts').then((m) => ({ run: m.typesCommand, help: m.typesHelp })),
 };
 
-// A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged.
-guardProcessErrors({ log: (line) => console.error(`gdn: ${redactForOutput(line)}`) });
+/** A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged. */
+async function guardCommand(): Promise<void> {
+  const [{ guardProcessErrors }, { redactForOutput }] = await Promise.all([
+    import('@goondan/core'),
+    import('./redact-output.ts'),
+  ]);
+  guardProcessErrors({ log: (line) => console.error(`gdn: ${redactForOutput(line)}`) });
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help' && rest[0] && commands[rest[0]]) {
-    console.log(commands[rest[0]]!.help);
+    console.log((await commands[rest[0]]!()).help);
     return 0;
   }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -78,14 +74,18 @@ async function main(argv: string[]): Promise<number> {
     console.log('gdn 0.1.0');
     return 0;
   }
-  const command = commands[name];
-  if (!command) {
+  const load = commands[name];
+  if (!load) {
     console.error(`gdn: unknown command '${name}'. Commands: ${Object.keys(commands).join(', ')}.`);
     return 2;
   }
+  const command = await load();
+  await guardCommand();
   try {
     return await command.run(rest);
   } catch (thrown) {
+    const { GoondanError, helpUrlFor, redactKnownSecrets } = await import('@goondan/core');
+    const { redactForOutput } = await import('./redact-output.ts');
     const color = useColor(process.stderr);
     if (thrown instanceof UsageError) {
       console.error(`gdn ${thrown.command}: ${thrown.message}\nRun 'gdn ${thrown.command} --help' for usage.`);

@@ -1,6 +1,7 @@
 import { closeSync, readFileSync, readlinkSync } from 'node:fs';
-// Not @goondan/core: its barrel takes most of a second to load, which a re-exec would pay twice.
-import { isSecretVariable, scrubEnvironment } from '@goondan/base';
+// Not the barrels of @goondan/core or @goondan/base: they take most of a second to load, which a re-exec would pay
+// twice, and `gdn --version` not at all.
+import { isSecretVariable, scrubEnvironment } from '@goondan/base/scrub-environment';
 import { MEMFD_NAME, reexecWithEnvironment } from './reexec-with-environment.ts';
 
 /** Names the fd of the memfd that holds the real environment, in a re-executed runtime's environment block. */

@@ -106,3 +106,33 @@ describe('createLanguageModel', () => {
     expect(bad).toBe("E_MODEL_CONFIG: Model 'main' spec.script[0].text must be a string.");
   });
 });
+
+describe('lazy provider models', () => {
+  test('report the provider and model id of the real model they load', async () => {
+    const env = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GOOGLE_GENERATIVE_AI_API_KEY: 'k' };
+    const baseURL = 'http://127.0.0.1:9/v1';
+    const real = {
+      openai: async () => (await import('@ai-sdk/openai')).createOpenAI({ apiKey: 'k', baseURL }).chat('some-model'),
+      anthropic: async () =>
+        (await import('@ai-sdk/anthropic')).createAnthropic({ apiKey: 'k', baseURL }).languageModel('some-model'),
+      google: async () =>
+        (await import('@ai-sdk/google')).createGoogle({ apiKey: 'k', baseURL }).languageModel('some-model'),
+      'openai-compatible': async () =>
+        (await import('@ai-sdk/openai-compatible'))
+          .createOpenAICompatible({ name: 'openai-compatible', baseURL })
+          .chatModel('some-model'),
+    } as const;
+    for (const [provider, load] of Object.entries(real)) {
+      const lazy = createLanguageModel(model({ provider: provider as ModelResourceSpec['provider'], baseURL }), {
+        env,
+      });
+      const loaded = await load();
+      expect([lazy.provider, lazy.modelId, lazy.specificationVersion]).toEqual([
+        loaded.provider,
+        loaded.modelId,
+        loaded.specificationVersion,
+      ]);
+      expect(await lazy.supportedUrls).toEqual(await loaded.supportedUrls);
+    }
+  });
+});

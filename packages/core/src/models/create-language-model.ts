@@ -1,11 +1,8 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogle } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ModelResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { type ModelEnv, resolveModelApiKey } from './check-model-credentials.ts';
+import { lazyLanguageModel } from './lazy-language-model.ts';
 import { baseURLIssue } from './model-config-issues.ts';
 import { parseScriptedSteps } from './parse-scripted-steps.ts';
 import { createScriptedModel } from './scripted-model.ts';
@@ -23,6 +20,7 @@ export interface CreateLanguageModelOptions {
  * - openai: `createOpenAI(...).chat(model)`, the Chat Completions API (not the SDK's default Responses API), so
  *   the same wire format as openai-compatible servers and the test server.
  * - anthropic, google: the provider's default language model.
+ * - Each provider package is imported on the model's first call (lazyLanguageModel), not when this module loads.
  * - openai-compatible: `createOpenAICompatible({ name: 'openai-compatible', baseURL, includeUsage: true })`;
  *   spec.baseURL is required, the API key optional.
  * - scripted: `createScriptedModel(spec.script)`, a playback for tests and demos, not a language model. Each call
@@ -49,15 +47,32 @@ export function createLanguageModel(
   switch (spec.provider) {
     case 'openai': {
       const apiKey = resolveModelApiKey(resource, env);
-      return createOpenAI({ apiKey, baseURL, fetch }).chat(spec.model);
+      const modelId = spec.model;
+      return lazyLanguageModel({
+        provider: 'openai.chat',
+        modelId,
+        load: async () => (await import('@ai-sdk/openai')).createOpenAI({ apiKey, baseURL, fetch }).chat(modelId),
+      });
     }
     case 'anthropic': {
       const apiKey = resolveModelApiKey(resource, env);
-      return createAnthropic({ apiKey, baseURL, fetch }).languageModel(spec.model);
+      const modelId = spec.model;
+      return lazyLanguageModel({
+        provider: 'anthropic.messages',
+        modelId,
+        load: async () =>
+          (await import('@ai-sdk/anthropic')).createAnthropic({ apiKey, baseURL, fetch }).languageModel(modelId),
+      });
     }
     case 'google': {
       const apiKey = resolveModelApiKey(resource, env);
-      return createGoogle({ apiKey, baseURL, fetch }).languageModel(spec.model);
+      const modelId = spec.model;
+      return lazyLanguageModel({
+        provider: 'google.generative-ai',
+        modelId,
+        load: async () =>
+          (await import('@ai-sdk/google')).createGoogle({ apiKey, baseURL, fetch }).languageModel(modelId),
+      });
     }
     case 'openai-compatible': {
       if (baseURL === undefined) {
@@ -67,13 +82,15 @@ export function createLanguageModel(
         );
       }
       const apiKey = resolveModelApiKey(resource, env);
-      return createOpenAICompatible({
-        name: 'openai-compatible',
-        baseURL,
-        apiKey,
-        fetch,
-        includeUsage: true,
-      }).chatModel(spec.model);
+      const modelId = spec.model;
+      return lazyLanguageModel({
+        provider: 'openai-compatible.chat',
+        modelId,
+        load: async () =>
+          (await import('@ai-sdk/openai-compatible'))
+            .createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey, fetch, includeUsage: true })
+            .chatModel(modelId),
+      });
     }
     case 'scripted':
       return createScriptedModel(parseScriptedSteps(spec.script, `Model '${metadata.name}' spec.script`), {

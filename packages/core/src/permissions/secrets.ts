@@ -1,0 +1,4 @@
+// A light entry point (`@goondan/core/secrets`) for code that runs before the CLI has loaded anything, such as the
+// environment seal at start-up: the package's barrel takes a good part of a second to load.
+export { containsCredential } from './redact-secrets.ts';
+export { knownSecretValues } from './secret-registry.ts';
