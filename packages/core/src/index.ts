@@ -86,6 +86,10 @@ export {
 } from './orchestrator/spawn-agent-process.ts';
 export { resolveSwarm, type SwarmTopology } from './orchestrator/swarm-topology.ts';
 export { joinSwarmTraces } from './orchestrator/swarm-traces.ts';
+export { ipcSwarmTransport, type SwarmTransport } from './orchestrator/swarm-transport.ts';
+export { type NatsConfig, natsNames } from './orchestrator/nats/nats-config.ts';
+export { createNatsSwarmTransport, type NatsSwarmTransport } from './orchestrator/nats/nats-swarm-transport.ts';
+export { type NatsWorker, type NatsWorkerOptions, startNatsWorker } from './orchestrator/nats/nats-worker.ts';
 export type { Transport } from './orchestrator/transport.ts';
 export type {
   ApprovalCoordinator,
@@ -138,6 +142,11 @@ export {
 export { ApprovalStore } from './store/approval-store.ts';
 export { type AuditFilter, type AuditRecord, AuditStore, type AuditStoreOptions } from './store/audit-store.ts';
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
+export { type TraceSummary, traceSummaries } from './store/trace-summaries.ts';
+export { type GenAiSpanView, genAiSpan } from './telemetry/gen-ai-span.ts';
+export { type OtlpTelemetryOptions, startOtlpTelemetry } from './telemetry/otlp-telemetry.ts';
+export type { SpanContent, SpanTelemetry } from './telemetry/span-telemetry.ts';
+export { type TelemetryConfig, telemetryConfig } from './telemetry/telemetry-config.ts';
 export { ConversationStore } from './store/conversation-store.ts';
 export { InstanceStateStore } from './store/instance-state-store.ts';
 export { openInstanceDatabase } from './store/open-instance-database.ts';
@@ -145,6 +154,9 @@ export { toOtlpJson } from './store/to-otlp-json.ts';
 export { newSpanId, newTraceId } from './store/trace-ids.ts';
 export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
 export { type AgentToolset, createAgentToolset, selectAgent, type UnavailableTool } from './tools/agent-toolset.ts';
+export { CatalogBuilder } from './tools/catalog-builder.ts';
+export { guardProcessErrors } from './tools/guard-process-errors.ts';
+export { toJsonSafe } from './tools/to-json-safe.ts';
 export {
   type AvailabilityContext,
   checkAvailability,
@@ -153,9 +165,6 @@ export {
   firstCommand,
   type ToolAvailability,
 } from './tools/tool-availability.ts';
-export { CatalogBuilder } from './tools/catalog-builder.ts';
-export { guardProcessErrors } from './tools/guard-process-errors.ts';
-export { toJsonSafe } from './tools/to-json-safe.ts';
 export { ToolCatalog } from './tools/tool-catalog.ts';
 export { type CallScope, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
 export type { ToolHandlers } from './tools/tool-handlers.ts';

@@ -120,10 +120,27 @@ export interface StartedSwarm {
   turnEnds(agent: string): number;
 }
 
+type OpenTransport = () => Promise<{ options: Partial<OrchestratorOptions>; close(): Promise<void> }>;
+let openTransport: OpenTransport = async () => ({ options: {}, close: async () => {} });
+
+/** Which agent transport startSwarm uses (swarm-transports.ts sets it per describe). */
+export function setSwarmTransport(open: OpenTransport): void {
+  openTransport = open;
+}
+
+/**
+ * Orchestrator options of the current transport for an orchestrator a test builds itself; `close` after its
+ * shutdown.
+ */
+export function transportOptions(): ReturnType<OpenTransport> {
+  return openTransport();
+}
+
 /** Loads the bundle and starts an orchestrator on it (real agent processes). */
 export async function startSwarm(spec: SwarmSpec, options: Partial<OrchestratorOptions> = {}): Promise<StartedSwarm> {
   const dir = await swarmBundleDir(spec);
   const { bundle } = await loadSwarm(dir);
+  const transport = await openTransport();
   const pids = new Set<number>();
   const lines: string[] = [];
   const notifications: StartedSwarm['notifications'] = [];
@@ -136,12 +153,22 @@ export async function startSwarm(spec: SwarmSpec, options: Partial<OrchestratorO
     observe: true,
     onOutput: (line, source) => lines.push(`[${source.agent}] ${line}`),
     onNotification: (notification) => notifications.push(notification),
+    ...transport.options,
     ...options,
     onLifecycle: (event) => {
       if (event.type === 'started') pids.add(event.pid);
       options.onLifecycle?.(event);
     },
   });
+  // The transport closes after the orchestrator's shutdown, whoever calls it.
+  const shutdown = orchestrator.shutdown.bind(orchestrator);
+  let closed: Promise<void> | undefined;
+  orchestrator.shutdown = (shutdownOptions) =>
+    shutdown(shutdownOptions).then(async (report) => {
+      closed ??= transport.close();
+      await closed;
+      return report;
+    });
   const toolResults: StartedSwarm['toolResults'] = (agent, toolName) =>
     notifications
       .filter(({ agent: from, event }) => from === agent && event.type === 'runtime.tool.end')

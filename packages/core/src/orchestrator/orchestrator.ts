@@ -41,6 +41,7 @@ import { defaultRestartPolicy, type RestartPolicy } from './restart-backoff.ts';
 import { createInstanceSendInbox, type SendInbox } from './send-inbox.ts';
 import { type SpawnAgentProcess, spawnAgentProcess } from './spawn-agent-process.ts';
 import { checkTarget, type SwarmTopology } from './swarm-topology.ts';
+import type { SwarmTransport } from './swarm-transport.ts';
 
 export type { ProcessLifecycleEvent, ShutdownReport };
 
@@ -68,6 +69,8 @@ export interface OrchestratorOptions {
   libraries?: string[];
   stateDir?: string;
   spawnProcess?: SpawnAgentProcess;
+  /** Where agent processes run (default `ipcSwarmTransport`: Bun child processes here); `spawnProcess` wins. */
+  transport?: SwarmTransport;
   /** Environment of agent processes (default process.env: models need their keys; tools scrub it themselves). */
   env?: Record<string, string | undefined>;
   /** Ask agent processes for runtime notifications. */
@@ -145,7 +148,7 @@ export class Orchestrator {
         ? join(orchestratorStateDir({ rootDir, stateDir: options.stateDir }), `${process.pid}.json`)
         : options.stateFile;
     this.supervisor = new ProcessSupervisor({
-      spawnProcess: options.spawnProcess ?? spawnAgentProcess,
+      spawnProcess: options.spawnProcess ?? options.transport?.spawn ?? spawnAgentProcess,
       restartPolicy: { ...defaultRestartPolicy, ...options.restart },
       gracePeriodMs: options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
       readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,

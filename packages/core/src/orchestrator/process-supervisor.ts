@@ -224,7 +224,7 @@ export class ProcessSupervisor {
     for (const record of this.records.values()) {
       if (record.desired && record.state === 'stopped') this.start(record);
       else if (!record.desired && record.connection && !record.stopRequested) this.stop(record, 'not wanted', false);
-      else if (record.connection && !isProcessAlive(record.connection.pid)) {
+      else if (record.connection && !(record.connection.alive?.() ?? isProcessAlive(record.connection.pid))) {
         // Gone without an exit event: treat it as the crash it is.
         this.exited(record, record.generation, { exitCode: null, signalCode: 'unknown' });
       }
@@ -286,7 +286,7 @@ export class ProcessSupervisor {
       agent: record.agent,
       instanceKey: record.instanceKey,
       state: record.state,
-      pid: record.connection?.pid ?? null,
+      pid: record.connection?.pid || null,
       queueDepth: Math.max(0, waiting),
       turnsServed: record.turnsServed,
       restarts: record.restarts,
@@ -342,7 +342,12 @@ export class ProcessSupervisor {
       record.failure = { code: 'E_AGENT_CRASHED', message: `It did not become ready within ${readyTimeoutMs} ms.` };
       connection.kill('SIGKILL');
     }, readyTimeoutMs);
-    this.lifecycle(record, { type: 'started', pid: connection.pid });
+    if (!connection.started) this.lifecycle(record, { type: 'started', pid: connection.pid });
+    else {
+      void connection.started.then(() => {
+        if (record.generation === generation) this.lifecycle(record, { type: 'started', pid: connection.pid });
+      });
+    }
     this.options.changed();
   }
 

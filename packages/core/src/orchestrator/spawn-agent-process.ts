@@ -26,7 +26,12 @@ export interface ProcessExit {
 
 /** A running agent process as the orchestrator holds it. */
 export interface AgentProcessConnection {
+  /** The process id; 0 until `started` resolves for a process on another machine (docs/transport.md). */
   pid: number;
+  /** Resolves once `pid` is known (a worker reported the spawn); absent when it is known at once. */
+  started?: Promise<void>;
+  /** Whether the process still runs (default: a signal 0 to `pid` on this machine). */
+  alive?(): boolean;
   transport: Transport;
   exited: Promise<ProcessExit>;
   /** Signals the whole process group (the agent and whatever it started in its group). */
