@@ -174,8 +174,8 @@ export interface ToolCallMiddlewareContext {
 
 export type ToolCallMiddleware = (ctx: ToolCallMiddlewareContext) => Promise<ToolCallResult>;
 
-/** Object reference: `"Kind/name"` or `{ kind, name }`. */
-export type ObjectRef = string | { kind: string; name: string };
+/** Object reference: `"Kind/name"`, `{ kind, name }`, or `{ kind, name, package }` (docs/packages.md). */
+export type ObjectRef = string | { kind: string; name: string; package?: string };
 
 /** A value given inline or read from the environment. */
 export type ValueSource = { value: string } | { valueFrom: { env: string } };

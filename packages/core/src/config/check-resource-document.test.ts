@@ -31,7 +31,9 @@ describe('document envelope on __fixtures__/bad-envelope', () => {
 
   test('an unknown kind is E_RESOURCE_KIND_UNKNOWN, listing the kinds and guessing the intended one', () => {
     const [problem] = byCode('E_RESOURCE_KIND_UNKNOWN');
-    expect(problem?.message).toBe('Unknown kind "Tol"; kinds are Model, Agent, Swarm, Tool, Extension, OAuthApp');
+    expect(problem?.message).toBe(
+      'Unknown kind "Tol"; kinds are Model, Agent, Swarm, Tool, Extension, OAuthApp, Connector, Connection',
+    );
     expect(problem?.suggestion).toStartWith('Did you mean "Tool"?');
   });
 

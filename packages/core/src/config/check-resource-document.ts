@@ -8,6 +8,7 @@ import { checkToolRules } from './check-tool-rules.ts';
 import { problemAt } from './create-problem.ts';
 import type { YamlDocument } from './locate-field.ts';
 import { locateField } from './locate-field.ts';
+import { readOlderShapes } from './read-older-shapes.ts';
 import type { BundleProblem, Resource, ResourceKind, ToolResourceSpec } from './resources.ts';
 import { API_VERSION, resourceKinds } from './resources.ts';
 
@@ -83,7 +84,7 @@ export function checkResourceDocument(options: { document: YamlDocument; paramet
   }
   if (name === undefined || !isPlainObject(value.spec)) return { resource: null, problems };
 
-  const spec = { ...value.spec };
+  const spec = readOlderShapes(kind, { ...value.spec });
   if (kind === 'Tool' && spec.errorMessageLimit === undefined) {
     (spec as Partial<ToolResourceSpec>).errorMessageLimit = DEFAULT_ERROR_MESSAGE_LIMIT;
   }

@@ -10,9 +10,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** An older single-function Tool: `spec.parameters` and no `spec.exports` (docs/migrating.md). */
+export function isSingleFunctionTool(spec: Record<string, unknown>): boolean {
+  return spec.exports === undefined && spec.parameters !== undefined;
+}
+
 /**
  * The Tool rules of spec §4.3 and §15 that need no file system: entry given, at least one export, export names
- * valid and unique, full names within the provider limit, parameters a valid JSON Schema. Wrong types are left to
+ * valid and unique, full names within the provider limit, parameters a valid JSON Schema, `requires` values. Wrong types are left to
  * the shape check; entry existence and handlers are checked when the entry is imported.
  */
 export function checkToolRules(options: {
@@ -38,6 +43,13 @@ export function checkToolRules(options: {
   }
 
   const exports = spec.exports;
+  // An older single-function Tool (`parameters`, no `exports`) loads as one export (docs/migrating.md).
+  if (isSingleFunctionTool(spec)) {
+    if (!isPlainObject(spec.parameters)) return problems;
+    const path = ['spec', 'parameters'];
+    problems.push(...checkParametersSchema({ document, path, schema: spec.parameters, ajv: options.parametersAjv }));
+    return problems;
+  }
   if (exports === undefined || exports === null || (Array.isArray(exports) && exports.length === 0)) {
     problems.push(
       problemAt(document, {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 import type { ToolHandler } from '../types.ts';
+import { pickSingleFunction } from './load-tool-handlers.ts';
 import type { ToolResource } from './resources.ts';
 
 /**
@@ -24,7 +25,11 @@ export function lazyToolHandlers(resource: ToolResource): Record<string, ToolHan
       );
     }
     const functions = (loaded.handlers ?? {}) as Record<string, unknown>;
-    const handler = Object.hasOwn(functions, name) ? functions[name] : undefined;
+    const handler = resource.spec.singleFunction
+      ? pickSingleFunction(loaded)
+      : Object.hasOwn(functions, name)
+        ? functions[name]
+        : undefined;
     if (typeof handler !== 'function') {
       throw new GoondanError(
         'E_TOOL_HANDLER_MISSING',

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ToolHandler } from '../types.ts';
+import { checkConnections } from './check-connections.ts';
 import { checkExtensionEntries, extensionEntryFile } from './check-extension-entries.ts';
 import { checkModelResources } from './check-model-resources.ts';
 import { checkOAuthApps } from './check-oauth-apps.ts';
@@ -13,8 +14,10 @@ import { problemAt } from './create-problem.ts';
 import { lazyToolHandlers } from './lazy-tool-handlers.ts';
 import { loadToolHandlers } from './load-tool-handlers.ts';
 import { parseRefEntry, refKey } from './object-ref.ts';
+import { readPackageDocument } from './package-document.ts';
 import { probeEntryModules } from './probe-entry-modules.ts';
 import { readBundleFile } from './read-bundle-file.ts';
+import { resolveDependencies, splitPackageDocument } from './resolve-dependencies.ts';
 import type { AgentResource, Bundle, BundleProblem, ExtensionResource, Resource, ToolResource } from './resources.ts';
 import { type UnreadableDocument, unreadableDocument } from './unreadable-document.ts';
 
@@ -27,9 +30,43 @@ export interface LoadBundleResult {
   handlers: Map<string, Record<string, ToolHandler>>;
 }
 
+/** Where resources come from: libraries loaded beside every bundle (0), the Package's dependencies (1), the bundle (2). */
 interface Source {
   dir: string;
-  library?: string;
+  /** The library's or dependency's npm name; undefined for the bundle's own file. */
+  name?: string;
+  rank: 0 | 1 | 2;
+  dependsOn?: Set<string>;
+  file: Awaited<ReturnType<typeof readBundleFile>>;
+}
+
+/**
+ * What happens when `later` declares a Kind/name `earlier` already did: the bundle's own resource replaces a
+ * package's or library's, a dependency replaces a library's and a package replaces those of the packages it depends
+ * on; two unrelated packages are ambiguous (conflict); anything else is a duplicate.
+ */
+function overrideVerdict(earlier: Source, later: Source): 'replace' | 'conflict' | 'duplicate' {
+  if (later.rank > earlier.rank) return 'replace';
+  if (later.rank === 1 && earlier.rank === 1 && earlier.name !== later.name) {
+    return earlier.name !== undefined && later.dependsOn?.has(earlier.name) ? 'replace' : 'conflict';
+  }
+  return 'duplicate';
+}
+
+function packageConflict(options: {
+  key: string;
+  document: DeclaredResource['document'];
+  first: DeclaredResource;
+  firstSource: Source;
+  source: Source;
+}): BundleProblem {
+  const { key, first, firstSource, source } = options;
+  return problemAt(options.document, {
+    code: 'E_PACKAGE_CONFLICT',
+    path: ['metadata', 'name'],
+    message: `${key} is declared by both ${firstSource.name} (${location(first)}) and ${source.name}; a reference to it would be ambiguous`,
+    suggestion: `Declare your own ${key} in goondan.yaml to choose (it replaces both), or drop ${firstSource.name} or ${source.name} from spec.dependencies.`,
+  });
 }
 
 /** A library's name: its package.json name (`@goondan/base`), else its directory name. */
@@ -104,23 +141,44 @@ export async function loadBundle(options: {
   checkEntries?: boolean;
 }): Promise<LoadBundleResult> {
   const rootDir = resolve(options.dir);
+  const rootFile = await readBundleFile({ bundleDir: rootDir, rootDir });
+  const split = splitPackageDocument(rootFile.documents);
+  const packageRead = split.packageDocument ? readPackageDocument(split.packageDocument) : null;
+  const libraries = (options.libraries ?? []).map((dir) => ({ dir: resolve(dir), name: libraryName(resolve(dir)) }));
+  const resolution =
+    packageRead?.info && split.packageDocument
+      ? await resolveDependencies({ rootDir, info: packageRead.info, document: split.packageDocument, libraries })
+      : { packages: [], problems: [] };
+  // A dependency of the same name as a library loaded beside every bundle takes its place.
+  const keptLibraries = libraries.filter((library) => !resolution.packages.some((pkg) => pkg.name === library.name));
+  const libraryFiles = await Promise.all(
+    keptLibraries.map((library) => readBundleFile({ bundleDir: library.dir, rootDir })),
+  );
   const sources: Source[] = [
-    ...(options.libraries ?? []).map((dir) => ({ dir: resolve(dir), library: libraryName(resolve(dir)) })),
-    { dir: rootDir },
+    ...keptLibraries.map((library, index) => ({ ...library, rank: 0 as const, file: libraryFiles[index]! })),
+    ...resolution.packages.map((pkg) => ({
+      dir: pkg.dir,
+      name: pkg.name,
+      rank: 1 as const,
+      dependsOn: pkg.dependsOn,
+      file: { documents: pkg.documents, problems: [], unreadable: pkg.unreadable },
+    })),
+    { dir: rootDir, rank: 2 as const, file: { ...rootFile, documents: split.resources } },
   ];
   const parametersAjv = createParametersAjv();
-  const problems: BundleProblem[] = [];
+  const problems: BundleProblem[] = [...split.problems, ...(packageRead?.problems ?? []), ...resolution.problems];
   const declaredByKey = new Map<string, DeclaredResource>();
+  const sourceByKey = new Map<string, Source>();
+  const conflicts = new Map<string, BundleProblem>();
   // Documents that did not become resources: references that may point at them are not reported as unresolved.
   const unreadable: UnreadableDocument[] = [];
 
-  const files = await Promise.all(sources.map((source) => readBundleFile({ bundleDir: source.dir, rootDir })));
-  sources.forEach((source, index) => {
-    const { documents, ...file } = files[index] ?? { documents: [], problems: [], unreadable: [] };
+  for (const source of sources) {
+    const { documents, ...file } = source.file;
     problems.push(...file.problems);
     unreadable.push(...file.unreadable);
     for (const document of documents) {
-      const checked = checkResourceDocument({ document, parametersAjv, library: source.library });
+      const checked = checkResourceDocument({ document, parametersAjv, library: source.name });
       problems.push(...checked.problems);
       if (!checked.resource) {
         unreadable.push(unreadableDocument(document.value));
@@ -129,24 +187,36 @@ export async function loadBundle(options: {
       const declared = { resource: checked.resource, document };
       const key = refKey(checked.resource.kind, checked.resource.metadata.name);
       const first = declaredByKey.get(key);
-      // The user's own resources override a library's; any other repeat is a mistake.
-      if (first && !(source.library === undefined && first.resource.library !== undefined)) {
-        problems.push(
-          problemAt(document, {
-            code: 'E_RESOURCE_DUPLICATE',
-            path: ['metadata', 'name'],
-            message: `${key} is declared twice; the first is at ${location(first)}`,
-          }),
-        );
-        continue;
+      const firstSource = sourceByKey.get(key);
+      if (first && firstSource) {
+        const verdict = overrideVerdict(firstSource, source);
+        if (verdict === 'conflict') {
+          conflicts.set(key, packageConflict({ key, document, first, firstSource, source }));
+          continue;
+        }
+        if (verdict === 'duplicate') {
+          problems.push(
+            problemAt(document, {
+              code: 'E_RESOURCE_DUPLICATE',
+              path: ['metadata', 'name'],
+              message: `${key} is declared twice; the first is at ${location(first)}`,
+            }),
+          );
+          continue;
+        }
       }
       declaredByKey.set(key, declared);
+      sourceByKey.set(key, source);
     }
-  });
+  }
+  // Two packages declaring one Kind/name is ambiguous, unless the bundle's own resource of that name replaces both.
+  for (const [key, problem] of conflicts) if (sourceByKey.get(key)?.rank !== 2) problems.push(problem);
 
   const declared = [...declaredByKey.values()];
   const resources = new Map<string, Resource>([...declaredByKey].map(([key, entry]) => [key, entry.resource]));
-  problems.push(...checkReferences(declared, resources, unreadable));
+  const packages = { own: packageRead?.info?.name, loaded: sources.flatMap((source) => source.name ?? []) };
+  problems.push(...checkReferences(declared, resources, unreadable, packages));
+  problems.push(...checkConnections(declared, resources));
   problems.push(...checkModelResources(declared, resources));
   problems.push(...checkOAuthApps(declared));
   let handlers = new Map<string, Record<string, ToolHandler>>();
@@ -185,6 +255,7 @@ export async function loadBundle(options: {
 
   problems.sort((a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column);
   if (problems.length > 0) return { bundle: null, problems, handlers: new Map() };
-  const libraries = sources.filter((source) => source.library !== undefined).map((source) => source.dir);
-  return { bundle: { rootDir, resources, libraries }, problems, handlers };
+  const libraryDirs = keptLibraries.map((library) => library.dir);
+  const pkg = packageRead?.info ? { package: packageRead.info } : {};
+  return { bundle: { rootDir, resources, libraries: libraryDirs, ...pkg }, problems, handlers };
 }

@@ -7,6 +7,7 @@ import { entryLoadProblem } from './entry-load-problem.ts';
 import { refKey } from './object-ref.ts';
 import { type EntryProbeReport, entryImportTimeoutMs } from './probe-entry-modules.ts';
 import { propertyTypes } from './property-types.ts';
+import { SINGLE_FUNCTION_EXPORT } from './read-older-shapes.ts';
 import type { BundleProblem, ToolResource } from './resources.ts';
 
 function describe(thrown: unknown): string {
@@ -44,6 +45,23 @@ function shapeOf(module: Record<string, unknown>): ModuleShape {
   return { exports: propertyTypes(module), handlers: isObject ? propertyTypes(handlers) : null };
 }
 
+/** Where an older single-function Tool's handler is: the only function of `handlers`, else `handler`, else default. */
+function singleFunctionSource(shape: ModuleShape): string | null {
+  const functions = Object.entries(shape.handlers ?? {}).filter(([, type]) => type === 'function');
+  if (functions.length === 1) return `handlers.${functions[0]![0]}`;
+  if (shape.exports.handler === 'function') return 'handler';
+  if (shape.exports.default === 'function') return 'default';
+  return null;
+}
+
+/** The function singleFunctionSource names, taken from the imported module. */
+export function pickSingleFunction(module: Record<string, unknown>): unknown {
+  const source = singleFunctionSource(shapeOf(module));
+  if (source === null) return undefined;
+  if (source.startsWith('handlers.')) return (module.handlers as Record<string, unknown>)[source.slice(9)];
+  return module[source];
+}
+
 async function loadOne(
   declared: DeclaredResource,
   problems: BundleProblem[],
@@ -77,6 +95,17 @@ async function loadOne(
     }
   }
   const shape = module ? shapeOf(module) : (probe as ModuleShape);
+  if (resource.spec.singleFunction) {
+    const found = singleFunctionSource(shape);
+    if (found === null) {
+      const message = `"${entry}" of a single-function Tool exports no handler: give it one function in handlers, a handler export or a default export (docs/migrating.md)`;
+      problems.push(problemAt(document, { code: 'E_TOOL_HANDLERS_MISSING', path: entryPath, message }));
+      return null;
+    }
+    const loaded: Record<string, ToolHandler> = Object.create(null);
+    if (module) loaded[SINGLE_FUNCTION_EXPORT] = pickSingleFunction(module) as ToolHandler;
+    return loaded;
+  }
   if (!shape.handlers) {
     const found = Object.keys(shape.exports).join(', ') || 'none';
     const message = `"${entry}" does not export a handlers object (spec §7.2); its exports: ${found}`;

@@ -10,6 +10,14 @@ describe('parseObjectRef', () => {
     expect(parseObjectRef({ kind: 'Model', name: 'gpt' })).toEqual({ kind: 'Model', name: 'gpt' });
   });
 
+  test('reads the package form { kind, name, package }', () => {
+    expect(parseObjectRef({ kind: 'Tool', name: 'bash', package: '@goondan/base' })).toEqual({
+      kind: 'Tool',
+      name: 'bash',
+      package: '@goondan/base',
+    });
+  });
+
   test('returns null for anything else', () => {
     for (const bad of [
       'bash',
@@ -22,6 +30,7 @@ describe('parseObjectRef', () => {
       [],
       { kind: 'Tool' },
       { kind: 'Tool', name: 'x', extra: 1 },
+      { kind: 'Tool', name: 'x', package: '' },
     ]) {
       expect(parseObjectRef(bad)).toBeNull();
     }

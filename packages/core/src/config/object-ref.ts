@@ -4,6 +4,8 @@ import type { JsonObject } from '../types.ts';
 export interface ParsedObjectRef {
   kind: string;
   name: string;
+  /** `{ kind, name, package }`: the npm package the resource must come from (docs/packages.md). */
+  package?: string;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -20,8 +22,8 @@ export function refKey(kind: string, name: string): string {
 }
 
 /**
- * Reads an ObjectRef written as `"Kind/name"` or `{ kind, name }`; null when it is neither.
- * @example parseObjectRef('Tool/bash') // { kind: 'Tool', name: 'bash' }
+ * Reads an ObjectRef written as `"Kind/name"`, `{ kind, name }` or `{ kind, name, package }`; null when it is none.
+ * @example parseObjectRef({ kind: 'Tool', name: 'bash', package: '@goondan/base' })
  */
 export function parseObjectRef(ref: unknown): ParsedObjectRef | null {
   if (typeof ref === 'string') {
@@ -30,9 +32,11 @@ export function parseObjectRef(ref: unknown): ParsedObjectRef | null {
     const [kind, name] = parts as [string, string];
     return kind && name ? { kind, name } : null;
   }
-  if (!isPlainObject(ref) || !hasOnlyKeys(ref, ['kind', 'name'])) return null;
+  if (!isPlainObject(ref) || !hasOnlyKeys(ref, ['kind', 'name', 'package'])) return null;
   const { kind, name } = ref;
-  return typeof kind === 'string' && kind && typeof name === 'string' && name ? { kind, name } : null;
+  if (!(typeof kind === 'string' && kind && typeof name === 'string' && name)) return null;
+  if (ref.package === undefined) return { kind, name };
+  return typeof ref.package === 'string' && ref.package ? { kind, name, package: ref.package } : null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { connectionSpec, connectorSpec } from './connector-schemas.ts';
 import type { ResourceKind } from './resources.ts';
 
 /**
@@ -109,6 +110,9 @@ const toolSpec: Schema = {
     config: object,
     category: riskCategory,
     requires: toolRequires,
+    description: { type: 'string' },
+    /** Older single-function Tools (no `exports`); docs/migrating.md. */
+    parameters: object,
   },
   additionalProperties: false,
 };
@@ -145,6 +149,7 @@ const swarmSpec: Schema = {
   type: 'object',
   properties: {
     entryAgent: objectRef,
+    /** A reference, or `{ ref }` (bundles written for the original Goondan). */
     agents: { type: 'array', items: objectRef },
     instanceKey: { type: 'string' },
     policy: { type: 'object', properties: { maxStepsPerTurn: positiveInteger } },
@@ -193,6 +198,8 @@ const specSchemas: Record<ResourceKind, Schema> = {
   Agent: agentSpec,
   Swarm: swarmSpec,
   Extension: extensionSpec,
+  Connector: connectorSpec,
+  Connection: connectionSpec({ objectRef, valueSource }),
 };
 
 /** The schema of a whole document of `kind`. */

@@ -1,11 +1,21 @@
 import type { OAuthAppResourceSpec } from '../oauth/oauth-types.ts';
 import type { AgentPermissionsSpec, RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, ObjectRef, ToolExportSpec, ValueSource } from '../types.ts';
+import type { PackageInfo } from './package-document.ts';
 
 /** Resource shapes (spec §4, DESIGN.md §2). Every resource keeps where it was declared, for error messages. */
 
 export const API_VERSION = 'goondan.ai/v1';
-export const resourceKinds = ['Model', 'Agent', 'Swarm', 'Tool', 'Extension', 'OAuthApp'] as const;
+export const resourceKinds = [
+  'Model',
+  'Agent',
+  'Swarm',
+  'Tool',
+  'Extension',
+  'OAuthApp',
+  'Connector',
+  'Connection',
+] as const;
 export type ResourceKind = (typeof resourceKinds)[number];
 
 export interface SourceLocation {
@@ -27,7 +37,7 @@ interface ResourceBase<K extends ResourceKind, S> {
   spec: S;
   /** Where the document starts, and the directory relative paths in it resolve against (absolute). */
   location: SourceLocation & { baseDir: string };
-  /** From a library bundle such as @goondan/base rather than the user's own files. */
+  /** From a library bundle such as @goondan/base, or a dependency of the Package, rather than the user's own files. */
   library?: string;
 }
 
@@ -46,6 +56,15 @@ export interface ToolResourceSpec {
   config?: JsonObject;
   /** Addition: what the backend needs on this machine (docs/resources.md#requires). */
   requires?: ToolRequirements;
+  /** What the Tool is for (older bundles; each export has its own description for the model). */
+  description?: string;
+  /**
+   * Set by the loader for an older single-function Tool (`spec.parameters`, no `exports`): its one export `run` is
+   * served by the module's only handler, `handler` or default export (docs/migrating.md).
+   */
+  singleFunction?: boolean;
+  /** Older single-function Tools only: the one function's parameters (copied to `exports[0]`). */
+  parameters?: JsonObject;
 }
 
 /**
@@ -105,11 +124,51 @@ export interface ExtensionResourceSpec {
   config?: JsonObject;
 }
 
+/** A property type an event declares (docs/connectors.md). */
+export type ConnectorPropertyType = 'string' | 'number' | 'boolean';
+
+/** A protocol adapter run in a process of its own (docs/connectors.md). */
+export interface ConnectorResourceSpec {
+  /** Module whose default export runs the adapter: `export default async function (ctx: ConnectorContext)`. */
+  entry: string;
+  /** The events it emits, each with its typed properties. */
+  events?: { name: string; properties?: Record<string, { type: ConnectorPropertyType; optional?: boolean }> }[];
+}
+
+/** One ingress rule of a Connection: the first whose `match` holds routes the event. */
+export interface IngressRule {
+  /** Absent: every event matches. `properties` must all be equal (AND). */
+  match?: { event?: string; properties?: Record<string, string | number | boolean> };
+  route?: {
+    /** Default: the Swarm's entryAgent. */
+    agentRef?: ObjectRef;
+    /** A fixed instance key. */
+    instanceKey?: string;
+    /** The instance key is this event property's value, after `instanceKeyPrefix`. */
+    instanceKeyProperty?: string;
+    instanceKeyPrefix?: string;
+  };
+}
+
+/** Binds a Connector to a Swarm (docs/connectors.md). */
+export interface ConnectionResourceSpec {
+  connectorRef: ObjectRef;
+  /** Default: the Swarm being served. */
+  swarmRef?: ObjectRef;
+  /** Values the connector reads as `ctx.secrets` (never logged). */
+  secrets?: Record<string, ValueSource>;
+  /** Values the connector reads as `ctx.config`. */
+  config?: Record<string, ValueSource>;
+  ingress?: { rules?: IngressRule[] };
+}
+
 export type ToolResource = ResourceBase<'Tool', ToolResourceSpec>;
 export type ModelResource = ResourceBase<'Model', ModelResourceSpec>;
 export type AgentResource = ResourceBase<'Agent', AgentResourceSpec>;
 export type SwarmResource = ResourceBase<'Swarm', SwarmResourceSpec>;
 export type ExtensionResource = ResourceBase<'Extension', ExtensionResourceSpec>;
+export type ConnectorResource = ResourceBase<'Connector', ConnectorResourceSpec>;
+export type ConnectionResource = ResourceBase<'Connection', ConnectionResourceSpec>;
 /** docs/resources.md#oauthapp, docs/oauth.md */
 export type OAuthAppResource = ResourceBase<'OAuthApp', OAuthAppResourceSpec>;
 export type Resource =
@@ -118,7 +177,9 @@ export type Resource =
   | AgentResource
   | SwarmResource
   | ExtensionResource
-  | OAuthAppResource;
+  | OAuthAppResource
+  | ConnectorResource
+  | ConnectionResource;
 
 /** One problem found while loading or validating a bundle (the JSON form of `gdn validate`). */
 export interface BundleProblem {
@@ -139,4 +200,6 @@ export interface Bundle {
   resources: Map<string, Resource>;
   /** The library bundle directories it was loaded with (e.g. @goondan/base), in load order (addition). */
   libraries?: string[];
+  /** The bundle's `kind: Package` document, when it has one (docs/packages.md). */
+  package?: PackageInfo;
 }
