@@ -2,17 +2,24 @@
 // waits for it — or, if the run stops first, stays in the target's inbox and is handled when the target next starts.
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { ConversationStore, instancePaths, Orchestrator, openInstanceDatabase, resolveSwarm } from '@goondan/core';
-import { baseDir, removeTempDirs, type StartedSwarm, startSwarm } from './swarm-fixture.ts';
+import { baseDir, removeTempDirs, type StartedSwarm, startSwarm, transportOptions } from './swarm-fixture.ts';
+import { stopNatsServer, transportCases, useTransport } from './swarm-transports.ts';
 
 let swarm: StartedSwarm | undefined;
 let second: Orchestrator | undefined;
+let closeSecond: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await swarm?.orchestrator.shutdown({ gracePeriodMs: 0 });
   await second?.shutdown({ gracePeriodMs: 0 });
+  await closeSecond?.();
+  closeSecond = undefined;
   swarm = undefined;
   second = undefined;
 });
-afterAll(removeTempDirs);
+afterAll(async () => {
+  await removeTempDirs();
+  await stopNatsServer();
+});
 
 /** The user inputs the worker's conversation holds, in order. */
 function workerInputs(dir: string): string[] {
@@ -33,53 +40,62 @@ const sendAll = (inputs: string[]) => ({
   toolCalls: inputs.map((input) => ({ name: 'agents__send', args: { target: 'worker', input } })),
 });
 
-describe('agents__send delivery', () => {
-  test('the end of a run waits until every accepted send is handled, though the target had not started', async () => {
-    const inputs = notes(30);
-    swarm = await startSwarm({
-      scripts: {
-        coordinator: [sendAll(inputs), { text: 'sent' }],
-        worker: inputs.map(() => ({ text: 'noted' })),
-      },
-    });
-    const reply = await swarm.orchestrator.request({ input: 'go' });
-    expect(reply.text).toBe('sent');
-    const sent = swarm.toolResults('coordinator', 'agents__send');
-    expect(sent.filter((result) => result.status === 'ok')).toHaveLength(inputs.length);
-    const report = await swarm.orchestrator.shutdown({ drain: true, drainTimeoutMs: 120_000 });
-    expect(report.pendingSends ?? 0).toBe(0);
-    expect(workerInputs(swarm.dir).sort()).toEqual([...inputs].sort());
-  });
+for (const kase of transportCases) {
+  describe(kase.name, () => {
+    useTransport(kase);
 
-  test('sends a stopped run did not handle stay stored and are handled, once each, by the next run', async () => {
-    const inputs = notes(4);
-    // Each worker turn waits in a tool, so a shutdown without drain leaves most sends unhandled.
-    const workerTurn = [{ toolCalls: [{ name: 'probe__sleep', args: { ms: 1000 } }] }, { text: 'noted' }];
-    swarm = await startSwarm({
-      scripts: {
-        coordinator: [sendAll(inputs), { text: 'sent' }],
-        worker: inputs.flatMap(() => workerTurn),
-      },
-    });
-    await swarm.orchestrator.request({ input: 'go' });
-    const first = await swarm.orchestrator.shutdown({ gracePeriodMs: 30_000 });
-    expect(first.pendingSends).toBeGreaterThan(0);
-    const handledFirst = workerInputs(swarm.dir);
-    expect(handledFirst.length).toBe(inputs.length - first.pendingSends!);
+    describe('agents__send delivery', () => {
+      test('the end of a run waits until every accepted send is handled, though the target had not started', async () => {
+        const inputs = notes(30);
+        swarm = await startSwarm({
+          scripts: {
+            coordinator: [sendAll(inputs), { text: 'sent' }],
+            worker: inputs.map(() => ({ text: 'noted' })),
+          },
+        });
+        const reply = await swarm.orchestrator.request({ input: 'go' });
+        expect(reply.text).toBe('sent');
+        const sent = swarm.toolResults('coordinator', 'agents__send');
+        expect(sent.filter((result) => result.status === 'ok')).toHaveLength(inputs.length);
+        const report = await swarm.orchestrator.shutdown({ drain: true, drainTimeoutMs: 120_000 });
+        expect(report.pendingSends ?? 0).toBe(0);
+        expect(workerInputs(swarm.dir).sort()).toEqual([...inputs].sort());
+      });
 
-    // The next run of the swarm starts the worker for its stored sends, and its end waits for them.
-    second = new Orchestrator({
-      bundle: swarm.bundle,
-      topology: resolveSwarm(swarm.bundle)!,
-      instanceKey: 'default',
-      libraries: [baseDir],
-      stateFile: null,
-      onOutput: () => {},
+      test('sends a stopped run did not handle stay stored and are handled, once each, by the next run', async () => {
+        const inputs = notes(4);
+        // Each worker turn waits in a tool, so a shutdown without drain leaves most sends unhandled.
+        const workerTurn = [{ toolCalls: [{ name: 'probe__sleep', args: { ms: 1000 } }] }, { text: 'noted' }];
+        swarm = await startSwarm({
+          scripts: {
+            coordinator: [sendAll(inputs), { text: 'sent' }],
+            worker: inputs.flatMap(() => workerTurn),
+          },
+        });
+        await swarm.orchestrator.request({ input: 'go' });
+        const first = await swarm.orchestrator.shutdown({ gracePeriodMs: 30_000 });
+        expect(first.pendingSends).toBeGreaterThan(0);
+        const handledFirst = workerInputs(swarm.dir);
+        expect(handledFirst.length).toBe(inputs.length - first.pendingSends!);
+
+        // The next run of the swarm starts the worker for its stored sends, and its end waits for them.
+        const transport = await transportOptions();
+        closeSecond = transport.close;
+        second = new Orchestrator({
+          ...transport.options,
+          bundle: swarm.bundle,
+          topology: resolveSwarm(swarm.bundle)!,
+          instanceKey: 'default',
+          libraries: [baseDir],
+          stateFile: null,
+          onOutput: () => {},
+        });
+        const report = await second.shutdown({ drain: true, drainTimeoutMs: 120_000 });
+        expect(report.pendingSends ?? 0).toBe(0);
+        const all = workerInputs(swarm.dir);
+        expect(all.slice(0, handledFirst.length)).toEqual(handledFirst);
+        expect([...all].sort()).toEqual([...inputs].sort());
+      });
     });
-    const report = await second.shutdown({ drain: true, drainTimeoutMs: 120_000 });
-    expect(report.pendingSends ?? 0).toBe(0);
-    const all = workerInputs(swarm.dir);
-    expect(all.slice(0, handledFirst.length)).toEqual(handledFirst);
-    expect([...all].sort()).toEqual([...inputs].sort());
   });
-});
+}
