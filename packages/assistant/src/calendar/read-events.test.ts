@@ -1,0 +1,124 @@
+import { describe, expect, test } from 'bun:test';
+import { readEvents } from './read-events.ts';
+import { vtimezoneFor } from './vtimezone.ts';
+
+const wrap = (...lines: string[]) =>
+  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//t//EN', ...lines, 'END:VCALENDAR'].join('\r\n');
+const range = (from: string, to: string, timeZone = 'Asia/Seoul') => ({
+  fromMs: Date.parse(from),
+  toMs: Date.parse(to),
+  timeZone,
+  calendar: 'test',
+});
+
+describe('readEvents', () => {
+  test('a TZID without VTIMEZONE is read as the IANA zone; a vendor-prefixed TZID too', async () => {
+    const text = wrap(
+      'BEGIN:VEVENT',
+      'UID:a',
+      'DTSTART;TZID=Europe/Berlin:20260329T013000',
+      'DTEND;TZID=/mozilla.org/20050126_1/Europe/Berlin:20260329T033000',
+      'SUMMARY:über Nacht',
+      'END:VEVENT',
+    );
+    const { occurrences } = await readEvents(
+      text,
+      't.ics',
+      range('2026-03-28T00:00:00Z', '2026-03-30T00:00:00Z', 'UTC'),
+    );
+    // 01:30 CET is 00:30Z; 03:30 CEST (after the 02:00 jump) is 01:30Z.
+    expect(occurrences.map((o) => [o.start, o.end, o.title])).toEqual([
+      ['2026-03-29T00:30:00+00:00', '2026-03-29T01:30:00+00:00', 'über Nacht'],
+    ]);
+  });
+
+  test('a TZID that is no IANA name is read through the VTIMEZONE of the same calendar', async () => {
+    const text = wrap(
+      'BEGIN:VTIMEZONE',
+      'TZID:Korea Standard Time',
+      'BEGIN:STANDARD',
+      'DTSTART:16010101T000000',
+      'TZOFFSETFROM:+0900',
+      'TZOFFSETTO:+0900',
+      'END:STANDARD',
+      'END:VTIMEZONE',
+      'BEGIN:VEVENT',
+      'UID:b',
+      'DTSTART;TZID=Korea Standard Time:20261124T150000',
+      'DTEND;TZID=Korea Standard Time:20261124T160000',
+      'SUMMARY:점심',
+      'END:VEVENT',
+    );
+    const { occurrences } = await readEvents(
+      text,
+      't.ics',
+      range('2026-11-24T00:00:00Z', '2026-11-25T00:00:00Z', 'UTC'),
+    );
+    expect(occurrences[0]?.start).toBe('2026-11-24T06:00:00+00:00');
+  });
+
+  test('floating times are read in the answer zone; all-day events keep their dates; an unknown zone is a note', async () => {
+    const text = wrap(
+      'BEGIN:VEVENT',
+      'UID:c',
+      'DTSTART:20261124T090000',
+      'DTEND:20261124T100000',
+      'SUMMARY:floating',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:d',
+      'DTSTART;VALUE=DATE:20261124',
+      'DTEND;VALUE=DATE:20261125',
+      'SUMMARY:생일',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:e',
+      'DTSTART;TZID=Nowhere Time:20261124T120000',
+      'SUMMARY:odd',
+      'END:VEVENT',
+    );
+    const { occurrences, notes } = await readEvents(
+      text,
+      't.ics',
+      range('2026-11-23T15:00:00Z', '2026-11-24T15:00:00Z'),
+    );
+    expect(occurrences.map((o) => [o.title, o.start, o.end, o.allDay])).toEqual([
+      ['생일', '2026-11-24', '2026-11-25', true],
+      ['floating', '2026-11-24T09:00:00+09:00', '2026-11-24T10:00:00+09:00', false],
+      ['odd', '2026-11-24T12:00:00+09:00', '2026-11-24T12:00:00+09:00', false],
+    ]);
+    expect(notes[0]).toContain("'Nowhere Time'");
+  });
+
+  test('a daily event of ten years is expanded only into the range', async () => {
+    const text = wrap(
+      'BEGIN:VEVENT',
+      'UID:f',
+      'DTSTART:20160101T080000Z',
+      'RRULE:FREQ=DAILY',
+      'SUMMARY:daily',
+      'END:VEVENT',
+    );
+    const { occurrences } = await readEvents(
+      text,
+      't.ics',
+      range('2026-11-24T00:00:00Z', '2026-11-27T00:00:00Z', 'UTC'),
+    );
+    expect(occurrences.map((o) => o.start)).toEqual([
+      '2026-11-24T08:00:00+00:00',
+      '2026-11-25T08:00:00+00:00',
+      '2026-11-26T08:00:00+00:00',
+    ]);
+  });
+});
+
+describe('vtimezoneFor', () => {
+  test('a zone with DST gets its changes around the year; one without gets one fixed observance', () => {
+    const newYork = vtimezoneFor('America/New_York', Date.parse('2026-06-01T00:00:00Z'));
+    expect(newYork).toContain('BEGIN:DAYLIGHT\r\nDTSTART:20260308T020000\r\nTZOFFSETFROM:-0500\r\nTZOFFSETTO:-0400');
+    expect(newYork).toContain('BEGIN:STANDARD\r\nDTSTART:20261101T020000\r\nTZOFFSETFROM:-0400\r\nTZOFFSETTO:-0500');
+    expect(vtimezoneFor('Asia/Seoul', Date.parse('2026-06-01T00:00:00Z'))).toContain(
+      'TZOFFSETFROM:+0900\r\nTZOFFSETTO:+0900',
+    );
+  });
+});

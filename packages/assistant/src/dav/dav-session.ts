@@ -1,0 +1,77 @@
+import { GoondanError, type OAuthTokenResult, type ToolContext, useOAuthService } from '@goondan/core';
+import { boundedFetch } from './bounded-fetch.ts';
+import type { PimBackend } from './dav-config.ts';
+
+type DavBackend = Extract<PimBackend, { type: 'dav' }>;
+type DavClient = Awaited<ReturnType<typeof import('tsdav').createDAVClient>>;
+
+/** An OAuth token was not ready: the tool answers the OAuth service's result (a link or code for a person). */
+export class DavAuthorizationPending extends Error {
+  constructor(readonly result: Exclude<OAuthTokenResult, { status: 'ready' }>) {
+    super('authorization pending');
+  }
+}
+
+async function authHeaders(ctx: Pick<ToolContext, 'agentName' | 'instanceKey' | 'message'>, backend: DavBackend) {
+  const auth = backend.auth;
+  if (auth.type === 'basic')
+    return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}` };
+  if (auth.type === 'bearer') return { authorization: `Bearer ${auth.token}` };
+  const result = await useOAuthService().getAccessToken({
+    caller: { agentName: ctx.agentName, instanceKey: ctx.instanceKey, message: ctx.message },
+    oauthAppRef: auth.oauthApp,
+    ...(auth.scopes ? { scopes: auth.scopes } : {}),
+  });
+  if (result.status !== 'ready') throw new DavAuthorizationPending(result);
+  return { authorization: `${result.tokenType || 'Bearer'} ${result.accessToken}` };
+}
+
+/** Any failure of a DAV exchange as a coded error: the wire's own (kept by the fetch) first, else E_DAV_REQUEST_FAILED. */
+function codedFailure(error: unknown, kept: GoondanError | undefined, host: string): GoondanError {
+  if (kept) return kept;
+  if (error instanceof GoondanError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new GoondanError(
+    'E_DAV_REQUEST_FAILED',
+    `The DAV server ${host} gave an answer that could not be used: ${reason.slice(0, 300)}`,
+    {
+      suggestion:
+        "Check that config.server.url points at the CalDAV/CardDAV service (the account's DAV address, not its web page).",
+    },
+  );
+}
+
+/**
+ * Runs `work` with a tsdav client logged in to the backend's server (CalDAV or CardDAV discovery from its url).
+ * Every request goes through a bounded fetch; whatever fails comes out as one coded error.
+ */
+export async function withDavClient<T>(
+  ctx: Pick<ToolContext, 'agentName' | 'instanceKey' | 'message' | 'signal'>,
+  backend: DavBackend,
+  accountType: 'caldav' | 'carddav',
+  work: (client: DavClient, fetch: typeof globalThis.fetch) => Promise<T>,
+): Promise<T> {
+  const headers = await authHeaders(ctx, backend);
+  const bounded = boundedFetch({
+    headers,
+    maxBytes: backend.maxResponseBytes,
+    timeoutMs: backend.timeoutMs,
+    signal: ctx.signal,
+  });
+  const host = new URL(backend.url).host;
+  try {
+    const { createDAVClient } = await import('tsdav');
+    const client = await createDAVClient({
+      serverUrl: backend.url,
+      credentials: {},
+      authMethod: 'Custom',
+      authFunction: async () => ({}),
+      defaultAccountType: accountType,
+      fetch: bounded.fetch,
+    });
+    return await work(client, bounded.fetch);
+  } catch (error) {
+    if (error instanceof GoondanError && !error.code.startsWith('E_DAV_')) throw error;
+    throw codedFailure(error, bounded.failure(), host);
+  }
+}

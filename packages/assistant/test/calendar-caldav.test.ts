@@ -1,0 +1,272 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JsonObject } from '@goondan/core';
+import { createTestToolContext } from '@goondan/core/testing';
+import { handlers as calendar } from '../tools/calendar/index.ts';
+import { handlers as contacts } from '../tools/contacts/index.ts';
+import { type Radicale, startRadicale } from './radicale.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers answer JSON; tests read it loosely.
+type Loose = any;
+
+const PASSWORD = 'pw-Radicale-7731';
+let server: Radicale;
+const bundle = mkdtempSync(join(tmpdir(), 'calendar-caldav-'));
+
+beforeAll(async () => {
+  server = await startRadicale({
+    users: { alice: PASSWORD },
+    collections: {
+      'alice/work': { tag: 'VCALENDAR', displayName: '업무' },
+      'alice/home': { tag: 'VCALENDAR', displayName: 'Home' },
+      'alice/people': { tag: 'VADDRESSBOOK', displayName: '주소록' },
+    },
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+function context(kind: 'caldav' | 'carddav', server: JsonObject, extra: JsonObject = {}) {
+  return createTestToolContext({
+    workdir: join(bundle, '.goondan', 'workspaces', 'assistant', 'default'),
+    config: { backend: kind, server, timeZone: 'Asia/Seoul', ...extra },
+  });
+}
+const alice = () => ({
+  url: server.url,
+  username: 'alice',
+  password: { valueFrom: { env: 'TEST_RADICALE_PASSWORD' } },
+});
+process.env.TEST_RADICALE_PASSWORD = PASSWORD;
+
+async function put(path: string, body: string, type: string) {
+  const response = await fetch(new URL(path, server.url), {
+    method: 'PUT',
+    headers: { authorization: `Basic ${btoa(`alice:${PASSWORD}`)}`, 'content-type': `${type}; charset=utf-8` },
+    body,
+  });
+  expect(response.status).toBeLessThan(300);
+}
+
+async function failure(promise: Promise<unknown>): Promise<Loose> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+const weekly = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//test//EN',
+  'BEGIN:VTIMEZONE',
+  'TZID:America/New_York',
+  'BEGIN:DAYLIGHT',
+  'TZOFFSETFROM:-0500',
+  'TZOFFSETTO:-0400',
+  'DTSTART:20070311T020000',
+  'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU',
+  'END:DAYLIGHT',
+  'BEGIN:STANDARD',
+  'TZOFFSETFROM:-0400',
+  'TZOFFSETTO:-0500',
+  'DTSTART:20071104T020000',
+  'RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU',
+  'END:STANDARD',
+  'END:VTIMEZONE',
+  'BEGIN:VEVENT',
+  'UID:standup-1',
+  'DTSTAMP:20261001T000000Z',
+  'DTSTART;TZID=America/New_York:20261026T090000',
+  'DTEND;TZID=America/New_York:20261026T093000',
+  'SUMMARY:주간 스탠드업 (weekly)',
+  'RRULE:FREQ=WEEKLY;COUNT=6',
+  'EXDATE;TZID=America/New_York:20261109T090000',
+  'END:VEVENT',
+  'BEGIN:VEVENT',
+  'UID:standup-1',
+  'DTSTAMP:20261001T000000Z',
+  'RECURRENCE-ID;TZID=America/New_York:20261116T090000',
+  'DTSTART;TZID=America/New_York:20261116T110000',
+  'DTEND;TZID=America/New_York:20261116T113000',
+  'SUMMARY:주간 스탠드업 (moved)',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
+
+describe('calendar over CalDAV (radicale on 127.0.0.1)', () => {
+  test('a repeating event is expanded in the range across a DST change, with EXDATE and a moved occurrence', async () => {
+    await put('/alice/home/standup-1.ics', weekly, 'text/calendar');
+    const listed: Loose = await calendar.list_events(context('caldav', alice()), {
+      calendar_name: 'home',
+      from: '2026-10-20T00:00:00+09:00',
+      days_ahead: 45,
+    });
+    expect(listed.calendars).toEqual(['Home']);
+    expect(listed.events.map((event: Loose) => [event.start, event.title])).toEqual([
+      ['2026-10-26T22:00:00+09:00', '주간 스탠드업 (weekly)'], // EDT (-04:00)
+      ['2026-11-02T23:00:00+09:00', '주간 스탠드업 (weekly)'], // EST (-05:00) after 1 November
+      ['2026-11-17T01:00:00+09:00', '주간 스탠드업 (moved)'], // the override; 9 November is excluded
+      ['2026-11-23T23:00:00+09:00', '주간 스탠드업 (weekly)'],
+      ['2026-11-30T23:00:00+09:00', '주간 스탠드업 (weekly)'],
+    ]);
+    expect(listed.events[0]).toMatchObject({ id: 'standup-1', recurring: true, eventTimeZone: 'America/New_York' });
+    expect(listed.events[0].end).toBe('2026-10-26T22:30:00+09:00');
+  });
+
+  test('create writes TZID with a VTIMEZONE and Korean text intact; list finds it; delete removes it', async () => {
+    const ctx = context('caldav', alice());
+    const created: Loose = await calendar.create_event(ctx, {
+      title: '팀 회의: 분기 계획',
+      start_date: '2027-03-02T15:00:00+09:00',
+      end_date: '2027-03-02T16:30:00+09:00',
+      calendar_name: '업무',
+      location: '본사 3층 회의실',
+      notes: '자료 준비, 예산 검토',
+    });
+    expect(created.created).toMatchObject({
+      title: '팀 회의: 분기 계획',
+      start: '2027-03-02T15:00:00+09:00',
+      end: '2027-03-02T16:30:00+09:00',
+      calendar: '업무',
+      timeZone: 'Asia/Seoul',
+    });
+    const stored = await fetch(new URL(`/alice/work/${created.created.id}.ics`, server.url), {
+      headers: { authorization: `Basic ${btoa(`alice:${PASSWORD}`)}` },
+    }).then((response) => response.text());
+    expect(stored).toContain('DTSTART;TZID=Asia/Seoul:20270302T150000');
+    expect(stored).toContain('BEGIN:VTIMEZONE');
+    expect(stored.replace(/\r\n[ \t]/g, '')).toContain('SUMMARY:팀 회의: 분기 계획');
+
+    const listed: Loose = await calendar.list_events(ctx, {
+      from: '2027-03-02',
+      days_ahead: 0,
+      timeZone: 'Europe/London',
+    });
+    expect(listed.events).toEqual([
+      expect.objectContaining({
+        id: created.created.id,
+        title: '팀 회의: 분기 계획',
+        start: '2027-03-02T06:00:00+00:00',
+        location: '본사 3층 회의실',
+        notes: '자료 준비, 예산 검토',
+        calendar: '업무',
+      }),
+    ]);
+
+    const deleted: Loose = await calendar.delete_event(ctx, { event_id: created.created.id });
+    expect(deleted.deleted).toMatchObject({ id: created.created.id, calendar: '업무', title: '팀 회의: 분기 계획' });
+    expect(((await calendar.list_events(ctx, { from: '2027-03-02', days_ahead: 0 })) as Loose).events).toEqual([]);
+    expect(await failure(calendar.delete_event(ctx, { event_id: created.created.id }))).toMatchObject({
+      code: 'E_CALENDAR_EVENT_NOT_FOUND',
+    });
+  });
+
+  test('a repetition in words makes an RRULE event', async () => {
+    const ctx = context('caldav', alice());
+    const created: Loose = await calendar.create_event(ctx, {
+      title: '요가',
+      start_date: '매주 화요일 저녁 7시',
+      calendar_name: 'Home',
+    });
+    expect(created.created.repeats).toBeTruthy();
+    const listed: Loose = await calendar.list_events(ctx, { calendar_name: 'Home', days_ahead: 21 });
+    const yoga = listed.events.filter((event: Loose) => event.title === '요가');
+    expect(yoga.length).toBeGreaterThanOrEqual(3);
+    for (const event of yoga) expect(event.start).toMatch(/T19:00:00\+09:00$/);
+    await calendar.delete_event(ctx, { event_id: created.created.id });
+  });
+
+  test('an unknown calendar is E_CALENDAR_NOT_FOUND naming the calendars there are', async () => {
+    const error = await failure(calendar.list_events(context('caldav', alice()), { calendar_name: 'Wrok' }));
+    expect(error).toMatchObject({ code: 'E_CALENDAR_NOT_FOUND' });
+    expect(error.suggestion).toContain("'업무'");
+    expect(error.suggestion).toContain("'Home'");
+  });
+
+  test('a wrong password is E_DAV_UNAUTHORIZED and no password appears in the error', async () => {
+    const error = await failure(
+      calendar.list_events(
+        context('caldav', { url: server.url, username: 'alice', password: 'not-the-Password-9' }),
+        {},
+      ),
+    );
+    expect(error).toMatchObject({ code: 'E_DAV_UNAUTHORIZED' });
+    const shown = JSON.stringify({ message: error.message, suggestion: error.suggestion, stack: error.stack });
+    expect(shown).not.toContain('not-the-Password-9');
+    expect(shown).not.toContain(btoa('alice:not-the-Password-9'));
+  });
+
+  test('a server that is not there is E_DAV_UNREACHABLE; a missing password variable is E_VALUE_SOURCE_ENV', async () => {
+    const closed = `http://127.0.0.1:${server.port === 9 ? 10 : 9}/`;
+    expect(await failure(calendar.list_events(context('caldav', { ...alice(), url: closed }), {}))).toMatchObject({
+      code: 'E_DAV_UNREACHABLE',
+    });
+    const unset = { ...alice(), password: { valueFrom: { env: 'TEST_RADICALE_UNSET_VARIABLE' } } };
+    expect(await failure(calendar.list_events(context('caldav', unset), {}))).toMatchObject({
+      code: 'E_VALUE_SOURCE_ENV',
+    });
+  });
+
+  test('an answer larger than maxResponseBytes is E_DAV_RESPONSE_TOO_LARGE, not read into memory', async () => {
+    const big = weekly
+      .replace(/standup-1/g, 'big-1')
+      .replace('SUMMARY:주간 스탠드업 (weekly)', `SUMMARY:big\r\nDESCRIPTION:${'x'.repeat(60_000)}`);
+    await put('/alice/home/big-1.ics', big, 'text/calendar');
+    const error = await failure(
+      calendar.list_events(context('caldav', alice(), { maxResponseBytes: 20_000 }), {
+        calendar_name: 'Home',
+        from: '2026-10-20',
+        days_ahead: 40,
+      }),
+    );
+    expect(error).toMatchObject({ code: 'E_DAV_RESPONSE_TOO_LARGE' });
+    // Within the default bound the long description is cut in the answer.
+    const listed: Loose = await calendar.list_events(context('caldav', alice()), {
+      calendar_name: 'Home',
+      from: '2026-10-20',
+      days_ahead: 8,
+    });
+    const shown = listed.events.find((event: Loose) => event.id === 'big-1');
+    expect(shown.notes.length).toBeLessThanOrEqual(501);
+  });
+});
+
+describe('contacts over CardDAV (radicale on 127.0.0.1)', () => {
+  test('search by part of a Korean name, a nickname or a phone number; detail of one contact', async () => {
+    await put(
+      '/alice/people/minji.vcf',
+      'BEGIN:VCARD\r\nVERSION:3.0\r\nUID:minji\r\nFN:김민지\r\nN:김;민지;;;\r\nNICKNAME:Minji\r\nTEL;TYPE=CELL:+82-10-1234-5678\r\nEMAIL;TYPE=WORK:minji@example.org\r\nORG:군단 주식회사\r\nBDAY:1990-04-01\r\nNOTE:커피는 라떼\r\nEND:VCARD\r\n',
+      'text/vcard',
+    );
+    await put(
+      '/alice/people/john.vcf',
+      'BEGIN:VCARD\r\nVERSION:4.0\r\nUID:john\r\nFN:John Smith\r\nEMAIL:john@example.org\r\nTEL:+1 555 0100\r\nEND:VCARD\r\n',
+      'text/vcard',
+    );
+    const ctx = context('carddav', alice());
+    const byKorean: Loose = await contacts.search(ctx, { query: '민지' });
+    expect(byKorean.contacts).toEqual([
+      { name: '김민지', organization: '군단 주식회사', emails: ['minji@example.org'], phones: ['+82-10-1234-5678'] },
+    ]);
+    expect(((await contacts.search(ctx, { query: '010 1234' })) as Loose).count).toBe(0);
+    expect(((await contacts.search(ctx, { query: '1234-5678' })) as Loose).contacts[0].name).toBe('김민지');
+    expect(((await contacts.search(ctx, { query: 'smith' })) as Loose).contacts[0].name).toBe('John Smith');
+    const detail: Loose = await contacts.get_detail(ctx, { name: 'minji' });
+    expect(detail.contact).toMatchObject({
+      name: '김민지',
+      nicknames: ['Minji'],
+      phones: [{ value: '+82-10-1234-5678', type: 'cell' }],
+      birthday: '1990-04-01',
+      notes: '커피는 라떼',
+      addressBook: '주소록',
+    });
+    expect(await failure(contacts.get_detail(ctx, { name: '박서준' }))).toMatchObject({ code: 'E_CONTACT_NOT_FOUND' });
+  });
+});

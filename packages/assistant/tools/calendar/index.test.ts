@@ -1,0 +1,118 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JsonObject } from '@goondan/core';
+import { createTestToolContext } from '@goondan/core/testing';
+import { handlers as contacts } from '../contacts/index.ts';
+import { handlers } from './index.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers answer JSON; tests read it loosely.
+type Loose = any;
+
+function fileContext(config: JsonObject) {
+  const bundle = mkdtempSync(join(tmpdir(), 'calendar-file-'));
+  return {
+    bundle,
+    ctx: createTestToolContext({ workdir: join(bundle, '.goondan', 'workspaces', 'a', 'default'), config }),
+  };
+}
+
+async function failure(promise: Promise<unknown>): Promise<Loose> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('calendar with a local ICS file', () => {
+  test('create, list and delete work on the file, which stays valid iCalendar with one VTIMEZONE per zone', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'calendar.ics', timeZone: 'Asia/Seoul' });
+    const first: Loose = await handlers.create_event(ctx, {
+      title: '치과 예약',
+      start_date: '2027-01-05T10:00:00+09:00',
+      location: '강남역',
+    });
+    const second: Loose = await handlers.create_event(ctx, { title: '설날', start_date: '2027-02-07', all_day: true });
+    expect(first.created).toMatchObject({
+      start: '2027-01-05T10:00:00+09:00',
+      end: '2027-01-05T11:00:00+09:00',
+      calendar: 'calendar',
+    });
+    expect(second.created).toMatchObject({ start: '2027-02-07', end: '2027-02-08', allDay: true });
+    const text = readFileSync(join(bundle, 'calendar.ics'), 'utf8');
+    expect(text.match(/BEGIN:VTIMEZONE/g)?.length).toBe(1);
+    expect(text.match(/BEGIN:VEVENT/g)?.length).toBe(2);
+
+    const listed: Loose = await handlers.list_events(ctx, { from: '2027-01-01', days_ahead: 60 });
+    expect(listed.events.map((event: Loose) => [event.title, event.start])).toEqual([
+      ['치과 예약', '2027-01-05T10:00:00+09:00'],
+      ['설날', '2027-02-07'],
+    ]);
+    await handlers.delete_event(ctx, { event_id: first.created.id });
+    expect(
+      ((await handlers.list_events(ctx, { from: '2027-01-01', days_ahead: 60 })) as Loose).events.map(
+        (e: Loose) => e.title,
+      ),
+    ).toEqual(['설날']);
+  });
+
+  test('no backend is E_CALENDAR_NOT_CONFIGURED; a broken file is E_CALENDAR_DATA_INVALID; bad input is refused', async () => {
+    expect(await failure(handlers.list_events(fileContext({}).ctx, {}))).toMatchObject({
+      code: 'E_CALENDAR_NOT_CONFIGURED',
+    });
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'broken.ics' });
+    writeFileSync(join(bundle, 'broken.ics'), 'this is not a calendar');
+    expect(await failure(handlers.list_events(ctx, {}))).toMatchObject({ code: 'E_CALENDAR_DATA_INVALID' });
+    const fine = fileContext({ backend: 'file', file: 'c.ics' }).ctx;
+    expect(
+      await failure(
+        handlers.create_event(fine, {
+          title: 'x',
+          start_date: '2027-01-05T10:00:00Z',
+          end_date: '2027-01-05T09:00:00Z',
+        }),
+      ),
+    ).toMatchObject({ code: 'E_TOOL_INVALID_ARGS' });
+    expect(await failure(handlers.list_events(fine, { days_ahead: 9999 }))).toMatchObject({
+      code: 'E_TOOL_INVALID_ARGS',
+    });
+    expect(await failure(handlers.list_events(fine, { timeZone: 'Mars/Olympus' }))).toMatchObject({
+      code: 'E_TOOL_INVALID_ARGS',
+    });
+  });
+
+  test('an oversized file is E_DAV_RESPONSE_TOO_LARGE before it is read', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'big.ics', maxResponseBytes: 1000 });
+    writeFileSync(join(bundle, 'big.ics'), `BEGIN:VCALENDAR\r\n${'X-PAD:0123456789\r\n'.repeat(200)}END:VCALENDAR\r\n`);
+    expect(await failure(handlers.list_events(ctx, {}))).toMatchObject({ code: 'E_DAV_RESPONSE_TOO_LARGE' });
+  });
+});
+
+describe('contacts with a local vCard file', () => {
+  test('search and detail read the .vcf file; several matches are listed for the model to choose', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'people.vcf' });
+    writeFileSync(
+      join(bundle, 'people.vcf'),
+      [
+        'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:이서연\r\nTEL:010-2222-3333\r\nEND:VCARD',
+        'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:이서준\r\nEMAIL:seojun@example.org\r\nEND:VCARD',
+        '',
+      ].join('\r\n'),
+    );
+    expect(((await contacts.search(ctx, { query: '이서' })) as Loose).contacts.map((c: Loose) => c.name)).toEqual([
+      '이서연',
+      '이서준',
+    ]);
+    const several: Loose = await contacts.get_detail(ctx, { name: '이서' });
+    expect(several.contacts).toHaveLength(2);
+    expect(((await contacts.get_detail(ctx, { name: '이서연' })) as Loose).contact.phones).toEqual([
+      { value: '010-2222-3333' },
+    ]);
+    expect(await failure(contacts.search(fileContext({}).ctx, { query: 'x' }))).toMatchObject({
+      code: 'E_CONTACTS_NOT_CONFIGURED',
+    });
+  });
+});
