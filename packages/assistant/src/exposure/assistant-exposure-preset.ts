@@ -33,6 +33,15 @@ export const assistantExposurePreset: ExposurePreset = {
       'kanban__move_card',
       'kanban__update_card',
       'kanban__delete_card',
+      'clipboard__read',
+      'clipboard__write',
+      'music__now_playing',
+      'music__play_pause',
+      'music__next',
+      'music__search_play',
+      'finder__reveal',
+      'finder__get_selection',
+      'finder__list_dir',
     ],
     settings: [
       'settings__get',
@@ -58,5 +67,6 @@ export const assistantExposurePreset: ExposurePreset = {
     ],
     context: ['context__update_base_system_prompt'],
     profile: ['profile__create', 'profile__add_alias', 'profile__rename', 'profile__merge'],
+    url: ['url__open'],
   },
 };

@@ -684,6 +684,27 @@ export const errorCodes = {
     suggestion:
       'Check the printer (lpstat -p shows them, lpstat -d the default) and that CUPS runs; install cups-client for lp.',
   },
+  // Devices of the assistant: music, clipboard, file manager, opener (docs/assistant-devices.md)
+  E_DEVICE_FAILED: {
+    name: 'DeviceFailedError',
+    suggestion:
+      "Read the helper's own words in the message (playerctl, xsel, xdg-open, osascript…); check that the desktop session it needs is running.",
+  },
+  E_MUSIC_NO_PLAYER: {
+    name: 'MusicNoPlayerError',
+    suggestion:
+      'Start a media player that speaks MPRIS (Spotify, VLC, Rhythmbox, a browser), or fix config.player; `playerctl -l` lists the running ones.',
+  },
+  E_MUSIC_NOT_FOUND: {
+    name: 'MusicNotFoundError',
+    suggestion:
+      'Search with fewer or other words (title, artist or album), or check config.library names your music folder.',
+  },
+  E_CLIPBOARD_READ_DENIED: {
+    name: 'ClipboardReadDeniedError',
+    suggestion:
+      "Ask the person to paste the text into the conversation; to let this source read the clipboard, add it to the clipboard Tool's config.readSources.",
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBundle } from '../config/load-bundle.ts';
 import type { AgentResource } from '../config/resources.ts';
+import type { ToolHandler } from '../types.ts';
 import { createAgentToolset } from './agent-toolset.ts';
 import { testScope } from './test-support.ts';
 import { checkAvailability, clearAvailabilityCache, findCommand } from './tool-availability.ts';
@@ -169,7 +170,7 @@ spec:
     const { bundle, problems } = await loadBundle({ dir: bundleDir, checkEntries: false });
     expect(problems).toEqual([]);
     const agent = bundle!.resources.get('Agent/helper') as AgentResource;
-    const handlers = new Map([
+    const handlers = new Map<string, Record<string, ToolHandler>>([
       ['Tool/music', { next: () => 'skipped' }],
       ['Tool/coding', { review: () => 'ok', run_task: () => 'ran' }],
     ]);
