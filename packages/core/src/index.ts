@@ -147,6 +147,11 @@ export { InstanceStateStore } from './store/instance-state-store.ts';
 export { openInstanceDatabase } from './store/open-instance-database.ts';
 export { toOtlpJson } from './store/to-otlp-json.ts';
 export { newSpanId, newTraceId } from './store/trace-ids.ts';
+export { type TraceSummary, traceSummaries } from './store/trace-summaries.ts';
+export { type GenAiSpanView, genAiSpan } from './telemetry/gen-ai-span.ts';
+export { type OtlpTelemetryOptions, startOtlpTelemetry } from './telemetry/otlp-telemetry.ts';
+export type { SpanContent, SpanTelemetry } from './telemetry/span-telemetry.ts';
+export { type TelemetryConfig, telemetryConfig } from './telemetry/telemetry-config.ts';
 export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
 export { type AgentToolset, createAgentToolset, selectAgent, type UnavailableTool } from './tools/agent-toolset.ts';
 export {

@@ -17,16 +17,26 @@ import { shortArgs } from '../tool-call-printer.ts';
 import { printProblems } from './validate.ts';
 
 export const traceHelp = `Usage: gdn trace [--agent A] [--instance K] [--limit N] [--json | --otlp] [--bundle DIR]
+       gdn trace --serve [--port P] [--host H] [--token T] [--bundle DIR]
 
 Prints the last turns of an agent instance as a tree: turn → step → model call and tool calls, with
-durations, statuses, token usage and error codes.
+durations, statuses, token usage and error codes. With --serve, serves the web console over the bundle's
+stored state instead (docs/console.md): every instance's traces as waterfalls, the audit log,
+conversations, schedules, and approvals to answer.
 
 Options:
   --agent A      the agent (default: the Swarm's entryAgent, or the only Agent)
   --instance K   instance key (default: "default")
   --limit N      how many traces, newest last (default: 5)
   --json         the traces with their spans as JSON
-  --otlp         the traces in OpenTelemetry OTLP/JSON shape ({"resourceSpans": [...]}) for any OTLP tool`;
+  --otlp         the traces in OpenTelemetry OTLP/JSON shape ({"resourceSpans": [...]}) for any OTLP tool;
+                 names and attributes follow the GenAI conventions, as the live export does (docs/telemetry.md)
+  --serve        serve the web console at http://HOST:PORT/console until Ctrl-C
+  --port P       the console's port (default 8788; 0 picks a free one)
+  --host H       address to listen on (default 127.0.0.1); any other address needs a token
+  --token T      require 'Authorization: Bearer T' (default: the GOONDAN_SERVE_TOKEN environment variable)`;
+
+const DEFAULT_CONSOLE_PORT = 8788;
 
 export async function traceCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs({
@@ -38,6 +48,10 @@ export async function traceCommand(argv: string[]): Promise<number> {
       limit: { type: 'string' },
       json: { type: 'boolean' },
       otlp: { type: 'boolean' },
+      serve: { type: 'boolean' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      token: { type: 'string' },
     },
   });
   if (values.help) {
@@ -45,6 +59,10 @@ export async function traceCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'trace');
+  if (values.serve) return serveConsole(values);
+  for (const flag of ['port', 'host', 'token'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --serve`, 'trace');
+  }
   const limit = values.limit === undefined ? 5 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer', 'trace');
   if (values.json || values.otlp) reserveStdoutForJson();
@@ -109,4 +127,40 @@ function printNode(node: SpanNode, prefix: string, last: boolean, color: boolean
   const childPrefix = `${prefix}${last ? '   ' : '│  '}`;
   for (const [index, child] of node.children.entries())
     printNode(child, childPrefix, index === node.children.length - 1, color);
+}
+
+/** `gdn trace --serve`: the web console over the bundle's stored state, until SIGINT or SIGTERM. */
+async function serveConsole(values: {
+  bundle?: string;
+  port?: string;
+  host?: string;
+  token?: string;
+  json?: boolean;
+  otlp?: boolean;
+}): Promise<number> {
+  if (values.json || values.otlp) throw new UsageError('--serve does not go with --json or --otlp', 'trace');
+  const port = values.port === undefined ? DEFAULT_CONSOLE_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`, 'trace');
+  }
+  const token = values.token ?? (process.env.GOONDAN_SERVE_TOKEN || undefined);
+  const opened = await openBundle(values.bundle);
+  if (!opened.bundle) {
+    printProblems(opened.dir, opened.problems, useColor(process.stderr));
+    return 1;
+  }
+  const { startConsoleServer } = await import('../console/console-server.ts');
+  const server = startConsoleServer({
+    bundle: opened.bundle,
+    hostname: values.host ?? '127.0.0.1',
+    port,
+    ...(token ? { token } : {}),
+  });
+  console.error(`[console] ${server.url}/console${token ? ' (bearer token required)' : ''}`);
+  const signal = await new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  await server.stop();
+  return signal === 'SIGINT' ? 130 : 143;
 }

@@ -10,7 +10,10 @@ import { badRequest } from './api-error.ts';
 import { readJsonBody } from './read-json-body.ts';
 import type { ServeContext } from './serve-context.ts';
 
-function eachStore<T>(context: ServeContext, use: (store: ApprovalStore, address: string) => T | null): T[] {
+/** What the approval endpoints need: the bundle whose instance databases hold the approvals. */
+export type ApprovalContext = Pick<ServeContext, 'bundle'>;
+
+function eachStore<T>(context: ApprovalContext, use: (store: ApprovalStore, address: string) => T | null): T[] {
   const found: T[] = [];
   for (const file of listInstanceDatabases({ rootDir: context.bundle().rootDir })) {
     const db = openInstanceDatabase(file.databaseFile);
@@ -25,7 +28,7 @@ function eachStore<T>(context: ServeContext, use: (store: ApprovalStore, address
 }
 
 /** GET /v1/approvals[?agent=A&instance=K&all=true] — pending approvals (all: every status), oldest first. */
-export function listApprovals(url: URL, context: ServeContext): Response {
+export function listApprovals(url: URL, context: ApprovalContext): Response {
   const agent = url.searchParams.get('agent');
   const instance = url.searchParams.get('instance');
   const all = url.searchParams.get('all') === 'true';
@@ -64,7 +67,7 @@ function answerOf(action: 'approve' | 'deny', body: Record<string, unknown>): Ap
  */
 export async function answerApproval(
   request: Request,
-  context: ServeContext,
+  context: ApprovalContext,
   params: { id: string; action: 'approve' | 'deny' },
 ): Promise<Response> {
   const answer = answerOf(params.action, await readJsonBody(request));

@@ -10,6 +10,8 @@ export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   handle: Handler;
+  /** Served without the token (the console's page and script, which hold no data); Origin is still checked. */
+  public?: boolean;
 }
 
 function match(pattern: string, path: string): Record<string, string> | null {
@@ -83,18 +85,19 @@ export function createServeApi(options: { routes: Route[]; token?: string; allow
       if (request.method === 'OPTIONS' && origin && cors['access-control-allow-origin']) {
         return new Response(null, { status: 204, headers: cors });
       }
-      const refused = admit(request, {
-        allowedOrigins,
-        ...(options.token === undefined ? {} : { token: options.token }),
-      });
-      if (refused) {
-        const bearer: Record<string, string> = refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {};
-        return apiErrorResponse(refused.error, { headers: { ...cors, ...bearer }, status: refused.status });
-      }
       const url = new URL(request.url);
       const path = url.pathname.replace(/\/+$/, '') || '/';
       const matching = routes.map((route) => ({ route, params: match(route.path, path) })).filter((m) => m.params);
       const found = matching.find(({ route }) => route.method === request.method);
+      const refused = admit(request, {
+        allowedOrigins,
+        ...(options.token === undefined ? {} : { token: options.token }),
+      });
+      // A public route (the console's page and script, no data) is served without the token; Origin still counts.
+      if (refused && !(found?.route.public && refused.status === 401)) {
+        const bearer: Record<string, string> = refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {};
+        return apiErrorResponse(refused.error, { headers: { ...cors, ...bearer }, status: refused.status });
+      }
       if (found) return withHeaders(await found.route.handle(request, url, found.params ?? {}), cors);
       if (matching.length === 0) {
         throw new GoondanError('E_SERVE_ROUTE_NOT_FOUND', `${request.method} ${path}: no such endpoint.`);

@@ -5,6 +5,7 @@ import {
   type ProcessLifecycleEvent,
   type SwarmTopology,
 } from '@goondan/core';
+import { consoleRoutes } from '../console/console-routes.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
 import { MAX_BODY_BYTES } from './read-json-body.ts';
@@ -98,10 +99,16 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
       ? await options.parts({ orchestrator, bundle: current.bundle, topology: () => current.topology })
       : [];
     context.scheduler = parts.find((part) => part.scheduler)?.scheduler ?? null;
-    const routes = serveRoutes(
-      context,
-      parts.flatMap((part) => part.routes ?? []),
-    );
+    const routes = serveRoutes(context, [
+      ...parts.flatMap((part) => part.routes ?? []),
+      // The web console (docs/console.md) reads the same bundle's state and shows the running processes.
+      ...consoleRoutes({
+        mode: 'serve',
+        rootDir: () => current.bundle.rootDir,
+        agents: () => current.topology.agents,
+        processes: () => orchestrator.list(),
+      }),
+    ]);
     server = Bun.serve({
       hostname: options.hostname,
       port: options.port,

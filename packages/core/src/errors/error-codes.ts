@@ -397,6 +397,17 @@ export const errorCodes = {
     name: 'ServeRouteNotFoundError',
     suggestion: 'Check the path and method against docs/serve.md; the message lists the methods the path takes.',
   },
+  // The web console (docs/console.md)
+  E_CONSOLE_TRACE_NOT_FOUND: {
+    name: 'ConsoleTraceNotFoundError',
+    suggestion:
+      'Pick a trace from the trace list (it may have been pruned: each instance keeps its last 1000 traces), or check the id with gdn trace --json.',
+  },
+  E_CONSOLE_BUILD: {
+    name: 'ConsoleBuildError',
+    suggestion:
+      "The console's browser script (packages/cli/src/console/client) did not compile: reinstall @goondan/cli, or report the message.",
+  },
   E_INSTANCE_NOT_FOUND: {
     name: 'InstanceNotFoundError',
     suggestion:

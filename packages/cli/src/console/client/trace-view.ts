@@ -1,0 +1,102 @@
+import { getJson, streamEvents } from './api.ts';
+import { errorLink, formatDuration, formatTime, h, statusBadge } from './dom.ts';
+import { spanDetail } from './span-detail.ts';
+import type { TraceDetail } from './types.ts';
+import { layoutTrace, type Row } from './waterfall-model.ts';
+import { Waterfall } from './waterfall-view.ts';
+
+export interface ViewContext {
+  main: HTMLElement;
+  signal: AbortSignal;
+  say(message: string): void;
+  fail(thrown: unknown): void;
+}
+
+/** The waterfall of one trace and the details of the chosen span; follows the trace live while it runs. */
+export async function traceView(context: ViewContext, traceId: string): Promise<void> {
+  const { main, signal } = context;
+  let trace = await getJson<TraceDetail>(`/console/api/traces/${encodeURIComponent(traceId)}`, signal);
+  const collapsed = new Set<string>();
+  let selected: Row | null = null;
+  const detail = h(
+    'div',
+    { class: 'detail-pane' },
+    h('p', { class: 'muted' }, 'Choose a span (click, or Enter) to see its details.'),
+  );
+  const summary = h('p', { class: 'summary' });
+  const problems = h('div');
+  const showDetail = (row: Row) => {
+    selected = row;
+    detail.replaceChildren(
+      spanDetail(row, trace, {
+        done: (message) => {
+          context.say(message);
+          void refresh();
+        },
+        failed: context.fail,
+      }),
+    );
+  };
+  const waterfall = new Waterfall(layoutTrace(trace, collapsed), {
+    onSelect: showDetail,
+    onToggle: (row) => {
+      if (collapsed.has(row.id)) collapsed.delete(row.id);
+      else collapsed.add(row.id);
+      waterfall.update(layoutTrace(trace, collapsed));
+    },
+  });
+  const drawSummary = () => {
+    const layout = layoutTrace(trace, collapsed);
+    const agents = [...new Set(trace.spans.map((span) => span.agent))];
+    const running = trace.spans.some((span) => span.status === 'running');
+    const codes = [
+      ...new Set(
+        trace.spans.map((span) => span.attributes.errorCode).filter((c): c is string => typeof c === 'string'),
+      ),
+    ];
+    summary.replaceChildren(
+      statusBadge(running ? 'running' : trace.spans.some((s) => s.status === 'error') ? 'error' : 'ok'),
+      ` ${trace.spans.length} spans · ${agents.join(', ')} · started ${formatTime(layout.start)} · ${formatDuration(layout.end - layout.start)}`,
+      ...codes.flatMap((code) => [' ', errorLink(code)]),
+    );
+    problems.replaceChildren(
+      ...trace.problems.map((p) =>
+        h('p', { class: 'problem', role: 'alert' }, errorLink(p.code), ` ${p.agent}/${p.instanceKey}: ${p.message}`),
+      ),
+    );
+  };
+  const refresh = async () => {
+    trace = await getJson<TraceDetail>(`/console/api/traces/${encodeURIComponent(traceId)}`, signal);
+    drawSummary();
+    waterfall.update(layoutTrace(trace, collapsed));
+    if (selected) {
+      const row = layoutTrace(trace, collapsed).rows.find((r) => r.id === selected!.id);
+      if (row) showDetail(row);
+      else if (selected.approval) {
+        // The call it waited for has run: show its span.
+        const span = trace.spans.find((s) => s.attributes.toolCallId === selected!.approval!.toolCallId);
+        const spanRow = span && layoutTrace(trace, collapsed).rows.find((r) => r.id === span.spanId);
+        if (spanRow) {
+          waterfall.select(spanRow.id);
+          showDetail(spanRow);
+        }
+      }
+    }
+  };
+  drawSummary();
+  main.replaceChildren(
+    h('h1', {}, 'Trace ', h('code', {}, traceId)),
+    summary,
+    problems,
+    h('div', { class: 'trace-layout' }, waterfall.element, detail),
+  );
+  waterfall.render();
+  // Live: the server tells when stored spans or approvals change; the trace is read again then.
+  streamEvents(`/console/api/traces/${encodeURIComponent(traceId)}/live`, signal, () => {
+    refresh().catch((thrown) => {
+      if (!signal.aborted) context.fail(thrown);
+    });
+  }).catch((thrown) => {
+    if (!signal.aborted) context.fail(thrown);
+  });
+}

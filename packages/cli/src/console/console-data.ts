@@ -1,0 +1,281 @@
+import { existsSync } from 'node:fs';
+import {
+  type ApprovalRecord,
+  ApprovalStore,
+  AuditStore,
+  ConversationStore,
+  GoondanError,
+  listInstanceDatabases,
+  openInstanceDatabase,
+  openScheduleStore,
+  type SpanRecord,
+  scheduleStorePath,
+  TraceStore,
+  traceSummaries,
+} from '@goondan/core';
+import type { ConsoleSource } from './console-source.ts';
+import { readInstances } from './instance-reader.ts';
+
+/** A span with the agent instance that stored it. */
+export type ConsoleSpan = SpanRecord & { agent: string; instanceKey: string };
+
+export interface TraceListFilter {
+  agent?: string;
+  instance?: string;
+  status?: string;
+  tool?: string;
+  errorCode?: string;
+  since?: number;
+  until?: number;
+  limit: number;
+}
+
+export interface TraceListItem {
+  traceId: string;
+  startedAt: number;
+  durationMs: number;
+  status: 'running' | 'ok' | 'error' | 'cancelled';
+  /** The agent and instance whose turn began the trace (the first to store a root span, else the earliest). */
+  agent: string;
+  instanceKey: string;
+  agents: string[];
+  spans: number;
+  tools: string[];
+  errorCodes: string[];
+}
+
+const pendingNow = (record: ApprovalRecord, now: number): ApprovalRecord =>
+  record.status === 'pending' && record.expiresAt <= now ? { ...record, status: 'expired' } : record;
+
+/** Instances of the bundle: stored ones and running ones, with open approvals and their last activity. */
+export function consoleOverview(source: ConsoleSource) {
+  const now = Date.now();
+  const { results, problems } = readInstances(source.rootDir(), (db) => {
+    const approvals = new ApprovalStore(db).list({ status: 'pending', limit: 100 }).map((r) => pendingNow(r, now));
+    const [last] = traceSummaries(db, { limit: 1 });
+    return { approvals: approvals.filter((r) => r.status === 'pending'), lastActivity: last?.endedAt ?? null };
+  });
+  const processes = source.processes?.() ?? [];
+  const instances = results.map(({ file, value }) => {
+    const running = processes.find((p) => p.agent === file.agentName && p.instanceKey === file.instanceKey);
+    return {
+      agent: file.agentName,
+      instanceKey: file.instanceKey,
+      state: running?.state ?? (source.mode === 'serve' ? 'idle' : 'stored'),
+      pid: running?.pid ?? null,
+      queueDepth: running?.queueDepth ?? 0,
+      turnsServed: running?.turnsServed ?? 0,
+      lastActivity: value.lastActivity,
+      approvals: value.approvals,
+    };
+  });
+  for (const process of processes) {
+    if (instances.some((i) => i.agent === process.agent && i.instanceKey === process.instanceKey)) continue;
+    instances.push({
+      agent: process.agent,
+      instanceKey: process.instanceKey,
+      state: process.state,
+      pid: process.pid,
+      queueDepth: process.queueDepth,
+      turnsServed: process.turnsServed,
+      lastActivity: null,
+      approvals: [],
+    });
+  }
+  return { mode: source.mode, agents: source.agents(), instances, problems };
+}
+
+function statusOf(summary: { running: number; errors: number; rootStatus: string | null }): TraceListItem['status'] {
+  if (summary.running > 0) return 'running';
+  if (summary.rootStatus === 'error' || summary.rootStatus === 'cancelled') return summary.rootStatus;
+  return summary.errors > 0 ? 'error' : 'ok';
+}
+
+/** Traces of every instance, merged by trace id (a swarm trace spans several databases), newest first. */
+export function consoleTraceList(source: ConsoleSource, filter: TraceListFilter) {
+  const { results, problems } = readInstances(source.rootDir(), (db) =>
+    traceSummaries(db, {
+      limit: Math.max(filter.limit * 4, 200),
+      ...(filter.since === undefined ? {} : { since: filter.since }),
+      ...(filter.until === undefined ? {} : { until: filter.until }),
+    }),
+  );
+  const merged = new Map<
+    string,
+    TraceListItem & { running: number; errors: number; rootStatus: string | null; rooted: boolean; endedAt: number }
+  >();
+  for (const { file, value } of results) {
+    for (const summary of value) {
+      const rooted = summary.rootStatus !== null;
+      let item = merged.get(summary.traceId);
+      if (!item) {
+        item = {
+          traceId: summary.traceId,
+          startedAt: summary.startedAt,
+          endedAt: summary.endedAt,
+          durationMs: 0,
+          status: 'ok',
+          agent: file.agentName,
+          instanceKey: file.instanceKey,
+          agents: [],
+          spans: 0,
+          tools: [],
+          errorCodes: [],
+          running: 0,
+          errors: 0,
+          rootStatus: summary.rootStatus,
+          rooted,
+        };
+        merged.set(summary.traceId, item);
+      } else if (rooted && !item.rooted) {
+        Object.assign(item, {
+          agent: file.agentName,
+          instanceKey: file.instanceKey,
+          rootStatus: summary.rootStatus,
+          rooted,
+        });
+      }
+      item.startedAt = Math.min(item.startedAt, summary.startedAt);
+      item.endedAt = Math.max(item.endedAt, summary.endedAt);
+      item.spans += summary.spans;
+      item.running += summary.running;
+      item.errors += summary.errors;
+      if (!item.agents.includes(file.agentName)) item.agents.push(file.agentName);
+      for (const tool of summary.tools) if (!item.tools.includes(tool)) item.tools.push(tool);
+      for (const code of summary.errorCodes) if (!item.errorCodes.includes(code)) item.errorCodes.push(code);
+    }
+  }
+  const traces = [...merged.values()]
+    .map(({ running, errors, rootStatus, rooted: _rooted, endedAt, ...item }) => ({
+      ...item,
+      status: statusOf({ running, errors, rootStatus }),
+      durationMs: endedAt - item.startedAt,
+    }))
+    .filter(
+      (trace) =>
+        (!filter.agent || trace.agents.includes(filter.agent)) &&
+        (!filter.instance || trace.instanceKey === filter.instance) &&
+        (!filter.status || trace.status === filter.status) &&
+        (!filter.tool || trace.tools.some((tool) => tool === filter.tool || tool.startsWith(`${filter.tool}__`))) &&
+        (!filter.errorCode || trace.errorCodes.includes(filter.errorCode)),
+    )
+    .sort((a, b) => b.startedAt - a.startedAt)
+    .slice(0, filter.limit);
+  return { traces, problems };
+}
+
+/**
+ * One trace across every instance that stored part of it, with the audit rows and approvals of its tool calls.
+ * Throws E_CONSOLE_TRACE_NOT_FOUND when no instance has a span of it.
+ */
+export function consoleTrace(source: ConsoleSource, traceId: string) {
+  if (!/^[0-9a-f]{32}$/.test(traceId)) {
+    throw new GoondanError('E_CONSOLE_TRACE_NOT_FOUND', `'${traceId}' is not a trace id (32 hexadecimal characters).`, {
+      suggestion: 'Pick a trace from the list (GET /console/api/traces) or from gdn trace --json.',
+    });
+  }
+  const now = Date.now();
+  const { results, problems } = readInstances(source.rootDir(), (db, file) => {
+    const spans = new TraceStore(db).spansOfTrace(traceId);
+    if (spans.length === 0) return null;
+    return {
+      spans: spans.map((span) => ({ ...span, agent: file.agentName, instanceKey: file.instanceKey })),
+      audit: new AuditStore(db).query({ traceId, limit: 10_000 }),
+      approvals: new ApprovalStore(db)
+        .list({ limit: 1000 })
+        .filter((record) => record.traceId === traceId)
+        .map((record) => pendingNow(record, now)),
+    };
+  });
+  const found = results.flatMap(({ value }) => (value ? [value] : []));
+  if (found.length === 0) {
+    throw new GoondanError('E_CONSOLE_TRACE_NOT_FOUND', `No instance of this bundle stored a trace ${traceId}.`, {
+      suggestion: 'It may have been pruned (each instance keeps its last 1000 traces); pick one from the trace list.',
+    });
+  }
+  const spans: ConsoleSpan[] = found.flatMap((part) => part.spans).sort((a, b) => a.startedAt - b.startedAt);
+  return {
+    traceId,
+    spans,
+    audit: found.flatMap((part) => part.audit),
+    approvals: found.flatMap((part) => part.approvals),
+    problems,
+  };
+}
+
+/** A cheap fingerprint of a trace's stored state, to tell a live view when to fetch it again. */
+export function traceVersion(source: ConsoleSource, traceId: string): string {
+  const { results } = readInstances(source.rootDir(), (db) => {
+    const row = db
+      .query<{ n: number; ended: number | null; running: number }, [string]>(
+        "SELECT COUNT(*) AS n, MAX(ended_at) AS ended, SUM(status = 'running') AS running FROM trace_spans WHERE trace_id = ?",
+      )
+      .get(traceId);
+    const approvals = db
+      .query<{ n: number; decided: number | null }, [string]>(
+        'SELECT COUNT(*) AS n, MAX(decided_at) AS decided FROM approvals WHERE trace_id = ?',
+      )
+      .get(traceId);
+    return `${row?.n}:${row?.ended}:${row?.running}:${approvals?.n}:${approvals?.decided}`;
+  });
+  return results.map((result) => result.value).join('|');
+}
+
+/** The newest audit rows of every instance, newest last. */
+export function consoleAudit(
+  source: ConsoleSource,
+  filter: { agent?: string; tool?: string; decision?: string; limit: number },
+) {
+  const { results, problems } = readInstances(source.rootDir(), (db) =>
+    new AuditStore(db).query({
+      limit: filter.limit,
+      ...(filter.agent ? { agent: filter.agent } : {}),
+      ...(filter.tool ? { tool: filter.tool } : {}),
+      ...(filter.decision ? { decision: filter.decision } : {}),
+    }),
+  );
+  const entries = results
+    .flatMap(({ value }) => value)
+    .sort((a, b) => a.at - b.at)
+    .slice(-filter.limit);
+  return { entries, problems };
+}
+
+/** The stored conversation of one instance (its last `limit` messages). */
+export function consoleConversation(source: ConsoleSource, agent: string, instanceKey: string, limit: number) {
+  const known = listInstanceDatabases({ rootDir: source.rootDir() }).find(
+    (file) => file.agentName === agent && file.instanceKey === instanceKey,
+  );
+  if (!known)
+    throw new GoondanError('E_INSTANCE_NOT_FOUND', `Agent instance ${agent}/${instanceKey} has never run here.`);
+  const db = openInstanceDatabase(known.databaseFile, { busyTimeoutMs: 1000 });
+  try {
+    const messages = new ConversationStore(db).load();
+    return {
+      agent,
+      instanceKey,
+      total: messages.length,
+      messages: messages.slice(-limit).map((message) => ({
+        id: message.id,
+        role: message.data.role,
+        content: message.data.content,
+        source: message.source,
+        createdAt: message.createdAt,
+      })),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Every schedule of the bundle (`.goondan/schedules.db`), all statuses. */
+export function consoleSchedules(source: ConsoleSource) {
+  const path = scheduleStorePath({ rootDir: source.rootDir() });
+  if (!existsSync(path)) return { schedules: [] };
+  const store = openScheduleStore({ path });
+  try {
+    return { schedules: store.list({ status: 'all' }) };
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,57 @@
+import type { Bundle } from '@goondan/core';
+import { answerApproval, listApprovals } from '../serve/approval-routes.ts';
+import { checkListenAddress } from '../serve/check-bearer-token.ts';
+import { MAX_BODY_BYTES } from '../serve/read-json-body.ts';
+import { createServeApi, type Route } from '../serve/serve-api.ts';
+import { consoleRoutes } from './console-routes.ts';
+
+export interface ConsoleServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The web console over a bundle's stored state, without running its agents (`gdn trace --serve`): traces, audit
+ * log, conversations, schedules, and answering approvals that agents elsewhere (gdn run, gdn chat) wait for.
+ * Loopback unless a token is given, with the rules of gdn serve (docs/serve.md#security).
+ */
+export function startConsoleServer(options: {
+  bundle: Bundle;
+  hostname: string;
+  port: number;
+  token?: string;
+  allowedOrigins?: string[];
+}): ConsoleServer {
+  checkListenAddress(options.hostname, options.token);
+  const { bundle } = options;
+  const context = { bundle: () => bundle };
+  const approvals: Route[] = [
+    { method: 'GET', path: '/v1/approvals', handle: (_request, url) => listApprovals(url, context) },
+    {
+      method: 'POST',
+      path: '/v1/approvals/:id/approve',
+      handle: (request, _url, params) => answerApproval(request, context, { id: params.id!, action: 'approve' }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/approvals/:id/deny',
+      handle: (request, _url, params) => answerApproval(request, context, { id: params.id!, action: 'deny' }),
+    },
+  ];
+  const agents = [...bundle.resources.values()].filter((r) => r.kind === 'Agent').map((agent) => agent.metadata.name);
+  const server = Bun.serve({
+    hostname: options.hostname,
+    port: options.port,
+    idleTimeout: 0,
+    maxRequestBodySize: MAX_BODY_BYTES * 2,
+    fetch: createServeApi({
+      routes: [...consoleRoutes({ mode: 'bundle', rootDir: () => bundle.rootDir, agents: () => agents }), ...approvals],
+      allowedOrigins: options.allowedOrigins ?? [],
+      ...(options.token ? { token: options.token } : {}),
+    }),
+  });
+  return {
+    url: server.url.href.replace(/\/$/, ''),
+    stop: () => server.stop(true),
+  };
+}
