@@ -1,17 +1,47 @@
 // The public API of @goondan/base: the built-in Tools (declared in goondan.yaml beside this package) and the
 // safety helpers they are built on, for reuse by other tools.
 
-export type { Channel, ChannelLogger, ChannelOrchestrator } from '../extensions/telegram/channel-types.ts';
-export type { TelegramConfig } from '../extensions/telegram/parse-telegram-config.ts';
+export { checkConnectorEvent } from '../connectors/runtime/check-connector-event.ts';
+export type {
+  ConnectorContext,
+  ConnectorEvent,
+  ConnectorLogger,
+  ConnectorMain,
+  ConnectorReply,
+} from '../connectors/runtime/connector-types.ts';
+export { type IngressRoute, matchIngressRule } from '../connectors/runtime/match-ingress-rule.ts';
+export {
+  type BundleConnections,
+  connectionsOf,
+  type RunningConnection,
+  startBundleConnections,
+} from '../connectors/runtime/start-bundle-connections.ts';
+export { signSlackRequest, verifySlackSignature } from '../connectors/slack/verify-slack-signature.ts';
+export type {
+  Channel,
+  Channel,
+  ChannelLogger,
+  ChannelLogger,
+  ChannelOrchestrator,
+  ChannelOrchestrator,
+} from '../extensions/telegram/channel-types.ts';
+export type { TelegramConfig, TelegramConfig } from '../extensions/telegram/parse-telegram-config.ts';
 export {
   type BundleChannels,
+  type BundleChannels,
+  type DeclaredChannel,
   type DeclaredChannel,
   declaredChannels,
+  declaredChannels,
+  startBundleChannels,
   startBundleChannels,
 } from '../extensions/telegram/start-bundle-channels.ts';
 export {
   type StartTelegramChannelOptions,
+  type StartTelegramChannelOptions,
   startTelegramChannel,
+  startTelegramChannel,
+  telegramInstanceKey,
   telegramInstanceKey,
 } from '../extensions/telegram/start-telegram-channel.ts';
 export { type ExposurePreset, registerToolExposure } from '../extensions/tool-exposure/register-tool-exposure.ts';

@@ -27,6 +27,8 @@ export { readSourceText } from './config/read-source-text.ts';
 export { resolveValueSource } from './config/resolve-value-source.ts';
 export type * from './config/resources.ts';
 export { API_VERSION, resourceKinds } from './config/resources.ts';
+export type { PackageDependency, PackageInfo } from './config/package-document.ts';
+export { defaultRestartPolicy, type RestartPolicy, restartDelay } from './orchestrator/restart-backoff.ts';
 export { closestName, closestNames } from './errors/closest-names.ts';
 export { type ErrorCode, errorCodes, helpUrlFor } from './errors/error-codes.ts';
 export { GoondanError } from './errors/goondan-error.ts';
@@ -131,6 +133,7 @@ export {
   SCHEDULER_SOURCE,
   scheduleFiredEvent,
 } from './scheduler/schedule-event.ts';
+export { nextOccurrence, type Recurrence } from './scheduler/schedule-recurrence.ts';
 export { openScheduleStore, ScheduleStore, scheduleStorePath } from './scheduler/schedule-store.ts';
 export type * from './scheduler/schedule-types.ts';
 export {

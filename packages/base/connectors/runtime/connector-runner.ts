@@ -1,0 +1,93 @@
+// The process of one connector (docs/connectors.md#processes), started by the host with an IPC channel:
+// `bun connector-runner.ts`. Its environment holds no secrets; the first IPC message carries the Connection's
+// resolved secrets and config. It imports the Connector's entry and calls its default export with a
+// ConnectorContext; events go to the host over IPC, replies come back the same way. `stop` aborts ctx.signal and
+// the process exits once the default export has returned (or after a short grace).
+import { checkConnectorEvent } from './check-connector-event.ts';
+import type { ConnectorContext, ConnectorMain, ConnectorReply, HostMessage } from './connector-types.ts';
+
+const STOP_GRACE_MS = 3_000;
+
+function mask(text: string, secrets: readonly string[]): string {
+  let masked = text;
+  for (const secret of secrets) if (secret.length >= 4) masked = masked.replaceAll(secret, '***');
+  return masked;
+}
+
+// No @goondan/core here: its import would cost every connector seconds of start-up on a busy machine.
+function describe(thrown: unknown): string {
+  const code = (thrown as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('E_')) return `${code} ${(thrown as Error).message}`;
+  return thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
+}
+
+const send = (message: unknown) => process.send?.(message);
+const replyHandlers: ((reply: ConnectorReply) => void | Promise<void>)[] = [];
+const stopping = new AbortController();
+let running: Promise<void> = Promise.resolve();
+let nextId = 1;
+
+async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<void> {
+  const secrets = Object.values(message.secrets);
+  const line = (...parts: unknown[]) =>
+    mask(parts.map((part) => (typeof part === 'string' ? part : describe(part))).join(' '), secrets);
+  const prefix = `[connector ${message.connector}]`;
+  const logger = {
+    info: (...parts: unknown[]) => console.error(prefix, line(...parts)),
+    warn: (...parts: unknown[]) => console.error(prefix, line(...parts)),
+    error: (...parts: unknown[]) => console.error(prefix, line(...parts)),
+  };
+  const ctx: ConnectorContext = {
+    connection: message.connection,
+    connector: message.connector,
+    secrets: Object.freeze({ ...message.secrets }),
+    config: Object.freeze({ ...message.config }),
+    async emit(event) {
+      const checked = checkConnectorEvent(event, message.events);
+      send({ type: 'event', id: `cev_${process.pid}_${nextId++}`, event: checked });
+    },
+    onReply(handler) {
+      replyHandlers.push(handler);
+    },
+    logger,
+    signal: stopping.signal,
+  };
+  let main: unknown;
+  try {
+    main = ((await import(message.entry)) as { default?: unknown }).default;
+  } catch (thrown) {
+    logger.error(`E_CONNECTOR_FAILED importing ${message.entry} failed: ${describe(thrown)}`);
+    process.exit(1);
+  }
+  if (typeof main !== 'function') {
+    logger.error(
+      `E_CONNECTOR_FAILED ${message.entry} has no default export function (export default async function (ctx) { ... })`,
+    );
+    process.exit(1);
+  }
+  send({ type: 'ready' });
+  running = Promise.resolve()
+    .then(() => (main as ConnectorMain)(ctx))
+    .catch((thrown) => {
+      if (stopping.signal.aborted) return;
+      logger.error(`E_CONNECTOR_FAILED ${describe(thrown)}`);
+      process.exit(1);
+    });
+}
+
+process.on('message', (raw) => {
+  const message = raw as HostMessage;
+  if (message.type === 'start') void start(message);
+  else if (message.type === 'reply') {
+    for (const handler of replyHandlers) {
+      void Promise.resolve()
+        .then(() => handler(message.reply))
+        .catch((thrown) => console.error(`[connector] a reply handler failed: ${describe(thrown)}`));
+    }
+  } else if (message.type === 'stop') {
+    stopping.abort();
+    void Promise.race([running, Bun.sleep(STOP_GRACE_MS)]).then(() => process.exit(0));
+  }
+});
+// The host is gone (it crashed or was killed): nothing would route this connector's events any more.
+process.on('disconnect', () => process.exit(0));

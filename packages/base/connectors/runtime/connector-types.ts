@@ -1,0 +1,68 @@
+import type { ConnectorResourceSpec } from '@goondan/core';
+
+/** A property value of a connector event (its type is declared in the Connector's spec.events). */
+export type EventPropertyValue = string | number | boolean;
+
+/**
+ * A normalised event a connector emits (docs/connectors.md): its declared name, the text for the agent, and typed
+ * properties the Connection's ingress rules match on and take instance keys from.
+ */
+export interface ConnectorEvent {
+  name: string;
+  message?: { type: 'text'; text: string };
+  properties?: Record<string, EventPropertyValue>;
+}
+
+/** The agent's answer to an event, handed back to the connector that emitted it (addition: docs/connectors.md#replies). */
+export interface ConnectorReply {
+  /** The event it answers, as emitted. */
+  event: ConnectorEvent;
+  /** The reply text of the turn (empty when the turn ended without one). */
+  text: string;
+  /** The turn's status: completed, failed, max_steps, … */
+  status: string;
+  agent: string;
+  instanceKey: string;
+}
+
+export type ConnectorLogger = Pick<Console, 'info' | 'warn' | 'error'>;
+
+/** What a connector's default export receives, in its own process. */
+export interface ConnectorContext {
+  /** The Connection that runs this connector, and the Connector's name. */
+  connection: string;
+  connector: string;
+  /** The Connection's `secrets`, resolved (never logged: the logger masks them). */
+  secrets: Readonly<Record<string, string>>;
+  /** The Connection's `config`, resolved. */
+  config: Readonly<Record<string, string>>;
+  /** Sends an event to the host, which routes it by the Connection's ingress rules; rejects E_CONNECTOR_EVENT_INVALID. */
+  emit(event: ConnectorEvent): Promise<void>;
+  /** Receives the agent's reply to each emitted event (optional: connectors that only push events ignore it). */
+  onReply(handler: (reply: ConnectorReply) => void | Promise<void>): void;
+  logger: ConnectorLogger;
+  /** Aborted when the host stops the connector: close servers and timers. */
+  signal: AbortSignal;
+}
+
+/** A connector module's default export. */
+export type ConnectorMain = (ctx: ConnectorContext) => void | Promise<void>;
+
+export type DeclaredEvents = NonNullable<ConnectorResourceSpec['events']>;
+
+/** Host → connector process. */
+export type HostMessage =
+  | {
+      type: 'start';
+      connection: string;
+      connector: string;
+      entry: string;
+      events: DeclaredEvents | null;
+      secrets: Record<string, string>;
+      config: Record<string, string>;
+    }
+  | { type: 'reply'; id: string; reply: ConnectorReply }
+  | { type: 'stop' };
+
+/** Connector process → host. */
+export type ConnectorMessage = { type: 'ready' } | { type: 'event'; id: string; event: ConnectorEvent };

@@ -1,0 +1,102 @@
+// Connector/slack of @goondan/base (docs/connectors.md#slack): Slack's Events API over HTTP. Every request must
+// carry a valid v0 signature made with the app's signing secret, no older than 5 minutes; anything else is
+// answered 401 and emits nothing. `url_verification` is answered with its challenge; `app_mention` and `message`
+// events (not from bots, not edits) are emitted. The agent's reply is posted to the same thread with
+// chat.postMessage when SLACK_BOT_TOKEN is given.
+import type { ConnectorContext, ConnectorReply } from '../runtime/connector-types.ts';
+import { verifySlackSignature } from './verify-slack-signature.ts';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const EMITTED = new Set(['app_mention', 'message']);
+
+interface SlackEvent {
+  type?: string;
+  subtype?: string;
+  bot_id?: string;
+  text?: string;
+  user?: string;
+  channel?: string;
+  channel_type?: string;
+  ts?: string;
+  thread_ts?: string;
+}
+
+function eventOf(payload: Record<string, unknown>) {
+  const event = (payload.event ?? {}) as SlackEvent;
+  if (!event.type || !EMITTED.has(event.type) || event.bot_id || event.subtype) return null;
+  if (typeof event.channel !== 'string' || typeof event.user !== 'string' || typeof event.ts !== 'string') return null;
+  return {
+    name: event.type,
+    message: { type: 'text' as const, text: event.text ?? '' },
+    properties: {
+      channel_id: event.channel,
+      user_id: event.user,
+      ts: event.ts,
+      ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}),
+      ...(typeof payload.team_id === 'string' ? { team_id: payload.team_id } : {}),
+      ...(event.channel_type ? { channel_type: event.channel_type } : {}),
+    },
+  };
+}
+
+export default async function slack(ctx: ConnectorContext): Promise<void> {
+  const signingSecret = ctx.secrets.SLACK_SIGNING_SECRET;
+  if (!signingSecret) throw new Error('secrets.SLACK_SIGNING_SECRET is required (the app signing secret)');
+  const path = ctx.config.PATH ?? '/slack/events';
+  const apiRoot = (ctx.config.API_ROOT ?? 'https://slack.com/api').replace(/\/+$/, '');
+  const server = Bun.serve({
+    hostname: ctx.config.HOST ?? '127.0.0.1',
+    port: Number(ctx.config.PORT ?? 3000),
+    maxRequestBodySize: MAX_BODY_BYTES,
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (url.pathname !== path) return new Response('not found', { status: 404 });
+      if (request.method !== 'POST') return new Response('method not allowed', { status: 405 });
+      const body = await request.text();
+      const refused = verifySlackSignature({
+        signingSecret,
+        timestamp: request.headers.get('x-slack-request-timestamp'),
+        signature: request.headers.get('x-slack-signature'),
+        body,
+        nowSeconds: Math.floor(Date.now() / 1000),
+      });
+      if (refused) {
+        ctx.logger.warn(`E_CONNECTOR_SIGNATURE refused a request to ${path}: ${refused}`);
+        return new Response('invalid signature', { status: 401 });
+      }
+      let payload: Record<string, unknown>;
+      try {
+        payload = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        return new Response('body is not JSON', { status: 400 });
+      }
+      if (payload.type === 'url_verification') return Response.json({ challenge: payload.challenge });
+      // Slack sends an event again when it got no 200 within 3 s; the first delivery was already emitted.
+      if (payload.type === 'event_callback' && !request.headers.get('x-slack-retry-num')) {
+        const event = eventOf(payload);
+        if (event) await ctx.emit(event).catch((thrown) => ctx.logger.warn(String(thrown)));
+      }
+      return new Response(null, { status: 200 });
+    },
+  });
+  ctx.logger.info(`slack events listening on http://${server.hostname}:${server.port}${path}`);
+
+  ctx.onReply(async (reply: ConnectorReply) => {
+    const token = ctx.secrets.SLACK_BOT_TOKEN;
+    const properties = reply.event.properties ?? {};
+    if (!token || reply.text === '' || typeof properties.channel_id !== 'string') return;
+    const response = await fetch(`${apiRoot}/chat.postMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        channel: properties.channel_id,
+        text: reply.text,
+        thread_ts: properties.thread_ts ?? properties.ts,
+      }),
+    });
+    const answer = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string };
+    if (!answer.ok) ctx.logger.error(`E_CHANNEL_API chat.postMessage failed: ${answer.error ?? response.status}`);
+  });
+  await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+  await server.stop();
+}

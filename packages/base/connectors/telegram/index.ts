@@ -1,0 +1,85 @@
+// Connector/telegram of @goondan/base (docs/connectors.md#telegram): the Telegram channel as a Connector in a
+// process of its own. It long-polls getUpdates (nothing needs to reach the host), emits a `telegram_message` for
+// each text message of an allowed chat, and sends the agent's reply back to that chat as plain text split under
+// 4096 characters, honouring 429 retry_after (the same code as Extension/telegram, docs/channels.md). Messages from
+// chats not in ALLOWED_CHAT_IDS are refused with a log line and emit nothing. Approval buttons stay with
+// Extension/telegram.
+import { Bot, GrammyError } from 'grammy';
+import { honourRetryAfter } from '../../extensions/telegram/honour-retry-after.ts';
+import { splitMessage } from '../../extensions/telegram/split-message.ts';
+import type { ConnectorContext } from '../runtime/connector-types.ts';
+
+/** As Extension/telegram's (not imported: that file loads @goondan/core, which this process does without). */
+const DEFAULT_API_ROOT = 'https://api.telegram.org';
+
+function chatIds(text: string | undefined): Set<number> {
+  const ids = (text ?? '').split(/[\s,]+/).filter((part) => part !== '');
+  for (const id of ids) if (!/^-?\d+$/.test(id)) throw new Error(`config.ALLOWED_CHAT_IDS: "${id}" is not a chat id`);
+  return new Set(ids.map(Number));
+}
+
+export default async function telegram(ctx: ConnectorContext): Promise<void> {
+  const token = ctx.secrets.TELEGRAM_BOT_TOKEN;
+  if (!token) throw new Error('secrets.TELEGRAM_BOT_TOKEN is required (the token from BotFather)');
+  const allowed = chatIds(ctx.config.ALLOWED_CHAT_IDS);
+  const pollTimeout = Number(ctx.config.POLL_TIMEOUT_SECONDS ?? 30);
+  const bot = new Bot(token, { client: { apiRoot: (ctx.config.API_ROOT ?? DEFAULT_API_ROOT).replace(/\/+$/, '') } });
+  bot.api.config.use(
+    honourRetryAfter({
+      signal: ctx.signal,
+      onWait: (method, seconds) => ctx.logger.warn(`${method} rate-limited; retrying in ${seconds}s`),
+    }),
+  );
+  try {
+    bot.botInfo = await bot.api.getMe();
+  } catch (thrown) {
+    const refused = thrown instanceof GrammyError && (thrown.error_code === 401 || thrown.error_code === 404);
+    throw new Error(
+      `${refused ? 'E_CHANNEL_AUTH Telegram refused the bot token' : 'E_CHANNEL_API getMe failed'}: ${String(thrown)}`,
+    );
+  }
+
+  bot.on('message', async (message) => {
+    const chatId = message.chat.id;
+    if (!allowed.has(chatId)) {
+      ctx.logger.warn(
+        `E_CHANNEL_CHAT_NOT_ALLOWED a message from chat ${chatId} ignored; add it to ALLOWED_CHAT_IDS to let it in`,
+      );
+      return;
+    }
+    const text = message.message.text;
+    if (text === undefined) return;
+    const from = message.from;
+    await ctx.emit({
+      name: 'telegram_message',
+      message: { type: 'text', text },
+      properties: {
+        chat_id: chatId,
+        message_id: message.message.message_id,
+        ...(from ? { user_id: from.id } : {}),
+        ...(from?.username ? { username: from.username } : {}),
+      },
+    });
+  });
+  bot.catch((error) => ctx.logger.error(`E_CHANNEL_API handling an update failed: ${error.message}`));
+
+  ctx.onReply(async (reply) => {
+    const chatId = reply.event.properties?.chat_id;
+    if (typeof chatId !== 'number' || !allowed.has(chatId)) return;
+    const text =
+      reply.text !== ''
+        ? reply.text
+        : reply.status === 'completed'
+          ? ''
+          : `(The turn ended without a reply: ${reply.status})`;
+    for (const piece of splitMessage(text)) {
+      await bot.api
+        .sendMessage(chatId, piece)
+        .catch((thrown) => ctx.logger.error(`E_CHANNEL_API sendMessage failed: ${String(thrown)}`));
+    }
+  });
+
+  ctx.logger.info(`@${bot.botInfo.username} is polling (${allowed.size} allowed chat(s))`);
+  ctx.signal.addEventListener('abort', () => void bot.stop().catch(() => {}), { once: true });
+  await bot.start({ timeout: pollTimeout, allowed_updates: ['message'] });
+}

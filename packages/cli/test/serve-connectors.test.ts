@@ -1,0 +1,267 @@
+// gdn serve with Connections (docs/connectors.md), as real processes: a bundle written the original Goondan's way
+// (a Package depending on @goondan/base, package refs, Swarm agents as { ref }) whose Connections run the Slack,
+// Telegram and cron connectors of @goondan/base and a connector of its own, each in a process of its own. A fake
+// Slack sender signs requests (and forges some), a fake Slack Web API and the fake Bot API record the replies.
+import { afterAll, describe, expect, test } from 'bun:test';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { signSlackRequest } from '@goondan/base';
+import { type FakeBotApi, startFakeBotApi } from '../../base/test/fake-bot-api.ts';
+import { cleanupTempDirs, cliEnv, makeTempDir, startGdn } from './helpers.ts';
+
+const SIGNING_SECRET = 'test-signing-secret-8f2c';
+const BOT_TOKEN = '4343:connector-test-token';
+
+interface PostedMessage {
+  channel: string;
+  text: string;
+  thread_ts?: string;
+}
+
+/** A fake Slack Web API: records chat.postMessage calls and answers { ok: true }. */
+function startFakeSlackApi() {
+  const posted: PostedMessage[] = [];
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (url.pathname !== '/api/chat.postMessage') return Response.json({ ok: false, error: 'unknown_method' });
+      if (request.headers.get('authorization') !== 'Bearer xoxb-test')
+        return Response.json({ ok: false, error: 'not_authed' });
+      posted.push((await request.json()) as PostedMessage);
+      return Response.json({ ok: true, ts: '1.1' });
+    },
+  });
+  return { posted, apiRoot: `http://127.0.0.1:${server.port}/api`, stop: () => server.stop(true) };
+}
+
+async function waitUntil(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+function bundleYaml(options: { slackApi: string; botApi: string; mark: string }): string {
+  const model = (name: string, text: string) => `---
+apiVersion: goondan.ai/v1
+kind: Model
+metadata: { name: ${name} }
+spec: { provider: scripted, model: fixture, script: [{ text: "${text}" }] }
+`;
+  return `apiVersion: goondan.ai/v1
+kind: Package
+metadata:
+  name: "@test/desk"
+spec:
+  version: "0.1.0"
+  dependencies:
+    - name: "@goondan/base"
+      version: "^0.1.0"
+${model('triage-model', 'Triage here.')}${model('billing-model', 'Billing here.')}---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: triage }
+spec: { modelConfig: { modelRef: Model/triage-model } }
+---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: billing }
+spec: { modelConfig: { modelRef: Model/billing-model } }
+---
+apiVersion: goondan.ai/v1
+kind: Swarm
+metadata: { name: desk }
+spec:
+  entryAgent: Agent/triage
+  agents:
+    - ref: Agent/triage
+    - ref: Agent/billing
+---
+apiVersion: goondan.ai/v1
+kind: Connection
+metadata: { name: slack-desk }
+spec:
+  connectorRef: { kind: Connector, name: slack, package: "@goondan/base" }
+  secrets:
+    SLACK_SIGNING_SECRET: { valueFrom: { env: TEST_SLACK_SIGNING_SECRET } }
+    SLACK_BOT_TOKEN: { value: xoxb-test }
+  config:
+    PORT: { value: "0" }
+    API_ROOT: { value: "${options.slackApi}" }
+  ingress:
+    rules:
+      - match: { event: app_mention, properties: { channel_id: C-BILLING } }
+        route: { agentRef: Agent/billing, instanceKeyProperty: channel_id, instanceKeyPrefix: "slack-" }
+      - match: { event: app_mention }
+        route: { instanceKeyProperty: user_id, instanceKeyPrefix: "slack-user-" }
+---
+apiVersion: goondan.ai/v1
+kind: Connection
+metadata: { name: telegram-desk }
+spec:
+  connectorRef: { kind: Connector, name: telegram, package: "@goondan/base" }
+  secrets:
+    TELEGRAM_BOT_TOKEN: { valueFrom: { env: TEST_TELEGRAM_TOKEN } }
+  config:
+    API_ROOT: { value: "${options.botApi}" }
+    ALLOWED_CHAT_IDS: { value: "777" }
+    POLL_TIMEOUT_SECONDS: { value: "1" }
+  ingress:
+    rules:
+      - route: { instanceKeyProperty: chat_id, instanceKeyPrefix: "tg-" }
+---
+apiVersion: goondan.ai/v1
+kind: Connection
+metadata: { name: cron-desk }
+spec:
+  connectorRef: Connector/cron
+  config:
+    SCHEDULE: { value: "* * * * * *" }
+    TIME_ZONE: { value: UTC }
+    TEXT: { value: Cron tick }
+  ingress:
+    rules:
+      - match: { event: tick }
+        route: { agentRef: Agent/triage, instanceKey: cron }
+---
+apiVersion: goondan.ai/v1
+kind: Connector
+metadata: { name: flaky }
+spec:
+  entry: ./flaky.ts
+  events:
+    - name: hello
+      properties: { n: { type: number } }
+---
+apiVersion: goondan.ai/v1
+kind: Connection
+metadata: { name: flaky-desk }
+spec:
+  connectorRef: Connector/flaky
+  config:
+    MARK: { value: "${options.mark}" }
+  ingress:
+    rules:
+      - route: { agentRef: Agent/billing, instanceKey: flaky }
+`;
+}
+
+/** Crashes on its first start; once restarted, emits one event and writes the agent's reply beside its mark. */
+const flakyConnector = `import { existsSync, writeFileSync } from 'node:fs';
+export default async function flaky(ctx) {
+  const mark = ctx.config.MARK;
+  if (!existsSync(mark)) {
+    writeFileSync(mark, 'crashed');
+    throw new Error('first start fails on purpose');
+  }
+  ctx.onReply((reply) => writeFileSync(mark + '.reply', reply.agent + ': ' + reply.text));
+  await ctx.emit({ name: 'hello', message: { type: 'text', text: 'hello from flaky' }, properties: { n: 1 } });
+  await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+}
+`;
+
+const slackApi = startFakeSlackApi();
+const botApi: FakeBotApi = startFakeBotApi({ token: BOT_TOKEN });
+let server: ReturnType<typeof startGdn> | undefined;
+
+afterAll(async () => {
+  server?.proc.kill('SIGKILL');
+  await Promise.all([slackApi.stop(), botApi.stop()]);
+  await cleanupTempDirs();
+});
+
+function slackRequest(url: string, payload: object, options: { secret?: string; ageSeconds?: number } = {}) {
+  const body = JSON.stringify(payload);
+  const timestamp = Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0);
+  const signature = signSlackRequest({ signingSecret: options.secret ?? SIGNING_SECRET, timestamp, body });
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-slack-request-timestamp': String(timestamp),
+      'x-slack-signature': signature,
+    },
+    body,
+  });
+}
+
+const mention = (channel: string, user: string, ts: string) => ({
+  type: 'event_callback',
+  team_id: 'T1',
+  event: { type: 'app_mention', channel, user, ts, text: `<@B1> hi from ${channel}` },
+});
+
+describe('gdn serve with Connections', () => {
+  test('connectors run as supervised processes; events are routed by the ingress rules and answered', async () => {
+    const dir = await makeTempDir('gdn-serve-connectors-');
+    const mark = join(dir, 'flaky-mark');
+    await writeFile(join(dir, 'flaky.ts'), flakyConnector);
+    await writeFile(
+      join(dir, 'goondan.yaml'),
+      bundleYaml({ slackApi: slackApi.apiRoot, botApi: botApi.apiRoot, mark }),
+    );
+    server = startGdn(['serve', '--bundle', dir, '--port', '0'], {
+      env: cliEnv({ TEST_SLACK_SIGNING_SECRET: SIGNING_SECRET, TEST_TELEGRAM_TOKEN: BOT_TOKEN }),
+    });
+    await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
+    await server.waitForStderr('/slack/events', 30_000);
+    const events = /slack events listening on (\S+)/.exec(server.stderr)?.[1];
+    const base = /base URL: (\S+)\/v1/.exec(server.stderr)?.[1];
+    if (!events || !base) throw new Error(`no URLs in:\n${server.stderr}`);
+
+    // Forged (wrong secret) and replayed (6 minutes old) requests are refused and emit nothing.
+    const forged = await slackRequest(events, mention('C-FORGED', 'U9', '9.9'), { secret: 'not-the-secret' });
+    expect(forged.status).toBe(401);
+    const stale = await slackRequest(events, mention('C-FORGED', 'U9', '9.8'), { ageSeconds: 6 * 60 });
+    expect(stale.status).toBe(401);
+    const unsigned = await fetch(events, { method: 'POST', body: JSON.stringify(mention('C-FORGED', 'U9', '9.7')) });
+    expect(unsigned.status).toBe(401);
+
+    const challenge = await slackRequest(events, { type: 'url_verification', challenge: 'abc123' });
+    expect(await challenge.json()).toEqual({ challenge: 'abc123' });
+
+    // First rule: billing's channel goes to Agent/billing; the catch-all rule: the entry agent, keyed by user.
+    expect((await slackRequest(events, mention('C-BILLING', 'U1', '1.1'))).status).toBe(200);
+    expect((await slackRequest(events, mention('C-GENERAL', 'U2', '2.2'))).status).toBe(200);
+    await waitUntil(() => slackApi.posted.length >= 2, 'two Slack replies');
+    expect(slackApi.posted.toSorted((a, b) => a.channel.localeCompare(b.channel))).toEqual([
+      { channel: 'C-BILLING', text: 'Billing here.', thread_ts: '1.1' },
+      { channel: 'C-GENERAL', text: 'Triage here.', thread_ts: '2.2' },
+    ]);
+    const conversation = async (agent: string, key: string) =>
+      (await fetch(`${base}/v1/agents/${agent}/instances/${key}/conversation`)).status;
+    expect(await conversation('billing', 'slack-C-BILLING')).toBe(200);
+    expect(await conversation('triage', 'slack-user-U2')).toBe(200);
+    expect(server.stderr).toContain('E_CONNECTOR_SIGNATURE');
+    expect(slackApi.posted.some((message) => message.channel === 'C-FORGED')).toBe(false);
+    expect(server.stderr).not.toContain(SIGNING_SECRET);
+
+    // Telegram as a Connector: an allowed chat is answered in its own instance; another chat is refused.
+    botApi.pushMessage(778, 'let me in');
+    botApi.pushMessage(777, 'hello bot');
+    await botApi.waitFor(() => botApi.callsOf('sendMessage', 777).length > 0, 'the Telegram reply');
+    expect(botApi.callsOf('sendMessage', 777).map((call) => call.payload.text)).toEqual(['Triage here.']);
+    expect(botApi.callsOf('sendMessage', 778)).toEqual([]);
+    expect(await conversation('triage', 'tg-777')).toBe(200);
+    expect(server.stderr).toContain('E_CHANNEL_CHAT_NOT_ALLOWED');
+    expect(server.stderr).not.toContain(BOT_TOKEN);
+
+    // The connector that crashed was restarted with backoff, and its event was answered.
+    const reply = () => readFile(`${mark}.reply`, 'utf8').catch(() => '');
+    await waitUntil(async () => (await reply()) !== '', 'the flaky connector reply');
+    expect(await reply()).toBe('billing: Billing here.');
+    expect(server.stderr).toMatch(
+      /\[connection flaky-desk\] E_CONNECTOR_FAILED connector flaky exited with code 1; restarting in \d+ ms/,
+    );
+
+    // The cron connector ticks into its fixed instance.
+    await waitUntil(async () => (await conversation('triage', 'cron')) === 200, 'a cron tick');
+
+    server.proc.kill('SIGTERM');
+    const result = await server.finish();
+    expect(result.exitCode).toBe(143);
+  }, 120_000);
+});
