@@ -17,31 +17,17 @@ export {
   startBundleConnections,
 } from '../connectors/runtime/start-bundle-connections.ts';
 export { signSlackRequest, verifySlackSignature } from '../connectors/slack/verify-slack-signature.ts';
-export type {
-  Channel,
-  Channel,
-  ChannelLogger,
-  ChannelLogger,
-  ChannelOrchestrator,
-  ChannelOrchestrator,
-} from '../extensions/telegram/channel-types.ts';
-export type { TelegramConfig, TelegramConfig } from '../extensions/telegram/parse-telegram-config.ts';
+export type { Channel, ChannelLogger, ChannelOrchestrator } from '../extensions/telegram/channel-types.ts';
+export type { TelegramConfig } from '../extensions/telegram/parse-telegram-config.ts';
 export {
   type BundleChannels,
-  type BundleChannels,
-  type DeclaredChannel,
   type DeclaredChannel,
   declaredChannels,
-  declaredChannels,
-  startBundleChannels,
   startBundleChannels,
 } from '../extensions/telegram/start-bundle-channels.ts';
 export {
   type StartTelegramChannelOptions,
-  type StartTelegramChannelOptions,
   startTelegramChannel,
-  startTelegramChannel,
-  telegramInstanceKey,
   telegramInstanceKey,
 } from '../extensions/telegram/start-telegram-channel.ts';
 export { type ExposurePreset, registerToolExposure } from '../extensions/tool-exposure/register-tool-exposure.ts';
