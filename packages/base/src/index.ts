@@ -43,3 +43,9 @@ export { bundleRevision, revisionNotice } from './changesets/revision-notice.ts'
 export { blockedAddressReason, isBlockedAddress } from './is-blocked-address.ts';
 export { type ResolvedPath, resolveInsideWorkdir } from './resolve-inside-workdir.ts';
 export { isSecretVariable, scrubEnvironment } from './scrub-environment.ts';
+export {
+  readTelegramBotSettings,
+  type TelegramBotSettings,
+  telegramBotSettingsPath,
+  writeTelegramBotSettings,
+} from './telegram-settings/telegram-bot-settings.ts';

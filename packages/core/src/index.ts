@@ -51,6 +51,7 @@ export { OAuthStore, type StoredSession } from './oauth/oauth-store.ts';
 export type * from './oauth/oauth-types.ts';
 export { openOAuthHost } from './oauth/open-oauth-host.ts';
 export { OAUTH_KEY_ENV, OAUTH_KEY_FILE_ENV, resolveOAuthKey } from './oauth/resolve-oauth-key.ts';
+export { open as openSealed, seal } from './oauth/sealed-box.ts';
 export { serveOAuthCallbacks } from './oauth/serve-oauth-callbacks.ts';
 // Orchestrator: one process per agent instance, inter-agent request/send (spec v2.0-b §2.6, §11).
 export {
