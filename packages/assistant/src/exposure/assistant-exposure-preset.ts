@@ -42,6 +42,9 @@ export const assistantExposurePreset: ExposurePreset = {
       'finder__reveal',
       'finder__get_selection',
       'finder__list_dir',
+      'web__search',
+      'image__generate',
+      'image__print',
     ],
     settings: [
       'settings__get',
@@ -68,5 +71,8 @@ export const assistantExposurePreset: ExposurePreset = {
     context: ['context__update_base_system_prompt'],
     profile: ['profile__create', 'profile__add_alias', 'profile__rename', 'profile__merge'],
     url: ['url__open'],
+    git: ['git__status', 'git__log', 'git__diff', 'git__commit', 'git__branch'],
+    github: ['github__list_issues', 'github__view', 'github__create_issue', 'github__create_pr'],
+    telegram: ['telegram__get_me', 'telegram__send_message', 'telegram__enable', 'telegram__set_token'],
   },
 };
