@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { closestName } from '@goondan/core';
 import { UsageError } from './terminal.ts';
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
@@ -9,16 +10,41 @@ export const commonOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpec;
 
-/** node:util parseArgs, with unknown flags reported as a usage error of the command. */
+/**
+ * node:util parseArgs, with mistakes reported as usage errors of the command: an unknown flag names the closest
+ * known one (`--agnet` → did you mean `--agent`?) or lists them all.
+ */
 export function parseCommandArgs<const O extends OptionSpec>(options: { command: string; argv: string[]; spec: O }) {
+  const spec = { ...commonOptions, ...options.spec };
   try {
-    return parseArgs({
-      args: options.argv,
-      options: { ...commonOptions, ...options.spec },
-      allowPositionals: true,
-      strict: true,
-    });
+    return parseArgs({ args: options.argv, options: spec, allowPositionals: true, strict: true });
   } catch (thrown) {
-    throw new UsageError((thrown as Error).message, options.command);
+    const unknown = (thrown as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    const flag = unknown ? /Unknown option '([^']+)'/.exec((thrown as Error).message)?.[1] : undefined;
+    if (flag === undefined) throw new UsageError((thrown as Error).message, options.command);
+    throw new UsageError(unknownOptionMessage(flag, spec), options.command, 'E_CLI_UNKNOWN_OPTION');
   }
+}
+
+/** `Unknown option '--agnet'. Did you mean '--agent'?`, or the list of the command's flags when none is close. */
+export function unknownOptionMessage(flag: string, spec: OptionSpec): string {
+  const known = Object.entries(spec).flatMap(([name, option]) => [
+    `--${name}`,
+    ...(option.short ? [`-${option.short}`] : []),
+  ]);
+  const [name] = flag.split('=', 1);
+  const guess = closestName(
+    name ?? flag,
+    known.filter((candidate) => candidate.startsWith('--') === flag.startsWith('--')),
+  );
+  const hint = guess
+    ? `Did you mean '${guess}'?`
+    : `Its options: ${known.filter((candidate) => candidate.startsWith('--')).join(', ')}.`;
+  return `Unknown option '${flag}'. ${hint}`;
+}
+
+/** `Unknown command 'chta'. Did you mean 'chat'?` (with the list of commands either way). */
+export function unknownCommandMessage(name: string, commands: string[]): string {
+  const guess = closestName(name, commands);
+  return `unknown command '${name}'.${guess ? ` Did you mean '${guess}'?` : ''} Commands: ${commands.join(', ')}.`;
 }

@@ -1,6 +1,7 @@
 import './sealed-start.ts';
+import { asksForHelp, commandHelpText, docsLink } from './docs-link.ts';
 import { exitWhenDone } from './exit-when-done.ts';
-import { paint, UsageError, useColor } from './terminal.ts';
+import { UsageError } from './terminal.ts';
 
 const mainHelp = `gdn — declare tools once in YAML, see exactly what an agent sees, call them through the real pipeline.
 
@@ -23,8 +24,9 @@ Commands:
   serve                 keep the bundle's agents running: scheduler, channels, an HTTP API (OpenAI-compatible)
   auth                  OAuth grants of the bundle's OAuthApps: list, login APP, logout APP
   schedules             alarms and recurring wake-ups of agents: list, add, cancel
+  migrate               rewrite a goondan.yaml written for older Goondan runtimes (--dry-run lists the changes)
 
-Run 'gdn <command> --help' for a command's options. Docs: docs/cli.md`;
+Run 'gdn <command> --help' for a command's options. Docs: ${docsLink('cli.md')}`;
 
 interface Command {
   run: (argv: string[]) => Promise<number>;
@@ -49,6 +51,7 @@ const commands: Record<string, () => Promise<Command>> = {
   schedules: () => import('./commands/schedules.ts').then((m) => ({ run: m.schedulesCommand, help: m.schedulesHelp })),
   init: () => import('./commands/init.ts').then((m) => ({ run: m.initCommand, help: m.initHelp })),
   types: () => import('./commands/types.ts').then((m) => ({ run: m.typesCommand, help: m.typesHelp })),
+  migrate: () => import('./commands/migrate.ts').then((m) => ({ run: m.migrateCommand, help: m.migrateHelp })),
 };
 
 /** A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged. */
@@ -63,7 +66,7 @@ async function guardCommand(): Promise<void> {
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help' && rest[0] && commands[rest[0]]) {
-    console.log((await commands[rest[0]]!()).help);
+    console.log(commandHelpText(rest[0], (await commands[rest[0]]!()).help));
     return 0;
   }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -76,31 +79,24 @@ async function main(argv: string[]): Promise<number> {
   }
   const load = commands[name];
   if (!load) {
-    console.error(`gdn: unknown command '${name}'. Commands: ${Object.keys(commands).join(', ')}.`);
-    return 2;
+    const [{ reportFailure }, { unknownCommandMessage }] = await Promise.all([
+      import('./report-failure.ts'),
+      import('./cli-args.ts'),
+    ]);
+    return reportFailure(
+      new UsageError(unknownCommandMessage(name, Object.keys(commands)), '', 'E_CLI_UNKNOWN_COMMAND'),
+    );
   }
   const command = await load();
+  if (asksForHelp(rest)) {
+    console.log(commandHelpText(name, command.help));
+    return 0;
+  }
   await guardCommand();
   try {
     return await command.run(rest);
   } catch (thrown) {
-    const { GoondanError, helpUrlFor, redactKnownSecrets } = await import('@goondan/core');
-    const { redactForOutput } = await import('./redact-output.ts');
-    const color = useColor(process.stderr);
-    if (thrown instanceof UsageError) {
-      console.error(`gdn ${thrown.command}: ${thrown.message}\nRun 'gdn ${thrown.command} --help' for usage.`);
-      return 2;
-    }
-    if (thrown instanceof GoondanError) {
-      // A failure can quote what failed (a URL with credentials, a server's answer echoing a key). The suggestion is
-      // our own advice, which names flags such as `--token`: only known secret values are masked there.
-      console.error(`${paint(thrown.code, 'red', color)} ${redactForOutput(thrown.message)}`);
-      console.error(`  suggestion: ${redactKnownSecrets(thrown.suggestion)}`);
-      console.error(`  help: ${helpUrlFor(thrown.code)}`);
-      return 1;
-    }
-    console.error(`gdn: unexpected failure: ${redactForOutput((thrown as Error)?.stack ?? String(thrown))}`);
-    return 1;
+    return (await import('./report-failure.ts')).reportFailure(thrown);
   }
 }
 

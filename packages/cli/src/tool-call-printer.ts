@@ -1,4 +1,5 @@
 import type { TurnObserver } from '@goondan/core';
+import { formatDuration } from './format-duration.ts';
 import { redactForOutput } from './redact-output.ts';
 import { paint } from './terminal.ts';
 
@@ -19,7 +20,10 @@ function errorSummary(message: string | undefined, max = 100): string {
   return ` ${line.length > max ? `${line.slice(0, max - 1)}…` : line}`;
 }
 
-/** Prints each tool call as it starts and ends: name, short args, status, duration. */
+/**
+ * Prints each tool call as it starts and ends: name, short args, status, duration. The duration is the call's own
+ * time: a wait for a person's approval is not counted (the runtime leaves it out of `durationMs`).
+ */
 export function toolCallPrinter(options: { write: (line: string) => void; color: boolean }): TurnObserver {
   const { color } = options;
   // Whole lines are redacted too: an error message can quote the request that failed, credentials and all.
@@ -33,7 +37,7 @@ export function toolCallPrinter(options: { write: (line: string) => void; color:
           : result.status === 'pending'
             ? paint(`pending ${result.handle}`, 'yellow', color)
             : paint(`error ${result.error?.code ?? ''}`, 'red', color) + errorSummary(result.error?.message);
-      write(`  ${paint('↳', 'dim', color)} ${toolName} ${status} ${paint(`${durationMs}ms`, 'dim', color)}`);
+      write(`  ${paint('↳', 'dim', color)} ${toolName} ${status} ${paint(formatDuration(durationMs), 'dim', color)}`);
     },
   };
 }

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { cleanupTempDirs, gdn } from './helpers.ts';
+import { cleanupTempDirs, cliEnv, gdn } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
 const commandHelp: [string, string][] = [
-  ['validate --help', 'Usage: gdn validate [DIR] [--format text|json] [--bundle DIR]'],
+  ['validate --help', 'Usage: gdn validate [DIR] [--json] [--bundle DIR]'],
   ['tools --help', 'Usage: gdn tools <list|call> [options]'],
   ['tools list --help', 'Usage: gdn tools <list|call> [options]'],
   ['tools call --help', 'Usage: gdn tools <list|call> [options]'],
@@ -21,6 +21,8 @@ describe('gdn help and usage', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toStartWith(usage);
     expect(result.stdout).toContain('--bundle DIR');
+    // Every help ends with an absolute link to the command's section of docs/cli.md.
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Docs: https:\/\/\S+\/docs\/cli\.md#gdn-[a-z-]+$/);
     expect(result.stderr).toBe('');
   });
 
@@ -37,12 +39,24 @@ describe('gdn help and usage', () => {
     expect(result.stdout).toContain('Usage: gdn <command> [options]');
   });
 
-  test('an unknown command exits 2 and names the commands', async () => {
-    const result = await gdn(['deploy']);
+  test('an unknown command exits 2 with a did-you-mean, its code and a help link under GOONDAN_DOCS_URL', async () => {
+    const result = await gdn(['chta'], { env: cliEnv({ GOONDAN_DOCS_URL: 'https://docs.example.test/goondan' }) });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toStartWith("gdn: unknown command 'deploy'. Commands: validate, tools, run, chat, trace");
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      "gdn: unknown command 'chta'. Did you mean 'chat'? Commands: validate, tools, run, chat, trace, audit, approvals, ps, changes, mcp, serve, auth, schedules, init, types.",
+      "Run 'gdn --help' for usage.",
+      '  code: E_CLI_UNKNOWN_COMMAND',
+      '  help: https://docs.example.test/goondan/errors/E_CLI_UNKNOWN_COMMAND.md',
+    ]);
     expect(result.stdout).toBe('');
+  });
+
+  test('a mistyped flag exits 2 naming the closest flag of the command', async () => {
+    const result = await gdn(['chat', '--agnet', 'helper']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toStartWith("gdn chat: Unknown option '--agnet'. Did you mean '--agent'?\n");
+    expect(result.stderr).toContain('  code: E_CLI_UNKNOWN_OPTION\n');
+    expect(result.stderr).toMatch(/ {2}help: https:\/\/\S+\/docs\/errors\/E_CLI_UNKNOWN_OPTION\.md\n$/);
   });
 
   test('gdn tools with no subcommand shows its usage and exits 2', async () => {

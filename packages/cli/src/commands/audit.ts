@@ -6,9 +6,11 @@ import {
   permissionDecisions,
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { formatDuration } from '../format-duration.ts';
 import { instanceDatabasesFor } from '../instance-databases.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { paint, type Style, UsageError, useColor } from '../terminal.ts';
+import { formatTable } from '../text-table.ts';
 
 export const auditHelp = `Usage: gdn audit [--agent A] [--instance K] [--tool NAME|GLOB] [--decision D] [--status S] [--approvals]
                  [--since WHEN] [--limit N] [--verbose] [--json] [--bundle DIR]
@@ -133,12 +135,6 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  return `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
-}
-
 /** `allow`, or with an approval `ask→approved by alice (conversation)`. */
 function decisionText(record: AuditRecord): string {
   const { approval } = record;
@@ -164,16 +160,16 @@ function printRecords(records: AuditRecord[], verbose: boolean, color: boolean):
     record.status === 'error' && record.errorCode ? `error ${record.errorCode}` : record.status,
     formatDuration(record.durationMs),
   ]);
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   for (const [index, record] of records.entries()) {
-    const cells = rows[index]!.map((cell, column) =>
-      column === rows[index]!.length - 1 ? cell : cell.padEnd(widths[column]!),
-    );
+    const cells = rows[index]!;
     cells[0] = paint(cells[0]!, 'dim', color);
     cells[4] = paint(cells[4]!, decisionStyle(record), color);
     cells[5] = paint(cells[5]!, record.status === 'ok' ? 'green' : record.status === 'error' ? 'red' : 'yellow', color);
-    console.log(cells.join('  '));
-    if (verbose) printDetails(record);
+  }
+  // Widths are measured without the colour codes, so coloured and wide (Korean) cells line up.
+  for (const [index, line] of formatTable(rows).entries()) {
+    console.log(line);
+    if (verbose) printDetails(records[index]!);
   }
 }
 

@@ -1,9 +1,10 @@
 import { type OAuthAppResource, openOAuthHost, type StoredSession, serveOAuthCallbacks } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { UsageError } from '../terminal.ts';
 
-export const authHelp = `Usage: gdn auth list | login APP | logout APP [--user ID] [--bundle DIR]
+export const authHelp = `Usage: gdn auth list [--json] | login APP | logout APP [--user ID] [--bundle DIR]
 
 The OAuth grants of the bundle's OAuthApps (docs/oauth.md). Tokens are never printed.
 
@@ -13,11 +14,16 @@ The OAuth grants of the bundle's OAuthApps (docs/oauth.md). Tokens are never pri
   logout APP    delete APP's grant and revoke its tokens at the server
 
 Options:
+  --json        (list) print {apps: [{app, flow, subjectMode, scopes, grants: [{subject, scopes, expiresAt}]}]}
   --user ID     the user of a subjectMode: user app
   --bundle DIR  the bundle directory (default: the current directory or a parent with goondan.yaml)`;
 
 export async function authCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs({ command: 'auth', argv, spec: { user: { type: 'string' } } });
+  const { values, positionals } = parseCommandArgs({
+    command: 'auth',
+    argv,
+    spec: { user: { type: 'string' }, json: { type: 'boolean' } },
+  });
   if (values.help) {
     console.log(authHelp);
     return 0;
@@ -28,6 +34,8 @@ export async function authCommand(argv: string[]): Promise<number> {
   }
   if (action !== 'list' && !app) throw new UsageError(`${action} needs the OAuthApp's name`, 'auth');
   if (extra.length > 0 || (action === 'list' && app)) throw new UsageError('too many arguments', 'auth');
+  if (values.json && action !== 'list') throw new UsageError('--json goes with list', 'auth');
+  if (values.json) reserveStdoutForJson();
   const opened = await openBundle(values.bundle, { importHandlers: false });
   if (!opened.bundle) {
     console.error(`gdn auth: the bundle has ${opened.problems.length} problem(s); run gdn validate.`);
@@ -40,6 +48,19 @@ export async function authCommand(argv: string[]): Promise<number> {
     const oauthAppRef = app?.includes('/') ? app : `OAuthApp/${app}`;
     if (action === 'list') {
       const grants = host.store.listGrants();
+      if (values.json) {
+        const apps = [...bundle.resources.values()]
+          .filter((resource): resource is OAuthAppResource => resource.kind === 'OAuthApp')
+          .map((resource) => {
+            const app = `OAuthApp/${resource.metadata.name}`;
+            const { flow, subjectMode, scopes } = resource.spec;
+            const own = grants.filter((grant) => grant.app === app);
+            const stored = own.map(({ subject, scopes, expiresAt }) => ({ subject, scopes, expiresAt }));
+            return { app, flow, subjectMode, scopes, grants: stored };
+          });
+        printJson({ apps });
+        return 0;
+      }
       for (const resource of bundle.resources.values()) {
         if (resource.kind !== 'OAuthApp') continue;
         const { spec } = resource as OAuthAppResource;

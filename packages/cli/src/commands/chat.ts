@@ -7,6 +7,9 @@ import {
   describeResolution,
   parseApprovalAnswer,
 } from '../approval-prompt.ts';
+import { replyPrinter } from '../chat/reply-printer.ts';
+import { readChatInput, type SlashCommand, slashCommandHelp, unknownSlashCommand } from '../chat/slash-commands.ts';
+import { thinkingSpinner } from '../chat/thinking-spinner.ts';
 import { describeFiring, type ScheduledTurn, startChatScheduler } from '../chat-scheduler.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
@@ -17,12 +20,22 @@ import { watchSwarm } from '../watch-swarm.ts';
 
 export const chatHelp = `Usage: gdn chat [--agent A] [--instance K] [--bundle DIR]
 
-Interactive chat in the terminal. The reply streams as the model writes it; each tool call shows as it runs
-(name, short arguments, status, duration). The conversation is stored per instance and resumes next time.
+Interactive chat in the terminal. The reply streams as the model writes it (on a terminal rendered as Markdown,
+block by block; into a pipe as written), with a spinner on standard error while the model thinks; each tool call
+shows as it runs (name, short arguments, status, duration without the wait for an approval). The conversation is
+stored per instance and resumes next time.
 
   Ctrl-C during a turn   cancels the turn (tools see the abort); the conversation stays consistent
   Ctrl-C at the prompt   leaves (so do Ctrl-D and /exit)
+
+Chat commands, handled here without calling the model (a mistyped one gets a "did you mean"):
+  /help                  these commands
   /reset                 starts the instance's conversation afresh
+  /tools                 the tools the agent sees
+  /approvals             approvals still waiting for an answer
+  /trace                 the last turn as a tree of steps, model calls and tool calls
+  /exit                  leaves (also /quit)
+  //text                 sends '/text' to the model
 
 When a tool call needs approval (the agent's spec.permissions say ask), the chat shows the call and waits:
   y                      approve this call once
@@ -59,16 +72,33 @@ export async function chatCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'chat');
   const color = useColor();
-  let streamed = false;
+  const spinner = thinkingSpinner({ enabled: process.stderr.isTTY === true && process.env.TERM !== 'dumb' });
+  const reply = replyPrinter({
+    label: () => agentLabel,
+    color,
+    markdown: process.stdout.isTTY === true,
+    write: (text) => process.stdout.write(text),
+    ...(process.stdout.columns ? { columns: Math.min(process.stdout.columns, 100) } : {}),
+  });
+  // Whatever is printed next ends the reply being streamed and the spinner.
   const endStream = () => {
-    if (streamed) process.stdout.write('\n');
-    streamed = false;
+    spinner.stop();
+    if (reply.open) reply.end();
   };
   // Approvals raised by this agent or any agent it called, asked one at a time in arrival order.
   const approvals = new ApprovalQueue((head) => {
     endStream();
     console.log(describeApproval(head, color));
     prompt();
+  });
+  let agentLabel = '';
+  let turnRunning = false;
+  const printer = toolCallPrinter({
+    write: (line) => {
+      endStream();
+      console.log(line);
+    },
+    color,
   });
   const session = await openSessionFromFlags({
     ...values,
@@ -81,21 +111,22 @@ export async function chatCommand(argv: string[]): Promise<number> {
         color,
       }),
     observer: {
-      ...toolCallPrinter({
-        write: (line) => {
-          endStream();
-          console.log(line);
-        },
-        color,
-      }),
+      ...printer,
+      // The model thinks again after its tools answered (a new step): the spinner shows it.
+      onToolCallEnd: (event) => {
+        printer.onToolCallEnd?.(event);
+        if (turnRunning && approvals.size === 0) spinner.start();
+      },
+      onStepStart: () => {
+        if (turnRunning && approvals.size === 0 && !reply.open) spinner.start();
+      },
       onModelRetry: (event) => {
         endStream();
         console.log(paint(modelRetryLine(event), 'dim', color));
       },
       onTextDelta: (text) => {
-        if (!streamed) process.stdout.write(paint(`${agentLabel}> `, 'cyan', color));
-        streamed = true;
-        process.stdout.write(text);
+        spinner.stop();
+        reply.push(text);
       },
     },
     onApproval: (record) => approvals.add(record),
@@ -106,7 +137,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     },
   });
   if (!session) return 1;
-  const agentLabel = session.agentName;
+  agentLabel = session.agentName;
   const interactive = process.stdin.isTTY === true;
   const history = session.historyLength();
   // Swarm mode: SIGTERM shuts the agents down gracefully; Ctrl-C keeps its chat meaning (cancel the turn, leave).
@@ -150,21 +181,25 @@ export async function chatCommand(argv: string[]): Promise<number> {
   /** Runs one turn (or the resumed one) and prints how it ended; false when the chat should go on. */
   const runTurn = async (start: (signal: AbortSignal) => Promise<TurnResult | null>) => {
     running = new AbortController();
-    streamed = false;
+    turnRunning = true;
+    spinner.start();
     let result: TurnResult | null;
     try {
       result = await start(running.signal);
     } catch (thrown) {
+      endStream();
       // Swarm mode: the agent's process could not serve the turn (crashed, shutting down); the chat goes on.
       if (!(thrown instanceof GoondanError)) throw thrown;
       console.log(paint(`(${thrown.code}: ${thrown.message})`, 'red', color));
       return;
     } finally {
       running = null;
+      turnRunning = false;
+      spinner.stop();
     }
     if (!result) return;
-    if (streamed) process.stdout.write('\n');
-    else if (result.text) console.log(`${paint(`${agentLabel}> `, 'cyan', color)}${result.text}`);
+    if (reply.open) reply.end();
+    else if (result.text) reply.whole(result.text);
     if (result.status === 'cancelled') console.log(paint('(turn cancelled)', 'yellow', color));
     else if (result.status === 'max_steps') console.log(paint(`(${result.reason})`, 'yellow', color));
     else if (result.status === 'error') {
@@ -193,24 +228,65 @@ export async function chatCommand(argv: string[]): Promise<number> {
           prompt();
           continue;
         }
-        const text = inputs.shift()!.trim();
-        if (text === '/exit' || text === '/quit') {
+        const input = readChatInput(inputs.shift()!);
+        if (input.type === 'command' && input.command === '/exit') {
           leaving = true;
           break;
         }
-        if (text === '') continue;
-        if (text === '/reset') {
-          await session.reset();
-          console.log(paint('Conversation cleared.', 'dim', color));
+        if (input.type === 'unknown') {
+          console.log(paint(unknownSlashCommand(input), 'yellow', color));
+          prompt();
           continue;
         }
-        await runTurn((signal) => session.runTurn(text, { source: 'chat', signal }));
+        if (input.type === 'command') {
+          await runSlashCommand(input.command);
+          prompt();
+          continue;
+        }
+        if (input.text === '') continue;
+        await runTurn((signal) => session.runTurn(input.text, { source: 'chat', signal }));
         prompt();
       }
     } finally {
       busy = false;
     }
     if (leaving || inputEnded) finish();
+  };
+
+  /** The chat's own commands: answered here, the model is not called. */
+  const runSlashCommand = async (command: SlashCommand) => {
+    const flags = ['--bundle', session.bundle.rootDir, '--agent', agentLabel];
+    try {
+      switch (command) {
+        case '/exit':
+          return;
+        case '/help':
+          console.log(slashCommandHelp(APPROVAL_CHOICES));
+          return;
+        case '/reset':
+          await session.reset();
+          console.log(paint('Conversation cleared.', 'dim', color));
+          return;
+        case '/tools': {
+          const { toolsCommand } = await import('./tools.ts');
+          await toolsCommand(['list', ...flags, '--instance', session.instanceKey]);
+          return;
+        }
+        case '/approvals': {
+          const { approvalsCommand } = await import('./approvals.ts');
+          await approvalsCommand(['list', '--bundle', session.bundle.rootDir]);
+          return;
+        }
+        case '/trace': {
+          const { traceCommand } = await import('./trace.ts');
+          await traceCommand([...flags, '--instance', session.instanceKey, '--limit', '1']);
+          return;
+        }
+      }
+    } catch (thrown) {
+      const error = thrown as GoondanError;
+      console.log(paint(`(${error.code ?? 'error'}: ${error.message})`, 'red', color));
+    }
   };
 
   const answer = (line: string) => {

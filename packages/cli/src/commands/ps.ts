@@ -8,7 +8,9 @@ import {
   readOrchestratorStates,
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { formatDuration } from '../format-duration.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
+import { formatTable } from '../text-table.ts';
 
 export const psHelp = `Usage: gdn ps [--json] [--bundle DIR]
 
@@ -20,33 +22,17 @@ Options:
   --json         the orchestrators and their processes as JSON
   --bundle DIR   the bundle directory (default: the current directory or a parent with goondan.yaml)`;
 
-function duration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
-  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
-  return `${Math.floor(ms / 3_600_000)}h${Math.floor((ms % 3_600_000) / 60_000)}m`;
-}
-
 function note(process: AgentProcessInfo, now: number): string {
   const parts: string[] = [];
-  if (process.state === 'ready' && process.startedAt) parts.push(`up ${duration(now - process.startedAt)}`);
-  if (process.nextRestartAt) parts.push(`restart in ${duration(Math.max(0, process.nextRestartAt - now))}`);
+  if (process.state === 'ready' && process.startedAt)
+    parts.push(`up ${formatDuration(now - process.startedAt, { units: 2 })}`);
+  if (process.nextRestartAt) parts.push(`restart in ${formatDuration(process.nextRestartAt - now, { units: 2 })}`);
   if (process.lastExit && process.state !== 'ready') {
     parts.push(
       process.lastExit.signal ? `last exit ${process.lastExit.signal}` : `last exit code ${process.lastExit.code}`,
     );
   }
   return parts.join(', ');
-}
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd(),
-  );
 }
 
 export async function psCommand(argv: string[]): Promise<number> {
@@ -76,7 +62,7 @@ export async function psCommand(argv: string[]): Promise<number> {
   for (const snapshot of live) {
     console.log(
       paint(
-        `orchestrator ${snapshot.pid}  swarm ${snapshot.swarm}  instance ${snapshot.instanceKey}  up ${duration(now - snapshot.startedAt)}`,
+        `orchestrator ${snapshot.pid}  swarm ${snapshot.swarm}  instance ${snapshot.instanceKey}  up ${formatDuration(now - snapshot.startedAt, { units: 2 })}`,
         'bold',
         color,
       ),
@@ -95,7 +81,7 @@ export async function psCommand(argv: string[]): Promise<number> {
       ]);
     }
     if (snapshot.processes.length === 0) console.log('  (no agent process started yet)');
-    else for (const line of table(rows)) console.log(line);
+    else for (const line of formatTable(rows)) console.log(line);
     console.log('');
   }
   return 0;

@@ -1,14 +1,8 @@
 import { createInterface } from 'node:readline';
-import {
-  type ApprovalAnswer,
-  type ApprovalRecord,
-  type ErrorCode,
-  errorCodes,
-  helpUrlFor,
-  type TurnResult,
-} from '@goondan/core';
+import { type ApprovalAnswer, type ApprovalRecord, errorCodes, type TurnResult } from '@goondan/core';
 import { ApprovalQueue, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
+import { errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
@@ -19,13 +13,15 @@ import { watchSwarm } from '../watch-swarm.ts';
 export const runHelp = `Usage: gdn run --input TEXT [--agent A] [--instance K] [--json] [--bundle DIR]
 
 Runs one turn for scripts: the input goes to the agent as a user message, tools run through the pipeline,
-and the reply is printed. The conversation of the instance is kept, so the next run continues it.
+and the text of every step is printed as the step ends (what the model said before calling tools, then the
+reply), one block per step. The conversation of the instance is kept, so the next run continues it.
 
 Options:
   --input TEXT     the user message (use - to read it from standard input)
   --agent A        the agent to run (default: the Swarm's entryAgent, or the only Agent)
   --instance K     instance key: which conversation and workspace (default: "default")
-  --json           print the turn as JSON: {turnId, traceId, status, text, steps, usage, reason?, error?, toolCalls}
+  --json           print the turn as JSON: {turnId, traceId, status, text, texts, steps, usage, reason?, error?,
+                   toolCalls}; text is the reply (the last step's), texts the text of every step that wrote one
   --bundle DIR     the bundle directory (default: the current directory or a parent with goondan.yaml)
   --swarm NAME     the Swarm to run when the bundle declares several
   --watch          (swarm) keep running after the turn; restart only the agents whose resources change
@@ -65,6 +61,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (values.json) reserveStdoutForJson();
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
   const toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[] = [];
+  const texts = stepTexts({ print: values.json ? null : (text) => console.log(text) });
   const printer = toolCallPrinter({ write: (line) => console.error(line), color: useColor(process.stderr) });
   const asker = approvalAsker({ interactive: process.stdin.isTTY === true && values.input !== '-' });
   const session = await openSessionFromFlags({
@@ -78,6 +75,13 @@ export async function runCommand(argv: string[]): Promise<number> {
         : toolCallPrinter({ write: (line) => console.error(`[${agent}]${line}`), color: useColor(process.stderr) }),
     observer: {
       ...(values.json ? {} : { ...printer, onModelRetry: (event) => console.error(modelRetryLine(event)) }),
+      onTextDelta: texts.push,
+      onStepEnd: texts.stepEnd,
+      onToolCallStart: (event) => {
+        // A step's text comes before its tool calls: it is printed before their lines.
+        texts.cut();
+        if (!values.json) printer.onToolCallStart?.(event);
+      },
       onToolCallEnd: (event) => {
         toolCalls.push({
           toolName: event.toolName,
@@ -114,7 +118,10 @@ export async function runCommand(argv: string[]): Promise<number> {
       : null;
   try {
     if (input !== undefined) result = await session.runTurn(input, { source: 'cli', signal: controller.signal });
-    if (result) printResult(result, { json: values.json === true, agent: session.agentName, toolCalls });
+    if (result) {
+      texts.turnEnd(result.text);
+      printResult(result, { json: values.json === true, agent: session.agentName, toolCalls, texts: texts.all });
+    }
     firstTurn.resolve();
     await watching;
   } catch (thrown) {
@@ -174,26 +181,63 @@ function approvalAsker(options: { interactive: boolean }) {
   };
 }
 
+/**
+ * The text of each step, gathered from the streamed deltas and printed (when `print` is given) as soon as it is
+ * complete: when the step's first tool call starts, or the step ends. A step whose text did not stream gives it
+ * whole at its end; the turn's reply stands in when nothing streamed at all (a swarm agent that did not stream).
+ */
+function stepTexts(options: { print: ((text: string) => void) | null }) {
+  const all: string[] = [];
+  let current = '';
+  let doneThisStep = false;
+  const emit = (text: string) => {
+    if (text.trim() === '') return;
+    all.push(text);
+    options.print?.(text);
+  };
+  const cut = () => {
+    if (current !== '') doneThisStep = true;
+    emit(current);
+    current = '';
+  };
+  return {
+    all,
+    push: (delta: string) => {
+      current += delta;
+    },
+    cut,
+    stepEnd: (event: { outcome: { text: string } }) => {
+      if (current === '' && !doneThisStep) emit(event.outcome.text);
+      else cut();
+      doneThisStep = false;
+    },
+    turnEnd: (reply: string) => {
+      if (current !== '' || all.length > 0) cut();
+      else emit(reply);
+    },
+  };
+}
+
 function printResult(
   result: TurnResult,
   options: {
     json: boolean;
     agent: string;
     toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[];
+    texts: string[];
   },
 ): void {
   const { toolCalls } = options;
   if (options.json) {
-    printJson({ agent: options.agent, ...result, toolCalls });
+    printJson({ agent: options.agent, ...result, texts: options.texts, toolCalls });
   } else {
-    if (result.text) console.log(result.text);
     if (result.status !== 'completed')
       console.error(
         `[${result.status}] ${result.error ? `${result.error.code}: ${result.error.message}` : (result.reason ?? '')}`,
       );
     if (result.error?.suggestion) {
       console.error(`  suggestion: ${result.error.suggestion}`);
-      if (result.error.code in errorCodes) console.error(`  help: ${helpUrlFor(result.error.code as ErrorCode)}`);
+      if (result.error.code in errorCodes) console.error(`  help: ${errorPageLink(result.error.code)}`);
     }
   }
 }

@@ -14,14 +14,15 @@ import { paint, UsageError, useColor } from '../terminal.ts';
 import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
 import { readToolTypesFile } from '../tool-types/tool-types-file.ts';
 
-export const validateHelp = `Usage: gdn validate [DIR] [--format text|json] [--bundle DIR]
+export const validateHelp = `Usage: gdn validate [DIR] [--json] [--bundle DIR]
 
 Checks a bundle before anything runs: YAML, resource shapes, names, references, Tool entries and handlers,
 parameter schemas. Every problem is reported at once, with file:line:column, field path and a suggestion.
 
 Options:
-  --format text|json  text (default) shows each offending line with a caret; json prints
-                      {"valid": bool, "errors": [{code, message, file, line, column, path, suggestion, helpUrl}]}
+  --json              print {"valid": bool, "errors": [{code, message, file, line, column, path, suggestion,
+                      helpUrl}]} instead of each offending line with a caret
+  --format text|json  the same choice spelt the older way (--format json is --json)
   --bundle DIR        the bundle directory (same as DIR); default: the current directory or a parent with goondan.yaml
 
 Exit status: 0 when valid, 1 when not, 2 on a usage error.`;
@@ -30,13 +31,13 @@ export async function validateCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     command: 'validate',
     argv,
-    spec: { format: { type: 'string' } },
+    spec: { format: { type: 'string' }, json: { type: 'boolean' } },
   });
   if (values.help) {
     console.log(validateHelp);
     return 0;
   }
-  const format = values.format ?? 'text';
+  const format = values.json ? 'json' : (values.format ?? 'text');
   if (format !== 'text' && format !== 'json')
     throw new UsageError(`--format must be text or json, not '${format}'`, 'validate');
   if (positionals.length > 1)

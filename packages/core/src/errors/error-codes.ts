@@ -397,17 +397,6 @@ export const errorCodes = {
     name: 'ServeRouteNotFoundError',
     suggestion: 'Check the path and method against docs/serve.md; the message lists the methods the path takes.',
   },
-  // The web console (docs/console.md)
-  E_CONSOLE_TRACE_NOT_FOUND: {
-    name: 'ConsoleTraceNotFoundError',
-    suggestion:
-      'Pick a trace from the trace list (it may have been pruned: each instance keeps its last 1000 traces), or check the id with gdn trace --json.',
-  },
-  E_CONSOLE_BUILD: {
-    name: 'ConsoleBuildError',
-    suggestion:
-      "The console's browser script (packages/cli/src/console/client) did not compile: reinstall @goondan/cli, or report the message.",
-  },
   E_INSTANCE_NOT_FOUND: {
     name: 'InstanceNotFoundError',
     suggestion:
@@ -695,26 +684,19 @@ export const errorCodes = {
     suggestion:
       'Check the printer (lpstat -p shows them, lpstat -d the default) and that CUPS runs; install cups-client for lp.',
   },
-  // Devices of the assistant: music, clipboard, file manager, opener (docs/assistant-devices.md)
-  E_DEVICE_FAILED: {
-    name: 'DeviceFailedError',
-    suggestion:
-      "Read the helper's own words in the message (playerctl, xsel, xdg-open, osascript…); check that the desktop session it needs is running.",
+  // Command line (gdn): usage mistakes, exit status 2
+  E_CLI_USAGE: {
+    name: 'CommandLineUsageError',
+    suggestion: "Run the command with --help for its arguments and options (e.g. 'gdn run --help').",
   },
-  E_MUSIC_NO_PLAYER: {
-    name: 'MusicNoPlayerError',
-    suggestion:
-      'Start a media player that speaks MPRIS (Spotify, VLC, Rhythmbox, a browser), or fix config.player; `playerctl -l` lists the running ones.',
+  E_CLI_UNKNOWN_COMMAND: {
+    name: 'UnknownCommandError',
+    suggestion: "Check the spelling: 'gdn --help' lists the commands (in gdn chat, /help lists the chat's commands).",
   },
-  E_MUSIC_NOT_FOUND: {
-    name: 'MusicNotFoundError',
+  E_CLI_UNKNOWN_OPTION: {
+    name: 'UnknownOptionError',
     suggestion:
-      'Search with fewer or other words (title, artist or album), or check config.library names your music folder.',
-  },
-  E_CLIPBOARD_READ_DENIED: {
-    name: 'ClipboardReadDeniedError',
-    suggestion:
-      "Ask the person to paste the text into the conversation; to let this source read the clipboard, add it to the clipboard Tool's config.readSources.",
+      "Check the spelling: 'gdn <command> --help' lists the command's options. Write a value that starts with '-' as --flag=-value.",
   },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 

@@ -1,0 +1,52 @@
+import { paint } from '../terminal.ts';
+import { MarkdownStream, renderMarkdown } from './markdown-stream.ts';
+
+/**
+ * Prints an agent's reply as it streams, after an `agent> ` label. On a terminal the reply is rendered as Markdown
+ * block by block; into a pipe it is written exactly as the model wrote it.
+ */
+export function replyPrinter(options: {
+  label: () => string;
+  color: boolean;
+  markdown: boolean;
+  write: (text: string) => void;
+  columns?: number;
+}) {
+  const { color, write } = options;
+  let started = false;
+  const start = () => {
+    if (!started) write(paint(`${options.label()}> `, 'cyan', color));
+    started = true;
+  };
+  const markdown = options.markdown
+    ? new MarkdownStream({
+        write: (text) => {
+          start();
+          write(text);
+        },
+        render: (text) => renderMarkdown(text, { color, ...(options.columns ? { columns: options.columns } : {}) }),
+      })
+    : null;
+  return {
+    /** True while a reply is open (something was written and not ended). */
+    get open(): boolean {
+      return started || (markdown !== null && !markdown.empty);
+    },
+    push(text: string): void {
+      if (markdown) return markdown.push(text);
+      start();
+      write(text);
+    },
+    /** Ends the reply: the rest is rendered, and the next text gets a label again. */
+    end(): void {
+      if (markdown) markdown.flush();
+      else if (started) write('\n');
+      started = false;
+    },
+    /** A reply that did not stream (a model that sent it whole): printed the same way. */
+    whole(text: string): void {
+      this.push(text);
+      this.end();
+    },
+  };
+}

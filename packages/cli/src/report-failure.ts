@@ -1,0 +1,31 @@
+import { GoondanError, redactKnownSecrets } from '@goondan/core';
+import { errorPageLink } from './docs-link.ts';
+import { redactForOutput } from './redact-output.ts';
+import { paint, UsageError, useColor } from './terminal.ts';
+
+/**
+ * Prints why a command failed on standard error and returns its exit status: 2 for a usage mistake (with the
+ * command's help hint), 1 for a coded GoondanError or anything unexpected. Every coded line ends with an absolute
+ * link to the code's page (docs/errors).
+ */
+export function reportFailure(thrown: unknown): number {
+  const color = useColor(process.stderr);
+  if (thrown instanceof UsageError) {
+    const where = thrown.command ? `gdn ${thrown.command}` : 'gdn';
+    console.error(`${where}: ${thrown.message}`);
+    console.error(`Run '${where} --help' for usage.`);
+    console.error(`  code: ${paint(thrown.code, 'red', color)}`);
+    console.error(`  help: ${errorPageLink(thrown.code)}`);
+    return 2;
+  }
+  if (thrown instanceof GoondanError) {
+    // A failure can quote what failed (a URL with credentials, a server's answer echoing a key). The suggestion is
+    // our own advice, which names flags such as `--token`: only known secret values are masked there.
+    console.error(`${paint(thrown.code, 'red', color)} ${redactForOutput(thrown.message)}`);
+    console.error(`  suggestion: ${redactKnownSecrets(thrown.suggestion)}`);
+    console.error(`  help: ${errorPageLink(thrown.code)}`);
+    return 1;
+  }
+  console.error(`gdn: unexpected failure: ${redactForOutput((thrown as Error)?.stack ?? String(thrown))}`);
+  return 1;
+}
