@@ -1,0 +1,66 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { findBundleDir, GoondanError } from '@goondan/core';
+import { parseCommandArgs } from '../cli-args.ts';
+import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
+import { type MigrationNote, migrateBundleText } from '../migrate/migrate-bundle-text.ts';
+import { UsageError } from '../terminal.ts';
+
+export const migrateHelp = `Usage: gdn migrate [--bundle DIR] [--dry-run] [--json]
+
+Rewrites, in place, the parts of a goondan.yaml written for older Goondan runtimes that do not load as they are:
+other apiVersions, a Tool's v1 runtime field, dotted or camelCase export names, references written as bare
+names. Comments and layout are kept. Every change is listed, and so is every part it could not convert
+(E_MIGRATE_UNCONVERTED), to edit by hand. Shapes that load as they are (a Package, package refs, Swarm agents as
+{ ref }, single-function Tools) are left alone. See docs/migrating.md.
+
+Options:
+  --dry-run     list the changes without writing the file
+  --json        print {"file", "written", "changes": [...], "unconverted": [...]} on standard output
+  --bundle DIR  the bundle directory (default: the current directory or a parent with goondan.yaml)
+
+Exit status: 0 when everything was converted (or nothing needed to be), 1 when some part was not converted,
+2 on a usage error.`;
+
+function line(note: MigrationNote, prefix: string): string {
+  return `goondan.yaml:${note.line}  ${prefix}${note.resource ? `${note.resource}: ` : ''}${note.message}`;
+}
+
+export async function migrateCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    command: 'migrate',
+    argv,
+    spec: { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+  });
+  if (values.help) {
+    console.log(migrateHelp);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'migrate');
+  if (values.json) reserveStdoutForJson();
+  const dir = values.bundle ? resolve(values.bundle) : findBundleDir(process.cwd());
+  const file = join(dir, 'goondan.yaml');
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${dir}.`);
+  });
+  const result = migrateBundleText(text);
+  const write = result.changes.length > 0 && !values['dry-run'];
+  if (write) await writeFile(file, result.text);
+  if (values.json) {
+    printJson({ file, written: write, changes: result.changes, unconverted: result.unconverted });
+  } else {
+    for (const note of result.changes) console.log(line(note, ''));
+    for (const note of result.unconverted) console.log(line(note, 'E_MIGRATE_UNCONVERTED  '));
+    const verb = values['dry-run'] ? 'would change' : 'changed';
+    const summary =
+      result.changes.length === 0
+        ? `Nothing to rewrite in ${file}.`
+        : `${verb} ${result.changes.length} part(s) of ${file}${write ? '' : ' (dry run: not written)'}.`;
+    console.error(summary);
+    if (result.unconverted.length > 0) {
+      console.error(`${result.unconverted.length} part(s) not converted: edit them by hand (docs/migrating.md).`);
+    }
+    if (write) console.error('Next: gdn validate');
+  }
+  return result.unconverted.length > 0 ? 1 : 0;
+}

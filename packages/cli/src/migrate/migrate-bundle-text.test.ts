@@ -1,0 +1,79 @@
+import { describe, expect, test } from 'bun:test';
+import { migrateBundleText } from './migrate-bundle-text.ts';
+
+const older = `# A bundle written for an older Goondan runtime.
+apiVersion: agents.example.io/v1alpha1
+kind: Tool
+metadata:
+  name: slack
+spec:
+  runtime: node   # v1 only
+  entry: ./tools/slack.ts
+  auth: { oauthAppRef: { kind: OAuthApp, name: slack } }
+  exports:
+    - name: slack.postMessage   # the model saw slack.postMessage
+      description: Posts a message
+---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: helper }
+spec:
+  modelConfig: { modelRef: main }
+  tools:
+    - bash
+    - ref: slack
+    - { apiVersion: goondan.ai/v1, kind: Tool, name: file-system }
+---
+apiVersion: goondan.ai/v1
+kind: Swarm
+metadata: { name: team }
+spec:
+  entryAgent: helper
+  agents: [{ ref: Agent/helper }]
+---
+kind: ResourceType
+metadata: { name: custom }
+`;
+
+describe('migrateBundleText', () => {
+  test('rewrites what does not load, keeps comments, and lists what it could not convert', () => {
+    const { text, changes, unconverted } = migrateBundleText(older);
+    expect(changes.map((change) => [change.line, change.resource, change.message])).toEqual([
+      [2, 'Tool/slack', 'apiVersion "agents.example.io/v1alpha1" → goondan.ai/v1'],
+      [7, 'Tool/slack', 'spec.runtime "node" removed: every handler runs on Bun'],
+      [
+        11,
+        'Tool/slack',
+        'export "slack.postMessage" → "post_message" (the model sees slack__post_message); rename its key in the module\'s handlers too',
+      ],
+      [18, 'Agent/helper', 'reference "main" → "Model/main"'],
+      [20, 'Agent/helper', 'reference "bash" → "Tool/bash"'],
+      [21, 'Agent/helper', 'reference "slack" → "Tool/slack"'],
+      [22, 'Agent/helper', 'reference: apiVersion dropped (references are { kind, name, package? })'],
+      [28, 'Swarm/team', 'reference "helper" → "Agent/helper"'],
+    ]);
+    expect(unconverted.map((note) => [note.resource, note.path])).toEqual([
+      ['Tool/slack', 'spec.auth'],
+      ['ResourceType/custom', 'kind'],
+    ]);
+    expect(text).toContain('# A bundle written for an older Goondan runtime.');
+    expect(text).toContain('- name: post_message # the model saw slack.postMessage');
+    expect(text).not.toContain('runtime: node');
+    expect(text).toContain('modelRef: Model/main');
+    expect(text).toContain('agents: [ { ref: Agent/helper } ]');
+    // A second run has nothing left to change.
+    expect(migrateBundleText(text).changes).toEqual([]);
+  });
+
+  test('a bundle that loads as it is comes back byte for byte', () => {
+    const current = 'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata:   { name: a }\nspec: {}\n';
+    expect(migrateBundleText(current)).toEqual({ text: current, changes: [], unconverted: [] });
+  });
+
+  test('YAML that does not parse is reported, not rewritten', () => {
+    const broken = 'kind: Tool\n  bad: [\n';
+    const result = migrateBundleText(broken);
+    expect(result.text).toBe(broken);
+    expect(result.unconverted[0]?.message).toContain('does not parse');
+  });
+});
