@@ -1,6 +1,6 @@
 /**
  * Extension memory (docs/assistant.md#memory): before the latest user message, the model reads the saved
- * memories that match it (workspace, and the current user's personal ones). The block is worked out once, when
+ * memories that match it (the current workspace's, and the current user's personal ones). The block is worked out once, when
  * the turn of that message starts, and kept (instance state, by message id), so every later step and turn shows
  * the same block at the same place: what the model reads only grows at its end, and the prompt-cache prefix
  * (system prompt, tools, earlier messages and their blocks) stays byte-identical. Nothing goes into the system
@@ -14,6 +14,7 @@ import type { ExtensionApi, JsonObject, Message } from '@goondan/core';
 import { searchMemory } from '../../src/memory/memory-store.ts';
 import { peopleDatabase, speakerOf } from '../../src/people/people-database.ts';
 import { currentProfile } from '../../src/people/people-store.ts';
+import { callerWorkspace } from '../../src/workspaces/caller-workspace.ts';
 import { latestUserIndex, messageText, recallMessage, recallText } from './recall-message.ts';
 
 const RECALLS_KEY = 'recalls';
@@ -40,6 +41,7 @@ export function register(api: ExtensionApi): void {
       const person = currentProfile(db, speakerOf(api));
       const found = searchMemory(db, messageText(messages[latest]!), {
         personalOwner: person?.id ?? null,
+        workspace: callerWorkspace({ ...where, agentName: api.agentName, instanceKey: api.instanceKey })?.id ?? null,
         limit,
         mode: 'any',
       });

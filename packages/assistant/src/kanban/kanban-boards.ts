@@ -41,7 +41,11 @@ function checkedColumns(columns: readonly string[]): string[] {
 }
 
 /** Creates a board with its columns (default To Do, In Progress, Done) in one transaction. */
-export function createBoard(db: Database, input: { name: string; columns?: readonly string[] }): KanbanBoard {
+export function createBoard(
+  db: Database,
+  input: { name: string; columns?: readonly string[]; workspace?: string },
+): KanbanBoard {
+  const workspace = input.workspace ?? '';
   const name = input.name.trim();
   if (name === '')
     throw new GoondanError('E_TOOL_INVALID_ARGS', 'The board name is empty.', { suggestion: 'Give the board a name.' });
@@ -50,7 +54,9 @@ export function createBoard(db: Database, input: { name: string; columns?: reado
   );
   return db
     .transaction(() => {
-      const existing = db.query<{ id: number }, [string]>('SELECT id FROM kanban_boards WHERE name = ?').get(name);
+      const existing = db
+        .query<{ id: number }, [string, string]>('SELECT id FROM kanban_boards WHERE name = ? AND workspace = ?')
+        .get(name, workspace);
       if (existing)
         throw new GoondanError(
           'E_KANBAN_NAME_TAKEN',
@@ -60,10 +66,10 @@ export function createBoard(db: Database, input: { name: string; columns?: reado
           },
         );
       const board = db
-        .query<{ id: number; name: string; created_at: number }, [string, number]>(
-          'INSERT INTO kanban_boards (name, created_at) VALUES (?, ?) RETURNING id, name, created_at',
+        .query<{ id: number; name: string; created_at: number }, [string, string, number]>(
+          'INSERT INTO kanban_boards (workspace, name, created_at) VALUES (?, ?, ?) RETURNING id, name, created_at',
         )
-        .get(name, Date.now()) as { id: number; name: string; created_at: number };
+        .get(workspace, name, Date.now()) as { id: number; name: string; created_at: number };
       const insert = db.query('INSERT INTO kanban_columns (board_id, name, position) VALUES (?, ?, ?)');
       for (const [index, column] of columns.entries()) insert.run(board.id, column, index + 1);
       return describeBoard(db, board);
@@ -71,12 +77,12 @@ export function createBoard(db: Database, input: { name: string; columns?: reado
     .immediate();
 }
 
-/** Every board, oldest first, with its columns and how many cards each holds. */
-export function listBoards(db: Database): KanbanBoard[] {
+/** Every board of a workspace ('' is the personal space), oldest first, with its columns and card counts. */
+export function listBoards(db: Database, workspace = ''): KanbanBoard[] {
   return db
-    .query<{ id: number; name: string; created_at: number }, []>(
-      'SELECT id, name, created_at FROM kanban_boards ORDER BY id',
+    .query<{ id: number; name: string; created_at: number }, [string]>(
+      'SELECT id, name, created_at FROM kanban_boards WHERE workspace = ? ORDER BY id',
     )
-    .all()
+    .all(workspace)
     .map((board) => describeBoard(db, board));
 }

@@ -32,12 +32,12 @@ function cleanLabels(labels: readonly string[]): string {
 /** Adds a card to a column (default: the board's first) at a position (default: last). */
 export function addCard(
   db: Database,
-  input: KanbanCardFields & { board: string; title: string; column?: string; position?: number },
+  input: KanbanCardFields & { board: string; workspace?: string; title: string; column?: string; position?: number },
 ): KanbanCard {
   const title = cleanTitle(input.title);
   return db
     .transaction(() => {
-      const board = findBoard(db, input.board);
+      const board = findBoard(db, input.board, input.workspace);
       const column =
         input.column === undefined
           ? (db
@@ -77,7 +77,10 @@ export function addCard(
 }
 
 /** Changes the fields given (null clears an optional one); the card keeps its column and position. */
-export function updateCard(db: Database, input: KanbanCardFields & { board: string; card: string }): KanbanCard {
+export function updateCard(
+  db: Database,
+  input: KanbanCardFields & { board: string; workspace?: string; card: string },
+): KanbanCard {
   const changes: [string, string | null][] = [];
   if (input.title !== undefined) changes.push(['title', cleanTitle(input.title)]);
   if (input.description !== undefined) changes.push(['description', input.description]);
@@ -90,7 +93,7 @@ export function updateCard(db: Database, input: KanbanCardFields & { board: stri
     });
   return db
     .transaction(() => {
-      const board = findBoard(db, input.board);
+      const board = findBoard(db, input.board, input.workspace);
       const card = findCard(db, board, input.card);
       const sets = changes.map(([column]) => `${column} = ?`).join(', ');
       const row = db
@@ -106,9 +109,9 @@ export function updateCard(db: Database, input: KanbanCardFields & { board: stri
 /** The cards of a board, by column left to right then position, optionally of one column or priority. */
 export function listCards(
   db: Database,
-  input: { board: string; column?: string; priority?: KanbanPriority },
+  input: { board: string; workspace?: string; column?: string; priority?: KanbanPriority },
 ): { board: { id: string; name: string }; columns: { name: string; cards: KanbanCard[] }[]; count: number } {
-  const board = findBoard(db, input.board);
+  const board = findBoard(db, input.board, input.workspace);
   const only = input.column === undefined ? undefined : findColumn(db, board, input.column);
   const rows = db
     .query<KanbanCardRow, [number]>('SELECT * FROM kanban_cards WHERE board_id = ? ORDER BY position')

@@ -17,18 +17,25 @@ function numericId(ref: string, prefix: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** The board a `board_id` names: its id (`board-3` or `3`) or, for a model that remembers names, its name. */
-export function findBoard(db: Database, ref: string): BoardRef {
+/**
+ * The board a `board_id` names in a workspace ('' is the personal space): its id (`board-3` or `3`) or, for a
+ * model that remembers names, its name. Boards of other workspaces are not found.
+ */
+export function findBoard(db: Database, ref: string, workspace = ''): BoardRef {
   const id = numericId(ref, 'board');
   const row =
     (id === undefined
       ? null
-      : db.query<BoardRef, [number]>('SELECT id, name FROM kanban_boards WHERE id = ?').get(id)) ??
-    db.query<BoardRef, [string]>('SELECT id, name FROM kanban_boards WHERE name = ?').get(ref.trim());
+      : db
+          .query<BoardRef, [number, string]>('SELECT id, name FROM kanban_boards WHERE id = ? AND workspace = ?')
+          .get(id, workspace)) ??
+    db
+      .query<BoardRef, [string, string]>('SELECT id, name FROM kanban_boards WHERE name = ? AND workspace = ?')
+      .get(ref.trim(), workspace);
   if (row) return row;
   const boards = db
-    .query<BoardRef, []>('SELECT id, name FROM kanban_boards ORDER BY id LIMIT 20')
-    .all()
+    .query<BoardRef, [string]>('SELECT id, name FROM kanban_boards WHERE workspace = ? ORDER BY id LIMIT 20')
+    .all(workspace)
     .map((board) => `${boardId(board.id)} (${board.name})`);
   throw new GoondanError('E_KANBAN_BOARD_NOT_FOUND', `No board '${ref}'.`, {
     suggestion:

@@ -17,11 +17,11 @@ function closeGap(db: Database, card: KanbanCardRow): void {
  */
 export function moveCard(
   db: Database,
-  input: { board: string; card: string; column: string; position?: number },
+  input: { board: string; workspace?: string; card: string; column: string; position?: number },
 ): { card: KanbanCard; from: { column: string; position: number }; to: { column: string; position: number } } {
   return db
     .transaction(() => {
-      const board = findBoard(db, input.board);
+      const board = findBoard(db, input.board, input.workspace);
       const card = findCard(db, board, input.card);
       const column = findColumn(db, board, input.column);
       const same = column.toLowerCase() === card.column_name.toLowerCase();
@@ -46,8 +46,11 @@ export function moveCard(
 }
 
 /** What deleting a card would do, for withGuardrail: one change, applied in one transaction. */
-export function planDeleteCard(db: Database, input: { board: string; card: string }): GuardrailPlan {
-  const board = findBoard(db, input.board);
+export function planDeleteCard(
+  db: Database,
+  input: { board: string; workspace?: string; card: string },
+): GuardrailPlan {
+  const board = findBoard(db, input.board, input.workspace);
   const card = findCard(db, board, input.card);
   return {
     changes: [{ card: cardId(card.id), title: card.title, column: card.column_name }],

@@ -23,5 +23,14 @@ export const memorySchema: AssistantSchema = {
         db.run("CREATE VIRTUAL TABLE memory_search USING fts5 (terms, tokenize = 'unicode61 remove_diacritics 2')");
       },
     },
+    {
+      // Workspaces (docs/assistant.md#workspaces): a workspace memory belongs to one; NULL is the personal space,
+      // where every memory saved before workspaces existed stays. Personal memories follow their person everywhere.
+      version: 2,
+      up: (db) => {
+        db.run('ALTER TABLE memory_entries ADD COLUMN workspace TEXT');
+        db.run('CREATE INDEX memory_entries_workspace ON memory_entries (workspace)');
+      },
+    },
   ],
 };

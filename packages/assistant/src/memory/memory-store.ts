@@ -12,6 +12,8 @@ export interface MemoryOwner {
   scope: MemoryScope;
   /** The profile id for personal memory; null for workspace memory. */
   owner: number | null;
+  /** For workspace memory: the workspace's id, null (or absent) for the personal space. */
+  workspace?: string | null;
 }
 
 export interface MemoryEntry {
@@ -49,9 +51,9 @@ export function checkedMemoryText(text: unknown, field: string): string {
   return value;
 }
 
-function ownerClause(owner: MemoryOwner): { sql: string; args: (string | number)[] } {
+function ownerClause(owner: MemoryOwner): { sql: string; args: (string | number | null)[] } {
   return owner.owner === null
-    ? { sql: "scope = 'workspace'", args: [] }
+    ? { sql: "scope = 'workspace' AND workspace IS ?", args: [owner.workspace ?? null] }
     : { sql: "scope = 'personal' AND owner = ?", args: [owner.owner] };
 }
 
@@ -60,10 +62,10 @@ export function saveMemory(db: Database, owner: MemoryOwner, content: string): M
   const now = new Date().toISOString();
   return db.transaction(() => {
     const row = db
-      .query<Row, [string, number | null, string, string, string]>(
-        'INSERT INTO memory_entries (scope, owner, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id, scope, content, updated_at',
+      .query<Row, [string, number | null, string | null, string, string, string]>(
+        'INSERT INTO memory_entries (scope, owner, workspace, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id, scope, content, updated_at',
       )
-      .get(owner.scope, owner.owner, content, now, now) as Row;
+      .get(owner.scope, owner.owner, owner.owner === null ? (owner.workspace ?? null) : null, content, now, now) as Row;
     db.query('INSERT INTO memory_search (rowid, terms) VALUES (?, ?)').run(row.id, indexText(content));
     return toEntry(row);
   })();
@@ -77,7 +79,7 @@ export function updateMemory(db: Database, owner: MemoryOwner, oldContent: strin
   const where = ownerClause(owner);
   return db.transaction(() => {
     const rows = db
-      .query<Row, (string | number)[]>(
+      .query<Row, (string | number | null)[]>(
         `SELECT id, scope, content, updated_at FROM memory_entries WHERE ${where.sql} AND instr(lower(content), lower(?)) > 0 ORDER BY id`,
       )
       .all(...where.args, oldContent);
@@ -111,13 +113,23 @@ export function updateMemory(db: Database, owner: MemoryOwner, oldContent: strin
 export function searchMemory(
   db: Database,
   query: string,
-  options: { personalOwner: number | null; scope?: MemoryScope; limit?: number; mode?: 'all' | 'any' },
+  options: {
+    personalOwner: number | null;
+    /** The workspace whose workspace memories are searched; null or absent: the personal space. */
+    workspace?: string | null;
+    scope?: MemoryScope;
+    limit?: number;
+    mode?: 'all' | 'any';
+  },
 ): MemoryEntry[] {
   const match = matchExpression(query, options.mode === 'any' ? 'OR' : 'AND');
   if (match === null) return [];
   const scopes: string[] = [];
-  const args: (string | number)[] = [match];
-  if (options.scope !== 'personal') scopes.push("e.scope = 'workspace'");
+  const args: (string | number | null)[] = [match];
+  if (options.scope !== 'personal') {
+    scopes.push("(e.scope = 'workspace' AND e.workspace IS ?)");
+    args.push(options.workspace ?? null);
+  }
   if (options.scope !== 'workspace' && options.personalOwner !== null) {
     scopes.push("(e.scope = 'personal' AND e.owner = ?)");
     args.push(options.personalOwner);
@@ -125,7 +137,7 @@ export function searchMemory(
   if (scopes.length === 0) return [];
   args.push(options.limit ?? 10);
   return db
-    .query<Row, (string | number)[]>(
+    .query<Row, (string | number | null)[]>(
       `SELECT e.id, e.scope, e.content, e.updated_at FROM memory_search s JOIN memory_entries e ON e.id = s.rowid
        WHERE memory_search MATCH ? AND (${scopes.join(' OR ')}) ORDER BY bm25(memory_search), e.id LIMIT ?`,
     )
