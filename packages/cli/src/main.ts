@@ -25,7 +25,6 @@ Commands:
   auth                  OAuth grants of the bundle's OAuthApps: list, login APP, logout APP
   schedules             alarms and recurring wake-ups of agents: list, add, cancel
   migrate               rewrite a goondan.yaml written for older Goondan runtimes (--dry-run lists the changes)
-  migrate               rewrite a goondan.yaml written for older Goondan runtimes (--dry-run lists the changes)
 
 Run 'gdn <command> --help' for a command's options. Docs: ${docsLink('cli.md')}`;
 
@@ -52,7 +51,6 @@ const commands: Record<string, () => Promise<Command>> = {
   schedules: () => import('./commands/schedules.ts').then((m) => ({ run: m.schedulesCommand, help: m.schedulesHelp })),
   init: () => import('./commands/init.ts').then((m) => ({ run: m.initCommand, help: m.initHelp })),
   types: () => import('./commands/types.ts').then((m) => ({ run: m.typesCommand, help: m.typesHelp })),
-  migrate: () => import('./commands/migrate.ts').then((m) => ({ run: m.migrateCommand, help: m.migrateHelp })),
   migrate: () => import('./commands/migrate.ts').then((m) => ({ run: m.migrateCommand, help: m.migrateHelp })),
 };
 
