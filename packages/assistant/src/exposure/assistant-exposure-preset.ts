@@ -45,6 +45,9 @@ export const assistantExposurePreset: ExposurePreset = {
       'web__search',
       'image__generate',
       'image__print',
+      'calendar__list_events',
+      'contacts__search',
+      'contacts__get_detail',
     ],
     settings: [
       'settings__get',
@@ -73,6 +76,14 @@ export const assistantExposurePreset: ExposurePreset = {
     url: ['url__open'],
     git: ['git__status', 'git__log', 'git__diff', 'git__commit', 'git__branch'],
     github: ['github__list_issues', 'github__view', 'github__create_issue', 'github__create_pr'],
+    calendar: ['calendar__create_event', 'calendar__delete_event'],
+    workspace: [
+      'workspace__create',
+      'workspace__join_by_invite',
+      'workspace__list',
+      'workspace__switch',
+      'workspace__regenerate_invite_code',
+    ],
     telegram: ['telegram__get_me', 'telegram__send_message', 'telegram__enable', 'telegram__set_token'],
   },
 };
