@@ -2,8 +2,9 @@ import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JsonObject } from '@goondan/core';
+import { checkAvailability, type JsonObject } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
+import { assistantBundleDir } from '../../src/index.ts';
 import { handlers as contacts } from '../contacts/index.ts';
 import { handlers } from './index.ts';
 
@@ -114,5 +115,20 @@ describe('contacts with a local vCard file', () => {
     expect(await failure(contacts.search(fileContext({}).ctx, { query: 'x' }))).toMatchObject({
       code: 'E_CONTACTS_NOT_CONFIGURED',
     });
+  });
+});
+
+describe('availability', () => {
+  test('calendar and contacts are not offered until an Agent configures a backend', async () => {
+    const documents = Bun.YAML.parse(await Bun.file(join(assistantBundleDir, 'goondan.yaml')).text()) as Loose[];
+    for (const name of ['calendar', 'contacts']) {
+      const requires = documents.find((doc) => doc.kind === 'Tool' && doc.metadata.name === name).spec.requires;
+      const context = (config: JsonObject) => ({ platform: process.platform, env: {}, config });
+      expect(checkAvailability([requires], context({}))).toMatchObject({
+        available: false,
+        reason: expect.stringContaining('backend'),
+      });
+      expect(checkAvailability([requires], context({ backend: 'file', file: 'x' }))).toMatchObject({ available: true });
+    }
   });
 });
