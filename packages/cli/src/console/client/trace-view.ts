@@ -37,16 +37,18 @@ export async function traceView(context: ViewContext, traceId: string): Promise<
       }),
     );
   };
-  const waterfall = new Waterfall(layoutTrace(trace, collapsed), {
+  // One layout per change of the data or of what is folded: it walks every span (10,000 in a big trace).
+  let layout = layoutTrace(trace, collapsed);
+  const waterfall = new Waterfall(layout, {
     onSelect: showDetail,
     onToggle: (row) => {
       if (collapsed.has(row.id)) collapsed.delete(row.id);
       else collapsed.add(row.id);
-      waterfall.update(layoutTrace(trace, collapsed));
+      layout = layoutTrace(trace, collapsed);
+      waterfall.update(layout);
     },
   });
   const drawSummary = () => {
-    const layout = layoutTrace(trace, collapsed);
     const agents = [...new Set(trace.spans.map((span) => span.agent))];
     const running = trace.spans.some((span) => span.status === 'running');
     const codes = [
@@ -67,15 +69,16 @@ export async function traceView(context: ViewContext, traceId: string): Promise<
   };
   const refresh = async () => {
     trace = await getJson<TraceDetail>(`/console/api/traces/${encodeURIComponent(traceId)}`, signal);
+    layout = layoutTrace(trace, collapsed);
     drawSummary();
-    waterfall.update(layoutTrace(trace, collapsed));
+    waterfall.update(layout);
     if (selected) {
-      const row = layoutTrace(trace, collapsed).rows.find((r) => r.id === selected!.id);
+      const row = layout.rows.find((r) => r.id === selected!.id);
       if (row) showDetail(row);
       else if (selected.approval) {
         // The call it waited for has run: show its span.
         const span = trace.spans.find((s) => s.attributes.toolCallId === selected!.approval!.toolCallId);
-        const spanRow = span && layoutTrace(trace, collapsed).rows.find((r) => r.id === span.spanId);
+        const spanRow = span && layout.rows.find((r) => r.id === span.spanId);
         if (spanRow) {
           waterfall.select(spanRow.id);
           showDetail(spanRow);
@@ -91,8 +94,17 @@ export async function traceView(context: ViewContext, traceId: string): Promise<
     h('div', { class: 'trace-layout' }, waterfall.element, detail),
   );
   waterfall.render();
-  // Live: the server tells when stored spans or approvals change; the trace is read again then.
+  // Live, while the trace runs or waits: the server tells when stored spans or approvals change; it is read again then.
+  const unfinished =
+    trace.spans.some((s) => s.status === 'running') || trace.approvals.some((a) => a.status === 'pending');
+  if (!unfinished) return;
+  let first = true;
   streamEvents(`/console/api/traces/${encodeURIComponent(traceId)}/live`, signal, () => {
+    // The first event tells the state just read.
+    if (first) {
+      first = false;
+      return;
+    }
     refresh().catch((thrown) => {
       if (!signal.aborted) context.fail(thrown);
     });
