@@ -16,6 +16,18 @@ function personalMemories(db: Database, owner: number): MemoryRow[] {
     .all(owner);
 }
 
+/** The workspaces (docs/assistant.md#workspaces) a profile belongs to; none when the store has no workspaces yet. */
+function memberships(db: Database, profile: number): { workspace_id: string; name: string; role: string }[] {
+  const present = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workspace_members'").get();
+  if (!present) return [];
+  return db
+    .query<{ workspace_id: string; name: string; role: string }, [number]>(
+      `SELECT m.workspace_id, s.name, m.role FROM workspace_members m JOIN workspace_spaces s ON s.id = m.workspace_id
+       WHERE m.profile_id = ? ORDER BY s.name`,
+    )
+    .all(profile);
+}
+
 /** Everything a merge would do, as rows of `changes`, and the ids it acts on. */
 function mergeSteps(db: Database, sourceName: string, targetName: string, mode: MergeMemoryMode) {
   const source = resolveProfile(db, sourceName);
@@ -44,6 +56,7 @@ function mergeSteps(db: Database, sourceName: string, targetName: string, mode: 
     .query<{ speaker: string }, [number]>('SELECT speaker FROM people_current WHERE profile_id = ? ORDER BY speaker')
     .all(source.id)
     .map((row) => row.speaker);
+  const workspaces = memberships(db, source.id);
   const changes: JsonValue[] = [
     ...moved.map((row) => ({ memory: row.content, action: `moves to ${target.name}` })),
     ...dropped.map((row) => ({
@@ -53,9 +66,10 @@ function mergeSteps(db: Database, sourceName: string, targetName: string, mode: 
     ...replaced.map((row) => ({ memory: row.content, action: `deleted from ${target.name} (replace)` })),
     ...aliases.map((alias) => ({ alias, action: `becomes an alias of ${target.name}` })),
     ...speakers.map((speaker) => ({ currentUserOf: speaker, action: `now ${target.name}` })),
+    ...workspaces.map((space) => ({ workspace: space.name, action: `${target.name} is a member (${space.role})` })),
     { profile: source.name, action: 'removed' },
   ];
-  return { source, target, moved, dropped, replaced, aliases, speakers, changes };
+  return { source, target, moved, dropped, replaced, aliases, speakers, workspaces, changes };
 }
 
 /**
@@ -81,6 +95,14 @@ export function planMerge(db: Database, sourceName: string, targetName: string, 
           source.id,
         );
         db.query('UPDATE people_current SET profile_id = ? WHERE profile_id = ?').run(target.id, source.id);
+        for (const space of steps.workspaces) {
+          // Where both were members, the target keeps the higher role.
+          db.query(
+            `INSERT INTO workspace_members (workspace_id, profile_id, role, joined_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (workspace_id, profile_id) DO UPDATE SET role = CASE WHEN excluded.role = 'owner' THEN 'owner' ELSE role END`,
+          ).run(space.workspace_id, target.id, space.role, new Date().toISOString());
+        }
+        if (steps.workspaces.length > 0) db.query('DELETE FROM workspace_members WHERE profile_id = ?').run(source.id);
         db.query('DELETE FROM people_aliases WHERE profile_id = ?').run(source.id);
         db.query('DELETE FROM people_profiles WHERE id = ?').run(source.id);
         for (const alias of steps.aliases)
@@ -92,6 +114,7 @@ export function planMerge(db: Database, sourceName: string, targetName: string, 
           memoriesDeleted: steps.dropped.length + steps.replaced.length,
           aliasesAdded: steps.aliases,
           currentUserRemapped: steps.speakers,
+          ...(steps.workspaces.length > 0 ? { workspacesJoined: steps.workspaces.map((space) => space.name) } : {}),
         };
       })(),
   };

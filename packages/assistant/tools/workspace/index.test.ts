@@ -151,3 +151,26 @@ describe('workspaces', () => {
     expect((await call(workspace.list, minji)).workspaces[0]).toMatchObject({ id: 'personal', current: true });
   });
 });
+
+describe('workspaces and profile__merge', () => {
+  test('merging two profiles of one person keeps the workspaces either belonged to', async () => {
+    const { minji, jun } = await twoPeople();
+    const created = await call(workspace.create, jun, { name: 'Band' });
+    await call(profile.merge, minji, { source: 'Jun', target: '민지', merge_memory: 'append', preview: true }).then(
+      (preview) => expect(JSON.stringify(preview)).toContain('Band'),
+    );
+    const merged = await call(profile.merge, minji, {
+      source: 'Jun',
+      target: '민지',
+      merge_memory: 'append',
+      confirm: true,
+    });
+    expect(JSON.stringify(merged)).toContain('Band');
+    const listed = await call(workspace.list, minji);
+    expect(listed.workspaces[1]).toMatchObject({
+      id: created.workspace.id,
+      role: 'owner',
+      members: [{ name: '민지', role: 'owner' }],
+    });
+  });
+});
