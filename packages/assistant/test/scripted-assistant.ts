@@ -15,7 +15,9 @@ export async function writeTempBundle(prefix: string, files: Record<string, stri
 
 /** Agent/assistant of the bundle in `dir`, loaded with both libraries, answering with `steps` (instance `test`). */
 export async function openScriptedAssistant(
-  options: { dir: string; steps: ScriptedStep[] } & Partial<Pick<OpenAgentInstanceOptions, 'stateDir' | 'logger'>>,
+  options: { dir: string; steps: ScriptedStep[] } & Partial<
+    Pick<OpenAgentInstanceOptions, 'stateDir' | 'logger' | 'observer'>
+  >,
 ) {
   const { dir, steps, ...rest } = options;
   const loaded = await loadBundle({ dir, libraries: [baseBundleDir, assistantBundleDir] });

@@ -1,4 +1,4 @@
-import { scrubEnvironment } from '@goondan/base';
+import { scrubEnvironment } from '@goondan/base/scrub-environment';
 import { GoondanError } from '@goondan/core';
 
 /** What a desktop helper (playerctl, xsel, xdg-open, osascript…) printed; stdout is cut at the cap. */

@@ -74,6 +74,7 @@ export const assistantExposurePreset: ExposurePreset = {
     context: ['context__update_base_system_prompt'],
     profile: ['profile__create', 'profile__add_alias', 'profile__rename', 'profile__merge'],
     url: ['url__open'],
+    coding: ['coding__run_task', 'coding__review'],
     git: ['git__status', 'git__log', 'git__diff', 'git__commit', 'git__branch'],
     github: ['github__list_issues', 'github__view', 'github__create_issue', 'github__create_pr'],
     calendar: ['calendar__create_event', 'calendar__delete_event'],

@@ -698,6 +698,16 @@ export const errorCodes = {
     suggestion:
       "Check the spelling: 'gdn <command> --help' lists the command's options. Write a value that starts with '-' as --flag=-value.",
   },
+  // Coding agent of the assistant (docs/assistant-devices.md#coding-agent)
+  E_CODING_FAILED: {
+    name: 'CodingFailedError',
+    suggestion:
+      "Check the coding Tool's config (command on PATH, args), and that the repository has a commit to branch from; the message says which.",
+  },
+  E_CODING_NOTHING_TO_REVIEW: {
+    name: 'CodingNothingToReviewError',
+    suggestion: 'Give a diff, a branch with changes (e.g. the one coding__run_task made), or a file that has uncommitted changes.',
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;
