@@ -36,6 +36,7 @@ async function open(options: { steps: ScriptedStep[]; permissions: AgentPermissi
   const resolved: ApprovalRecord[] = [];
   const started: string[] = [];
   const ended: string[] = [];
+  const durations: number[] = [];
   let onRequest: (record: ApprovalRecord) => void = () => {};
   const observer: TurnObserver = {
     onApprovalRequested: (record) => {
@@ -44,7 +45,10 @@ async function open(options: { steps: ScriptedStep[]; permissions: AgentPermissi
     },
     onApprovalResolved: (record) => resolved.push(record),
     onToolCallStart: ({ toolName }) => started.push(toolName),
-    onToolCallEnd: ({ toolName }) => ended.push(toolName),
+    onToolCallEnd: ({ toolName, durationMs }) => {
+      ended.push(toolName);
+      durations.push(durationMs);
+    },
   };
   const model = createScriptedModel(options.steps);
   const stateDir = options.stateDir ?? tempDir();
@@ -66,6 +70,7 @@ async function open(options: { steps: ScriptedStep[]; permissions: AgentPermissi
     resolved,
     started,
     ended,
+    durations,
     /** Resolves with the next approval request. */
     nextRequest: () =>
       new Promise<ApprovalRecord>((resolve) => {
@@ -368,5 +373,35 @@ describe('approvals across a restart', () => {
     second.instance.answerApproval(record.id, { action: 'deny', reason: 'not twice' });
     await next;
     expect(toolResults(second.instance.conversation()).at(-1)!.result.error?.code).toBe('E_APPROVAL_DENIED');
+  });
+
+  test("the wait for a person's approval is left out of the call's duration: the tool line and the audit log", async () => {
+    const run = await open({
+      permissions: askSlow,
+      steps: [{ toolCalls: [{ name: 'calc__slow', args: { ms: 1 } }] }, { text: 'done' }],
+    });
+    const request = run.nextRequest();
+    const turn = run.instance.enqueue(userEvent('go'));
+    const record = await request;
+    // The person takes a while to answer: the clock moves well past the tool's own time first.
+    while (Date.now() - record.createdAt < 250) await Bun.sleep(10);
+    const answeredAt = Date.now();
+    run.instance.answerApproval(record.id, { action: 'approve' });
+    expect((await turn).status).toBe('completed');
+    const since = Date.now() - answeredAt;
+    expect(run.durations).toHaveLength(1);
+    expect(run.durations[0]!).toBeLessThanOrEqual(since);
+    await run.instance.close();
+    opened.splice(opened.indexOf(run.instance), 1);
+    const { AuditStore } = await import('../store/audit-store.ts');
+    const { openInstanceDatabase } = await import('../store/open-instance-database.ts');
+    const { instancePaths } = await import('./instance-paths.ts');
+    const db = openInstanceDatabase(
+      instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir: run.stateDir }).databaseFile,
+    );
+    const rows = new AuditStore(db).query();
+    db.close();
+    expect(rows.map((row) => [row.toolName, row.approval?.outcome])).toEqual([['calc__slow', 'approved']]);
+    expect(rows[0]!.durationMs).toBeLessThanOrEqual(since + 1);
   });
 });

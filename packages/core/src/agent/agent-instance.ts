@@ -800,7 +800,9 @@ export class AgentInstance {
       // Made before the call so the tool can hand it on (an inter-agent request's callee turn nests under it).
       const toolSpanId = newSpanId();
       this.notify('onToolCallStart', { toolCallId: call.id, toolName: call.name, args: call.args });
+      const timing = { approvalWaitMs: 0 };
       const result = await executor.execute(call, {
+        timing,
         catalog,
         scope: {
           agentName: this.agentName,
@@ -818,7 +820,9 @@ export class AgentInstance {
       });
       results[index] = result;
       if (checkpoint && !this.closed) this.saveCheckpoint(call.id, state.turnId, result);
-      const durationMs = Date.now() - started;
+      const endedAt = Date.now();
+      // A wait for a person's approval is not the tool's time: the tool line leaves it out (the span keeps it).
+      const durationMs = Math.max(0, endedAt - started - Math.round(timing.approvalWaitMs));
       this.notify('onToolCallEnd', { toolCallId: call.id, toolName: call.name, result, durationMs });
       this.record(
         {
@@ -828,7 +832,7 @@ export class AgentInstance {
           kind: 'tool',
           name: `tool ${call.name}`,
           startedAt: started,
-          endedAt: started + durationMs,
+          endedAt,
           status: result.status === 'error' ? 'error' : 'ok',
           attributes: {
             toolName: call.name,

@@ -72,6 +72,8 @@ interface CallRecord {
   direct: boolean;
   approval: ApprovalResolution | null;
   args: JsonValue;
+  /** Time spent waiting for a person's approval, left out of the call's duration. */
+  approvalWaitMs: number;
 }
 
 /** Messages are cut once, in `execute`, to the tool's limit (spec §2.4.2). */
@@ -162,9 +164,23 @@ export class ToolExecutor {
     return names;
   }
 
-  async execute(call: ToolCall, options: { catalog: ToolCatalog; scope: CallScope }): Promise<ToolResult> {
+  /**
+   * Runs one call. `timing`, when given, receives how long the call waited for a person's approval: that wait is
+   * not the tool's time, so the audit log's duration and the caller's leave it out.
+   */
+  async execute(
+    call: ToolCall,
+    options: { catalog: ToolCatalog; scope: CallScope; timing?: { approvalWaitMs: number } },
+  ): Promise<ToolResult> {
     const started = performance.now();
-    const record: CallRecord = { tool: undefined, verdict: null, direct: false, approval: null, args: call.args };
+    const record: CallRecord = {
+      tool: undefined,
+      verdict: null,
+      direct: false,
+      approval: null,
+      args: call.args,
+      approvalWaitMs: 0,
+    };
     const limit = this.registry.get(call.name)?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
     const result = withinErrorLimit(await this.executeRecorded(call, options, record), limit);
     const { scope } = options;
@@ -192,7 +208,7 @@ export class ToolExecutor {
                 reason: record.approval.reason,
               }
             : null,
-          durationMs: performance.now() - started,
+          durationMs: performance.now() - started - record.approvalWaitMs,
           status: result.status,
           errorCode: result.error?.code ?? null,
           args: record.args,
@@ -207,6 +223,7 @@ export class ToolExecutor {
         scope.logger.warn?.(`audit write failed: ${(thrown as Error)?.message ?? String(thrown)}`);
       }
     }
+    if (options.timing) options.timing.approvalWaitMs = record.approvalWaitMs;
     return result;
   }
 
@@ -275,7 +292,9 @@ export class ToolExecutor {
     }
     record.verdict = verdict;
     if (verdict.decision === 'ask') {
+      const asked = performance.now();
       const refusal = await this.askApproval({ call, tool, scope, args, verdict, record });
+      record.approvalWaitMs = performance.now() - asked;
       if (refusal) return refusal;
     }
     try {
