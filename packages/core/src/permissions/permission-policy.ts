@@ -5,6 +5,7 @@ import type {
   PermissionRules,
   RiskCategory,
 } from './permission-types.ts';
+import { DEFAULT_RISK_CATEGORY } from './permission-types.ts';
 
 /** What an agent without `spec.permissions` does per category (docs/permissions.md). */
 export const DEFAULT_CATEGORY_DECISIONS: Readonly<Record<RiskCategory, PermissionDecision>> = {
@@ -42,7 +43,12 @@ export class PermissionPolicy {
   private readonly agent: CompiledRules;
   private readonly sources: Map<string, CompiledRules>;
   private readonly direct: CompiledRules | null;
-  private readonly cache = new Map<string, PolicyVerdict>();
+  private readonly cache = new Map<string, Map<string, PolicyVerdict>>();
+  private readonly noSourceCache = new Map<string, PolicyVerdict>();
+  private readonly sourceObjects = new WeakMap<
+    CallSource,
+    { kind: string; name: string; cache: Map<string, PolicyVerdict> }
+  >();
 
   constructor(spec: AgentPermissionsSpec = {}, options: { allowAllRegistryDirectCalls?: boolean } = {}) {
     this.agent = compile(spec, 'agent');
@@ -59,8 +65,10 @@ export class PermissionPolicy {
 
   /** The decision for a call of `toolName` (of `category`) in a turn from `source`. Cached per source and tool. */
   decide(toolName: string, category: RiskCategory, source?: CallSource | null): PolicyVerdict {
-    const key = `${source ? `${source.kind}:${source.name}` : ''}\u0000${toolName}\u0000${category}`;
-    const cached = this.cache.get(key);
+    // Two levels, so a call builds no key string: the source's map (found by object, else by name), then the tool.
+    const cache = this.cacheFor(source);
+    const key = category === DEFAULT_RISK_CATEGORY ? toolName : `${toolName}\u0000${category}`;
+    const cached = cache.get(key);
     if (cached) return cached;
     let verdict = lookup(this.agent, toolName, category) ?? {
       decision: DEFAULT_CATEGORY_DECISIONS[category],
@@ -73,9 +81,25 @@ export class PermissionPolicy {
         if (tighter && strictness[tighter.decision] > strictness[verdict.decision]) verdict = tighter;
       }
     }
-    if (this.cache.size > 100_000) this.cache.clear();
-    this.cache.set(key, verdict);
+    if (cache.size > 100_000) cache.clear();
+    cache.set(key, verdict);
     return verdict;
+  }
+
+  private cacheFor(source: CallSource | null | undefined): Map<string, PolicyVerdict> {
+    if (!source) return this.noSourceCache;
+    const known = this.sourceObjects.get(source);
+    // Same object, same kind and name: a source is not edited, but a reused object must still be checked.
+    if (known && known.kind === source.kind && known.name === source.name) return known.cache;
+    const name = `${source.kind}:${source.name}`;
+    let cache = this.cache.get(name);
+    if (!cache) {
+      if (this.cache.size > 1_000) this.cache.clear();
+      cache = new Map();
+      this.cache.set(name, cache);
+    }
+    this.sourceObjects.set(source, { kind: source.kind, name: source.name, cache });
+    return cache;
   }
 
   /** True when a policy names `toolName` for registry direct calls (spec §2.3.3, §9.1: only by explicit policy). */

@@ -41,8 +41,15 @@ const running = new Set<RunningToolCall>();
 
 /** Runs the handler inside the call's async context; timers and promises it starts carry that context along. */
 export function runToolHandler<T>(call: RunningToolCall, handler: () => T): T {
-  running.add(call);
   return storage.run(call, handler);
+}
+
+/**
+ * Counts the call as running until it finishes: the handler returned a promise. A handler that returned a value is
+ * done before anything it left behind can be reported, so it never needs the only-running-call fallback below.
+ */
+export function trackUnsettled(call: RunningToolCall): void {
+  running.add(call);
 }
 
 /** The tool call whose handler (or a timer or promise it started) is running right now, if any. */

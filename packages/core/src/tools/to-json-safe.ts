@@ -6,6 +6,9 @@ import type { JsonValue } from '../types.ts';
  * typed arrays → base64, Error → { name, message }, non-finite numbers → null.
  */
 export function toJsonSafe(value: unknown, maxDepth = 64): JsonValue {
+  // The common outputs need no walk: null, strings, booleans, finite numbers.
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
   const ancestors = new Set<object>();
   const visit = (current: unknown, depth: number): JsonValue => {
     switch (typeof current) {

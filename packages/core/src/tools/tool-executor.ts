@@ -17,9 +17,11 @@ import type {
   ToolCallMiddleware,
   ToolCallMiddlewareContext,
   ToolContext,
+  ToolJobs,
   ToolResult,
 } from '../types.ts';
-import { RunningToolCall, runToolHandler } from './running-tool-call.ts';
+import { type Deadline, startDeadline } from './deadline-timers.ts';
+import { RunningToolCall, runToolHandler, trackUnsettled } from './running-tool-call.ts';
 import { describeSchemaErrors } from './schema-validator.ts';
 import { toJsonSafe } from './to-json-safe.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -109,7 +111,7 @@ export class ToolExecutor {
   readonly permissions: PermissionPolicy;
   private readonly options: ToolExecutorOptions;
   private readonly registry: ToolRegistry;
-  private readonly run: (state: CallState) => Promise<ToolResult>;
+  private readonly run: (state: CallState) => ToolResult | Promise<ToolResult>;
   private readonly deniedBySource = new Map<string, { version: number; names: ReadonlySet<string> }>();
 
   constructor(options: ToolExecutorOptions) {
@@ -117,11 +119,16 @@ export class ToolExecutor {
     this.registry = options.registry;
     this.permissions = options.permissions ?? new PermissionPolicy();
     this.jobs = options.jobs ?? new JobTable();
-    this.run = composeMiddleware<CallState, ToolCallMiddlewareContext, ToolResult>({
-      middlewares: options.middlewares ?? [],
-      bind: bindToolCallContext,
-      core: (state) => this.invokeHandler(state),
-    });
+    // Without middleware a handler that answers at once is answered without a promise of ours in between.
+    const middlewares = options.middlewares ?? [];
+    this.run =
+      middlewares.length === 0
+        ? (state) => this.invokeHandler(state)
+        : composeMiddleware<CallState, ToolCallMiddlewareContext, ToolResult>({
+            middlewares,
+            bind: bindToolCallContext,
+            core: async (state) => this.invokeHandler(state),
+          });
   }
 
   /** The same executor (registry, permissions, jobs) with more toolCall middleware inside the existing chain. */
@@ -172,7 +179,8 @@ export class ToolExecutor {
     call: ToolCall,
     options: { catalog: ToolCatalog; scope: CallScope; timing?: { approvalWaitMs: number } },
   ): Promise<ToolResult> {
-    const started = performance.now();
+    // The clock is read for the audit entry only.
+    const started = options.scope.audit ? performance.now() : 0;
     const record: CallRecord = {
       tool: undefined,
       verdict: null,
@@ -298,7 +306,8 @@ export class ToolExecutor {
       if (refusal) return refusal;
     }
     try {
-      return await this.run({ tool, call, scope, args, metadata: {} });
+      const result = this.run({ tool, call, scope, args, metadata: {} });
+      return isThenable(result) ? await result : result;
     } catch (thrown) {
       // Only middleware can throw here: the handler's own failures are turned into results below.
       return { status: 'error', error: toToolError(thrown, { limit, fallbackCode: 'E_TOOL_MIDDLEWARE' }) };
@@ -360,13 +369,17 @@ export class ToolExecutor {
     }
   }
 
-  private async invokeHandler(state: CallState): Promise<ToolResult> {
+  /** The handler's answer: at once when it answered at once, else a promise (its timeout and the turn's signal race it). */
+  private invokeHandler(state: CallState): ToolResult | Promise<ToolResult> {
     const { tool, call, scope } = state;
     const limit = tool.errorMessageLimit;
     if (scope.signal?.aborted)
       return errorResult('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled before it started.`);
-    const controller = new AbortController();
-    const context: ToolContext = {
+    // The signal and the jobs object are made when the handler first reads them: an AbortController costs more
+    // than the rest of the call, and most handlers never look at it. Own enumerable getters, so a spread copy of
+    // the context still has both.
+    const lazy = new LazyCallParts(this.jobs, call.name, limit);
+    const context: { -readonly [K in keyof ToolContext]: ToolContext[K] } = {
       agentName: scope.agentName,
       instanceKey: scope.instanceKey,
       turnId: scope.turnId,
@@ -374,61 +387,134 @@ export class ToolExecutor {
       message: scope.message,
       workdir: scope.workdir,
       logger: scope.logger,
-      signal: controller.signal,
-      jobs: this.jobs.forTool(call.name, limit),
+      get signal() {
+        return lazy.signal();
+      },
+      get jobs() {
+        return lazy.jobs();
+      },
       config: tool.config,
-      ...(scope.trace ? { trace: scope.trace } : {}),
-      ...(scope.agents ? { agents: scope.agents } : {}),
-      ...(this.options.bundle ? { bundle: this.options.bundle } : {}),
-      ...(scope.source ? { source: scope.source } : {}),
     };
-    let output: unknown;
+    // Optional fields are present only when set (spec §2.5.3 lists exactly what a context holds).
+    if (scope.trace) context.trace = scope.trace;
+    if (scope.agents) context.agents = scope.agents;
+    if (this.options.bundle) context.bundle = this.options.bundle;
+    if (scope.source) context.source = scope.source;
     const running = new RunningToolCall(call.name, call.id);
+    let output: unknown;
     try {
       output = runToolHandler(running, () => tool.handler(context, state.args));
-      if (isThenable(output)) output = await raceInterrupts({ work: output, controller, tool, call, scope, running });
     } catch (thrown) {
-      if (!controller.signal.aborted) controller.abort('failed');
-      return { status: 'error', error: toToolError(thrown, { limit }) };
-    } finally {
       running.finish();
+      lazy.abort('failed');
+      return { status: 'error', error: toToolError(thrown, { limit }) };
     }
-    // Reading the output runs the tool's own code (getters, toJSON, Proxy traps): a throw there is the tool's error.
-    try {
-      if (isPendingSubmission(output)) return { status: 'pending', handle: output.handle };
-      return { status: 'ok', output: capOutput(toJsonSafe(output), tool.outputLimit) };
-    } catch (thrown) {
-      const reason = (thrown as Error)?.message ?? String(thrown);
-      return errorResult('E_TOOL', `Tool '${call.name}' returned an output that could not be serialized: ${reason}`);
+    if (!isThenable(output)) {
+      running.finish();
+      return outputResult(output, tool, call.name);
     }
+    return settleHandler({ work: output, lazy, tool, call, scope, running });
+  }
+}
+
+/** Waits for a handler that answered with a promise, racing its timeout, the turn's signal and escaped errors. */
+async function settleHandler(options: {
+  work: PromiseLike<unknown>;
+  lazy: LazyCallParts;
+  tool: RegisteredTool;
+  call: ToolCall;
+  scope: CallScope;
+  running: RunningToolCall;
+}): Promise<ToolResult> {
+  const { lazy, tool, call, running } = options;
+  trackUnsettled(running);
+  let output: unknown;
+  try {
+    output = await raceInterrupts(options);
+  } catch (thrown) {
+    lazy.abort('failed');
+    return { status: 'error', error: toToolError(thrown, { limit: tool.errorMessageLimit }) };
+  } finally {
+    running.finish();
+  }
+  return outputResult(output, tool, call.name);
+}
+
+/** A handler's output as a result. Reading it runs the tool's own code (getters, toJSON, Proxy traps): a throw there is the tool's error. */
+function outputResult(output: unknown, tool: RegisteredTool, name: string): ToolResult {
+  try {
+    if (isPendingSubmission(output)) return { status: 'pending', handle: output.handle };
+    return { status: 'ok', output: capOutput(toJsonSafe(output), tool.outputLimit) };
+  } catch (thrown) {
+    const reason = (thrown as Error)?.message ?? String(thrown);
+    return errorResult('E_TOOL', `Tool '${name}' returned an output that could not be serialized: ${reason}`);
+  }
+}
+
+/** The parts of a ToolContext made on first use; `abort` reaches the handler only if it took the signal. */
+class LazyCallParts {
+  private controller: AbortController | undefined;
+  private toolJobs: ToolJobs | undefined;
+
+  constructor(
+    private readonly table: JobTable,
+    private readonly toolName: string,
+    private readonly limit: number,
+  ) {}
+
+  signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  jobs(): ToolJobs {
+    this.toolJobs ??= this.table.forTool(this.toolName, this.limit);
+    return this.toolJobs;
+  }
+
+  abort(reason: unknown): void {
+    if (this.controller && !this.controller.signal.aborted) this.controller.abort(reason);
+  }
+}
+
+/** A toolCall middleware's view of the call: accessors on the prototype, so making one per layer is cheap. */
+class ToolCallLayerContext implements ToolCallMiddlewareContext {
+  constructor(
+    private readonly state: CallState,
+    readonly next: () => Promise<ToolResult>,
+  ) {}
+
+  get toolName(): string {
+    return this.state.call.name;
+  }
+
+  get toolCallId(): string {
+    return this.state.call.id;
+  }
+
+  get message(): Message {
+    return this.state.scope.message;
+  }
+
+  get args(): JsonObject {
+    return this.state.args;
+  }
+
+  set args(value: JsonObject) {
+    this.state.args = value;
+  }
+
+  get metadata(): Record<string, JsonValue> {
+    return this.state.metadata;
+  }
+
+  set metadata(value: Record<string, JsonValue>) {
+    this.state.metadata = value;
   }
 }
 
 function bindToolCallContext(state: CallState, next: () => Promise<ToolResult>): ToolCallMiddlewareContext {
-  return {
-    get toolName() {
-      return state.call.name;
-    },
-    get toolCallId() {
-      return state.call.id;
-    },
-    get message() {
-      return state.scope.message;
-    },
-    get args() {
-      return state.args;
-    },
-    set args(value: JsonObject) {
-      state.args = value;
-    },
-    get metadata() {
-      return state.metadata;
-    },
-    set metadata(value: Record<string, JsonValue>) {
-      state.metadata = value;
-    },
-    next,
-  };
+  return new ToolCallLayerContext(state, next);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -441,33 +527,29 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  */
 function raceInterrupts(options: {
   work: PromiseLike<unknown>;
-  controller: AbortController;
+  lazy: LazyCallParts;
   tool: RegisteredTool;
   call: ToolCall;
   scope: CallScope;
   running: RunningToolCall;
 }): Promise<unknown> {
-  const { work, controller, tool, call, scope, running } = options;
+  const { work, lazy, tool, call, scope, running } = options;
   return new Promise((resolve, reject) => {
     const parent = scope.signal;
+    let settled = false;
+    let deadline: Deadline | undefined;
     const cleanup = () => {
-      clearTimeout(timer);
+      settled = true;
+      deadline?.cancel();
       parent?.removeEventListener('abort', onAbort);
     };
     const interrupt = (error: GoondanError) => {
+      if (settled) return;
       cleanup();
-      controller.abort(error);
+      lazy.abort(error);
       reject(error);
     };
     const onAbort = () => interrupt(new GoondanError('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled.`));
-    const timer = setTimeout(
-      () =>
-        interrupt(
-          new GoondanError('E_TOOL_TIMEOUT', `Tool '${call.name}' did not finish within ${tool.timeoutMs} ms.`),
-        ),
-      tool.timeoutMs,
-    );
-    parent?.addEventListener('abort', onAbort, { once: true });
     running.onEscape((thrown) => {
       const reason = thrown instanceof Error ? thrown.message : String(thrown);
       interrupt(
@@ -479,14 +561,29 @@ function raceInterrupts(options: {
     });
     work.then(
       (value) => {
+        if (settled) return;
         cleanup();
         resolve(value);
       },
       (thrown) => {
+        if (settled) return;
         cleanup();
         reject(thrown);
       },
     );
+    // The timeout and the turn's signal are armed only for a handler still running one microtask later: an async
+    // handler that answered at once (its promise already resolved) settles first and never touches a timer.
+    queueMicrotask(() => {
+      if (settled) return;
+      // One shared timer per timeout length (deadline-timers.ts), not a setTimeout/clearTimeout pair per call.
+      deadline = startDeadline(tool.timeoutMs, () =>
+        interrupt(
+          new GoondanError('E_TOOL_TIMEOUT', `Tool '${call.name}' did not finish within ${tool.timeoutMs} ms.`),
+        ),
+      );
+      if (parent?.aborted) onAbort();
+      else parent?.addEventListener('abort', onAbort, { once: true });
+    });
   });
 }
 
