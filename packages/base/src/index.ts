@@ -49,3 +49,4 @@ export {
   telegramBotSettingsPath,
   writeTelegramBotSettings,
 } from './telegram-settings/telegram-bot-settings.ts';
+export { type StoredBotForChannels, storedBotForChannels } from './telegram-settings/stored-bot-for-channels.ts';

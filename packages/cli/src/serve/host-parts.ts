@@ -1,4 +1,4 @@
-import { startBundleChannels, startBundleConnections } from '@goondan/base';
+import { type BundleChannels, startBundleChannels, startBundleConnections, storedBotForChannels } from '@goondan/base';
 import { openScheduleStore, orchestratorDeliver, Scheduler, scheduleStorePath } from '@goondan/core';
 import { stderrLogger } from '../stderr-logger.ts';
 import { scheduleRoutes } from './schedule-routes.ts';
@@ -48,12 +48,18 @@ export const hostParts: NonNullable<ServeHostOptions['parts']> = async ({ orches
     },
   };
   try {
-    const channels = await startBundleChannels({
-      bundle,
-      orchestrator,
-      logger: stderrLogger,
-      agents: topology().agents,
-    });
+    // What the assistant's telegram__enable / telegram__set_token stored (docs/assistant-pack-2.md#telegram).
+    const stored = storedBotForChannels(bundle, { agents: topology().agents });
+    if (stored.note) console.error(`[serve] ${stored.note}`);
+    const channels: BundleChannels = stored.start
+      ? await startBundleChannels({
+          bundle,
+          orchestrator,
+          logger: stderrLogger,
+          agents: topology().agents,
+          env: stored.env,
+        })
+      : { channels: [], notify: () => {}, stop: async () => {} };
     for (const channel of channels.channels)
       console.error(`[serve] ${channel.kind} channel answering for ${channel.agent}`);
     const channelsPart: HostPart = {
