@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanupTempDirs, cliEnv, makeTempDir, repoRoot } from './helpers.ts';
 import { type PackageJson, scratchLockfile } from './scratch-lockfile.ts';
@@ -7,6 +7,11 @@ import { type PackageJson, scratchLockfile } from './scratch-lockfile.ts';
 afterAll(cleanupTempDirs);
 
 const workspaces = ['core', 'base', 'assistant', 'cli'];
+/** Package name → its folder under packages/. */
+const packed: Record<string, string> = {
+  ...Object.fromEntries(workspaces.map((name) => [`@goondan/${name}`, name])),
+  'create-goondan': 'create-goondan',
+};
 
 /** The environment of a child npm: none of the npm_* variables `npm test` exports, which would steer it. */
 function npmEnv(): Record<string, string> {
@@ -49,18 +54,18 @@ async function installOffline(dir: string, packageJson: PackageJson, tarballs: R
 test('the packed packages install into an empty folder, offline, and gdn init, validate, types, run and chat work there', async () => {
   const packs = await makeTempDir('gdn-packs-');
   const tarballs: Record<string, string> = {};
-  for (const name of workspaces) {
-    await ok(['npm', 'pack', '--pack-destination', packs], { cwd: join(repoRoot, 'packages', name) });
-  }
-  for (const file of await readdir(packs)) {
-    const name = workspaces.find((workspace) => file.startsWith(`goondan-${workspace}-`));
-    if (name) tarballs[`@goondan/${name}`] = join(packs, file);
+  for (const [name, folder] of Object.entries(packed)) {
+    const { stdout } = await ok(['npm', 'pack', '--pack-destination', packs], {
+      cwd: join(repoRoot, 'packages', folder),
+    });
+    tarballs[name] = join(packs, stdout.trim().split('\n').at(-1)!);
   }
   expect(Object.keys(tarballs).sort()).toEqual([
     '@goondan/assistant',
     '@goondan/base',
     '@goondan/cli',
     '@goondan/core',
+    'create-goondan',
   ]);
   const cliFiles = (await ok(['tar', 'tzf', tarballs['@goondan/cli']!], { cwd: packs })).stdout;
   expect(cliFiles).toContain('package/LICENSE');
@@ -76,6 +81,22 @@ test('the packed packages install into an empty folder, offline, and gdn init, v
     expect(await Bun.file(join(bot, file)).exists()).toBe(true);
   }
   expect(await readFile(join(bot, 'goondan-tools.d.ts'), 'utf8')).toContain('export interface ToolInputs');
+
+  // `npm create goondan other-bot`: npm installs create-goondan (and the CLI it runs) and starts its bin.
+  const creator = await makeTempDir('gdn-create-');
+  await installOffline(
+    creator,
+    { name: 'npm-exec', private: true, dependencies: { 'create-goondan': '0.1.0' } },
+    tarballs,
+  );
+  const created = await ok(
+    [join(creator, 'node_modules', '.bin', 'create-goondan'), 'other-bot', '--model', 'ollama'],
+    {
+      cwd: home,
+    },
+  );
+  expect(created.stdout).toContain('Created a bundle in other-bot (Model: ollama)');
+  expect(await readFile(join(home, 'other-bot', 'goondan.yaml'), 'utf8')).toContain('provider: openai-compatible');
 
   // `cd my-bot && npm install`, with the scaffolded package.json.
   const scaffolded = JSON.parse(await readFile(join(bot, 'package.json'), 'utf8')) as PackageJson;
