@@ -29,7 +29,8 @@ export function githubError(thrown: unknown, options: { baseUrl: string; credent
       (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(failure.message ?? '')));
   return serviceHttpError({
     service: 'GitHub',
-    status: limited ? 429 : status,
+    status,
+    rateLimited: limited,
     body: message,
     retryAfter: limited ? waitOf(headers) : undefined,
     credential: options.credential,

@@ -30,10 +30,21 @@ export function serviceHttpError(options: {
   body?: string;
   retryAfter?: number;
   credential?: string;
+  /** The service said "rate limited" another way than 429 (GitHub: 403 with x-ratelimit-remaining 0). */
+  rateLimited?: boolean;
 }): GoondanError {
   const { service, status } = options;
   const said = options.body ? `: ${quoteServiceText(options.body)}` : '';
   const head = `${service} answered ${status}${options.statusText ? ` ${options.statusText}` : ''}${said}`;
+  if (status === 429 || options.rateLimited) {
+    const wait = options.retryAfter;
+    return new GoondanError('E_SERVICE_RATE_LIMITED', head, {
+      suggestion:
+        wait === undefined
+          ? `${service} limits how often it may be called; wait a minute before trying again.`
+          : `${service} limits how often it may be called; try again in ${wait} s.`,
+    });
+  }
   if (status === 401 || status === 403) {
     return new GoondanError('E_SERVICE_AUTH', head, {
       suggestion: options.credential
@@ -42,15 +53,6 @@ export function serviceHttpError(options: {
     });
   }
   if (status === 404) return new GoondanError('E_SERVICE_NOT_FOUND', head);
-  if (status === 429) {
-    const wait = options.retryAfter;
-    return new GoondanError('E_SERVICE_RATE_LIMITED', head, {
-      suggestion:
-        wait === undefined
-          ? `${service} limits how often it may be called; wait a minute before trying again.`
-          : `${service} limits how often it may be called; try again in ${wait} s (retry-after).`,
-    });
-  }
   return new GoondanError('E_SERVICE_FAILED', head);
 }
 
