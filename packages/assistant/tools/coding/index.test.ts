@@ -100,6 +100,7 @@ afterAll(async () => {
 });
 
 const ended: string[] = [];
+const twoTurns = Promise.withResolvers<void>();
 let opened: Awaited<ReturnType<typeof openScriptedAssistant>>;
 /** One instance for the file (opening one loads both libraries): its turns play these steps. */
 function openOnce() {
@@ -111,7 +112,11 @@ function openOnce() {
       { text: 'started' },
       { text: 'the task is done' },
     ],
-    observer: { onTurnEnd: (result) => ended.push(result.text) },
+    observer: {
+      onTurnEnd: (result) => {
+        if (ended.push(result.text) === 2) twoTurns.resolve();
+      },
+    },
   });
 }
 
@@ -127,8 +132,8 @@ describe('coding__run_task: a coding CLI in a git worktree, its result delivered
     const { instance, model } = opened;
     {
       await instance.enqueue(userEvent('please add a greeting'));
-      const deadline = Date.now() + 30_000;
-      while (ended.length < 2 && Date.now() < deadline) await Bun.sleep(20);
+      // The second turn is the one the job's completion event starts.
+      await twoTurns.promise;
       expect(ended).toEqual(['started', 'the task is done']);
       const pending = instance
         .conversation()
