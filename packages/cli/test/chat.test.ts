@@ -20,6 +20,33 @@ describe('gdn chat with piped standard input', () => {
     expect(result.stderr).toBe('');
   });
 
+  test('chat commands are answered without the model: /help, a mistyped one, /tools, /trace, /approvals', async () => {
+    const bundle = await agentBundle();
+    const result = await gdn(['chat', '--bundle', bundle], {
+      stdin: '/help\n/rset\n/tools\nWhat is 2 + 3?\n/trace\n/approvals\n/exit\n',
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe('');
+    const out = result.stdout;
+    const at = (text: string) => {
+      const index = out.indexOf(text);
+      expect(index, `stdout has ${JSON.stringify(text)}:\n${out}`).toBeGreaterThanOrEqual(0);
+      return index;
+    };
+    // In the order typed; the scripted model is called for the one message only.
+    const order = [
+      at('Chat commands (handled here, the model never sees them):\n  /help '),
+      at('Unknown command /rset. Did you mean /reset? /help lists them (E_CLI_UNKNOWN_COMMAND).\n'),
+      at('tools in the catalog (Agent/helper)\n'),
+      at('helper> Adding them up.\n'),
+      at('helper> The sum is 5.\n'),
+      at('└─ turn helper  ok'),
+      at('No approvals are waiting.\n'),
+    ];
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(out.match(/tool calc__add {2}ok/g)).toHaveLength(1);
+  });
+
   test('end of input leaves like /exit, and blank lines are skipped', async () => {
     const server = await startOpenAICompatibleServer({ responses: [{ text: 'One.' }, { text: 'Two.' }] });
     try {

@@ -109,7 +109,7 @@ describe('interrupting gdn run while a tool runs', () => {
     const cancelled = await first.finish();
     expect(cancelled.exitCode).toBe(130);
     expect(Date.now() - started).toBeLessThan(8000); // the tool would wait 10 s
-    expect(cancelled.stderr).toMatch(/↳ slow__wait error E_TOOL_ABORTED [^\n]*\d+ms/);
+    expect(cancelled.stderr).toMatch(/↳ slow__wait error E_TOOL_ABORTED [^\n]*(\d+ms|[\d.]+s)/);
     expect(cancelled.stderr).toContain('[cancelled] The turn was cancelled.');
     expect(cancelled.stdout).not.toContain('never reached');
 
@@ -178,7 +178,7 @@ describe('interrupting gdn run while a tool runs', () => {
       await reading;
       expect(proc.exitCode).toBe(0);
       expect(stdout).toMatch(
-        /↳ slow__wait error E_TOOL_ABORTED [^\n]*\d+ms\n\(turn cancelled\)\nhelper> Still here\.\n$/,
+        /↳ slow__wait error E_TOOL_ABORTED [^\n]*(\d+ms|[\d.]+s)\n\(turn cancelled\)\nhelper> Still here\.\n$/,
       );
       const bodies = chatBodies(server.requests);
       expect(bodies).toHaveLength(2);

@@ -16,11 +16,12 @@ import {
 afterAll(cleanupTempDirs);
 
 describe('gdn run', () => {
-  test('prints the reply on stdout and each tool call on stderr, exit 0', async () => {
+  test('prints the text of every step on stdout and each tool call on stderr, exit 0', async () => {
     const bundle = await agentBundle();
     const result = await gdn(['run', '--bundle', bundle, '--input', 'What is 2 + 3?']);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe('The sum is 5.\n');
+    // Step 0 says what it is about to do, then calls the tool; step 1 is the reply.
+    expect(result.stdout).toBe('Adding them up.\nThe sum is 5.\n');
     const stderr = result.stderr.split('\n');
     expect(stderr[0]).toBe('  ⚙ calc__add {"a":2,"b":3}');
     expect(stderr[1]).toMatch(/^ {2}↳ calc__add ok \d+ms$/);
@@ -37,6 +38,7 @@ describe('gdn run', () => {
       agent: 'helper',
       status: 'completed',
       text: 'The sum is 5.',
+      texts: ['Adding them up.', 'The sum is 5.'],
       steps: 2,
       reason: 'stop',
       toolCalls: [{ toolName: 'calc__add', status: 'ok' }],

@@ -269,7 +269,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
           return;
         case '/tools': {
           const { toolsCommand } = await import('./tools.ts');
-          await toolsCommand(['list', ...flags, '--instance', session.instanceKey]);
+          await toolsCommand(['list', ...flags]);
           return;
         }
         case '/approvals': {
