@@ -40,7 +40,10 @@ async function failure(response: Response): Promise<ApiError> {
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   const response = await fetch(path, { headers: headers(false), ...(signal ? { signal } : {}) });
   if (!response.ok) throw await failure(response);
-  return (await response.json()) as T;
+  const body = (await response.json()) as T;
+  // A view left while its answer was on the way must not draw over the next one.
+  if (signal?.aborted) throw new DOMException('The view was left.', 'AbortError');
+  return body;
 }
 
 export async function postJson<T>(path: string, body: unknown): Promise<T> {

@@ -51,13 +51,17 @@ export async function traceView(context: ViewContext, traceId: string): Promise<
   const drawSummary = () => {
     const agents = [...new Set(trace.spans.map((span) => span.agent))];
     const running = trace.spans.some((span) => span.status === 'running');
+    const root = trace.spans.find((span) => span.kind === 'turn' && span.parentSpanId === null);
     const codes = [
       ...new Set(
         trace.spans.map((span) => span.attributes.errorCode).filter((c): c is string => typeof c === 'string'),
       ),
     ];
     summary.replaceChildren(
-      statusBadge(running ? 'running' : trace.spans.some((s) => s.status === 'error') ? 'error' : 'ok'),
+      // The trace's status is its first turn's (a failed tool call the model recovered from is not a failed trace).
+      statusBadge(
+        running ? 'running' : (root?.status ?? (trace.spans.some((s) => s.status === 'error') ? 'error' : 'ok')),
+      ),
       ` ${trace.spans.length} spans · ${agents.join(', ')} · started ${formatTime(layout.start)} · ${formatDuration(layout.end - layout.start)}`,
       ...codes.flatMap((code) => [' ', errorLink(code)]),
     );
