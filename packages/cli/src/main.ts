@@ -22,6 +22,7 @@ Commands:
   changes               bundle changesets: list the revisions agents activated, revert one
   mcp serve             offer an agent's tools to MCP clients (stdio, or --http PORT)
   serve                 keep the bundle's agents running: scheduler, channels, an HTTP API (OpenAI-compatible)
+  worker                host agent processes for a swarm served on another machine (NATS: gdn serve --nats)
   auth                  OAuth grants of the bundle's OAuthApps: list, login APP, logout APP
   schedules             alarms and recurring wake-ups of agents: list, add, cancel
   migrate               rewrite a goondan.yaml written for older Goondan runtimes (--dry-run lists the changes)
@@ -47,6 +48,7 @@ const commands: Record<string, () => Promise<Command>> = {
   changes: () => import('./commands/changes.ts').then((m) => ({ run: m.changesCommand, help: m.changesHelp })),
   mcp: () => import('./commands/mcp.ts').then((m) => ({ run: m.mcpCommand, help: m.mcpHelp })),
   serve: () => import('./commands/serve.ts').then((m) => ({ run: m.serveCommand, help: m.serveHelp })),
+  worker: () => import('./commands/worker.ts').then((m) => ({ run: m.workerCommand, help: m.workerHelp })),
   auth: () => import('./commands/auth.ts').then((m) => ({ run: m.authCommand, help: m.authHelp })),
   schedules: () => import('./commands/schedules.ts').then((m) => ({ run: m.schedulesCommand, help: m.schedulesHelp })),
   init: () => import('./commands/init.ts').then((m) => ({ run: m.initCommand, help: m.initHelp })),

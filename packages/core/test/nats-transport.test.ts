@@ -42,7 +42,12 @@ function nextNamespace(): string {
 }
 
 async function transportFor(url: string, namespace: string): Promise<NatsSwarmTransport> {
-  const transport = await createNatsSwarmTransport({ servers: url, namespace, leaseTtlMs: LEASE_TTL_MS });
+  const transport = await createNatsSwarmTransport({
+    servers: url,
+    namespace,
+    leaseTtlMs: LEASE_TTL_MS,
+    sharedState: true,
+  });
   cleanups.push(() => transport.close());
   return transport;
 }

@@ -25,7 +25,12 @@ const nats: TransportCase = {
   async open() {
     if (!server) throw new Error('the NATS test server is not running (useTransport was not called in a describe)');
     namespaces += 1;
-    const config = { servers: server.url, namespace: `t${process.pid}x${namespaces}`, leaseTtlMs: 3_000 };
+    const config = {
+      servers: server.url,
+      namespace: `t${process.pid}x${namespaces}`,
+      leaseTtlMs: 3_000,
+      sharedState: true,
+    };
     const worker = await startNatsWorker({ nats: config, libraries: [baseDir] });
     const transport = await createNatsSwarmTransport(config);
     return {

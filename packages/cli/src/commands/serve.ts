@@ -1,11 +1,13 @@
+import type { Bundle } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { natsConfigOf, natsFlagSpec, natsFlagsHelp } from '../nats-flags.ts';
 import { openBundle } from '../open-bundle.ts';
 import { checkListenAddress } from '../serve/check-bearer-token.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { watchSwarm } from '../watch-swarm.ts';
 import { printProblems } from './validate.ts';
 
-export const serveHelp = `Usage: gdn serve [--host H] [--port P] [--token T] [--watch] [--bundle DIR]
+export const serveHelp = `Usage: gdn serve [--host H] [--port P] [--token T] [--watch] [--nats URL] [--bundle DIR]
 
 Runs the bundle's agents and keeps running: an Orchestrator (one process per agent instance), the bundle's
 scheduler and channels, and an HTTP API — OpenAI-compatible chat completions (model = agent name), events,
@@ -21,6 +23,9 @@ Options:
   --watch          reload when the bundle's files change (without it, only when its git revision moves, as an
                    activated changeset does): only agents whose resources changed restart
   --grace MS       how long running turns may take to finish at shutdown (default 10000)
+  --shared-state   with --nats: the workers see this bundle's .goondan/ (one machine, or a shared file system)
+${natsFlagsHelp}
+                   with --nats, agent processes run on gdn workers (gdn worker --nats URL), not here
   --bundle DIR     the bundle directory (default: the current directory or a parent with goondan.yaml)
 
 SIGTERM or Ctrl-C stop taking requests and let running turns finish (a second one kills the agents).
@@ -50,6 +55,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       swarm: { type: 'string' },
       watch: { type: 'boolean' },
       grace: { type: 'string' },
+      ...natsFlagSpec,
     },
   });
   if (values.help) {
@@ -70,6 +76,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const log = (line: string) => console.error(line);
+  const transport = await natsTransport(natsConfigOf(values), opened.bundle, values.swarm, log);
   // Loaded here, not at start-up: no other command pays for the HTTP API and the channels.
   const [{ startServeHost }, { hostParts }] = await Promise.all([
     import('../serve/serve-host.ts'),
@@ -88,6 +95,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ? { allowedOrigins: values['allow-origin'].split(',').map((origin) => origin.trim()) }
       : {}),
     ...(gracePeriodMs === undefined ? {} : { gracePeriodMs }),
+    ...(transport ? { transport } : {}),
+  }).catch(async (thrown) => {
+    await transport?.close();
+    throw thrown;
   });
   const stopped = Promise.withResolvers<'SIGINT' | 'SIGTERM'>();
   let signalled: 'SIGINT' | 'SIGTERM' | undefined;
@@ -115,9 +126,25 @@ export async function serveCommand(argv: string[]): Promise<number> {
     await stopped.promise;
     await watching;
     await host.stop(signalled ?? 'stopped');
+    await transport?.close();
     log('[serve] stopped');
   } finally {
     for (const [signal, listener] of listeners) process.off(signal, listener);
   }
   return signalled === 'SIGINT' ? 130 : 143;
+}
+
+/** With --nats (or GOONDAN_NATS_URL): the NATS transport, its namespace the served Swarm's name by default. */
+async function natsTransport(
+  config: ReturnType<typeof natsConfigOf>,
+  bundle: Bundle,
+  swarm: string | undefined,
+  log: (line: string) => void,
+) {
+  if (!config) return undefined;
+  const { createNatsSwarmTransport, resolveSwarm } = await import('@goondan/core');
+  const namespace = config.namespace ?? resolveSwarm(bundle, swarm)?.name ?? 'default';
+  const transport = await createNatsSwarmTransport({ ...config, namespace });
+  log(`[serve] agents run on gdn workers: NATS ${String(config.servers)}, namespace ${namespace}`);
+  return transport;
 }

@@ -4,6 +4,7 @@ import {
   Orchestrator,
   type ProcessLifecycleEvent,
   type SwarmTopology,
+  type SwarmTransport,
 } from '@goondan/core';
 import { consoleRoutes } from '../console/console-routes.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
@@ -34,6 +35,8 @@ export interface ServeHostOptions {
   /** Origins of web pages allowed to call besides loopback ones (CORS), or `*`. */
   allowedOrigins?: string[];
   gracePeriodMs?: number;
+  /** Where agent processes run (default: here, over Bun IPC; `--nats`: on gdn workers). */
+  transport?: SwarmTransport;
   log: (line: string) => void;
   /** Starts the host's parts once the orchestrator runs (the scheduler, the bundle's channels). */
   parts?: (host: { orchestrator: Orchestrator; bundle: Bundle; topology: () => SwarmTopology }) => Promise<HostPart[]>;
@@ -75,6 +78,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     libraries: [...libraryBundleDirs],
     observe: true,
     ...(options.gracePeriodMs === undefined ? {} : { gracePeriodMs: options.gracePeriodMs }),
+    ...(options.transport ? { transport: options.transport } : {}),
     onNotification: (notification) => {
       streams.notify(notification);
       for (const part of parts) part.notify?.(notification);

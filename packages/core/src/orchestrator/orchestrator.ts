@@ -136,9 +136,13 @@ export class Orchestrator {
     this.bundle = options.bundle;
     this.topology = options.topology;
     const { rootDir } = options.bundle;
+    // Workers on machines of their own do not see this state directory: no inbox there (docs/transport.md).
+    const sharedState = options.transport?.sharedState ?? true;
     this.inbox =
       options.inbox === undefined
-        ? createInstanceSendInbox({ rootDir, ...(options.stateDir ? { stateDir: options.stateDir } : {}) })
+        ? sharedState
+          ? createInstanceSendInbox({ rootDir, ...(options.stateDir ? { stateDir: options.stateDir } : {}) })
+          : null
         : options.inbox;
     this.notices =
       options.notices ??

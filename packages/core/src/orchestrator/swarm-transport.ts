@@ -13,6 +13,11 @@ import { type SpawnAgentProcess, spawnAgentProcess } from './spawn-agent-process
 export interface SwarmTransport {
   readonly name: string;
   spawn: SpawnAgentProcess;
+  /**
+   * Whether agent processes see this machine's state directory (`.goondan/`): the durable send inbox lives in
+   * each instance's database there. False: sends are durable only while this orchestrator runs (docs/transport.md).
+   */
+  readonly sharedState: boolean;
   /** Releases what the transport holds (a broker connection). The Orchestrator does not call it: its owner does. */
   close(): Promise<void>;
 }
@@ -20,6 +25,7 @@ export interface SwarmTransport {
 /** The default: one Bun child process per agent instance on this machine, over Bun's IPC channel. */
 export const ipcSwarmTransport: SwarmTransport = {
   name: 'ipc',
+  sharedState: true,
   spawn: (options) => spawnAgentProcess(options),
   close: async () => {},
 };

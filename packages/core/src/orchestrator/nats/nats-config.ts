@@ -18,6 +18,12 @@ export interface NatsConfig {
   pass?: string;
   /** TLS files (PEM): the CA to trust, and a client certificate with its key for mutual TLS. */
   tls?: { caFile?: string; certFile?: string; keyFile?: string };
+  /**
+   * Whether the workers see the orchestrator's bundle directory and state (`.goondan/`) at the same path (one
+   * machine, or a shared file system): then sent events wait in each instance's database as with IPC. Default
+   * false: sends are durable while the orchestrator runs (JetStream keeps them across a broker restart).
+   */
+  sharedState?: boolean;
   /** How long a worker's lease on an instance lives unrenewed (default 10 000 ms; the worker renews every third). */
   leaseTtlMs?: number;
 }

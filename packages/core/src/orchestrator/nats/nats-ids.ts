@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { formatAddress } from '../ipc-message.ts';
+import { formatAddress, type IpcMessage } from '../ipc-message.ts';
 
 /** A short random id usable in subjects and consumer names (letters and digits only). */
 export function natsId(prefix: string): string {
@@ -33,3 +33,15 @@ export interface SpawnRequest {
 export type SpawnAnswer =
   | { workerId: string; pid: number }
   | { error: { code: string; message: string; suggestion?: string } };
+
+/**
+ * The Nats-Msg-Id of each message one side of a connection sends: its event id (the stream drops a second
+ * publish of the same event), else (shutdown, ack) its place in the connection's order.
+ */
+export function messageIds(connectionId: string): (message: IpcMessage) => string {
+  let sequence = 0;
+  return (message) => {
+    sequence += 1;
+    return `${connectionId}:${message.type === 'event' ? message.payload.id : `${message.type}-${sequence}`}`;
+  };
+}

@@ -1,9 +1,16 @@
-import { controlEvent, eventTypes, type IpcMessage, ORCHESTRATOR } from '../ipc-message.ts';
+import { controlEvent, eventTypes, ORCHESTRATOR } from '../ipc-message.ts';
 import { createFedTransport } from '../process-transport.ts';
 import type { AgentProcessConnection, ProcessExit, SpawnAgentProcessOptions } from '../spawn-agent-process.ts';
 import type { SwarmTransport } from '../swarm-transport.ts';
 import type { NatsConfig } from './nats-config.ts';
-import { hostLeaseKey, type InstanceLease, instanceLeaseKey, natsId, type SpawnAnswer } from './nats-ids.ts';
+import {
+  hostLeaseKey,
+  type InstanceLease,
+  instanceLeaseKey,
+  messageIds,
+  natsId,
+  type SpawnAnswer,
+} from './nats-ids.ts';
 import { createNatsLink } from './nats-link.ts';
 import { type NatsSession, openNatsSession } from './nats-session.ts';
 
@@ -43,9 +50,9 @@ export async function createNatsSwarmTransport(
       consumeSubject: names.fromSubject(connectionId),
       durable: `from-${connectionId}`,
     });
-    let sequence = 0;
+    const idOf = messageIds(connectionId);
     const transport = createFedTransport({
-      send: (message) => link.send({ m: message }, `${connectionId}:${messageId(message, (sequence += 1))}`),
+      send: (message) => link.send({ m: message }, idOf(message)),
       close: () => {},
     });
     let resolveExit: (exit: ProcessExit) => void = () => {};
@@ -148,6 +155,7 @@ export async function createNatsSwarmTransport(
 
   return {
     name: 'nats',
+    sharedState: config.sharedState === true,
     session,
     hostId,
     spawn,
@@ -158,9 +166,4 @@ export async function createNatsSwarmTransport(
       await session.close();
     },
   };
-}
-
-/** The message's dedup id: its event id, else (shutdown, ack) its place in the connection's order. */
-function messageId(message: IpcMessage, sequence: number): string {
-  return message.type === 'event' ? message.payload.id : `${message.type}-${sequence}`;
 }

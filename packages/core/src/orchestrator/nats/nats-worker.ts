@@ -11,6 +11,7 @@ import {
   hostLeaseKey,
   type InstanceLease,
   instanceLeaseKey,
+  messageIds,
   natsId,
   type SpawnAnswer,
   type SpawnRequest,
@@ -128,10 +129,8 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
       hostMisses: 0,
     };
     hosted.set(request.connectionId, entry);
-    let sequence = 0;
-    connection.transport.onMessage((message) =>
-      link.send({ m: message }, `${request.connectionId}:${outgoingId(message, (sequence += 1))}`),
-    );
+    const idOf = messageIds(request.connectionId);
+    connection.transport.onMessage((message) => link.send({ m: message }, idOf(message)));
     void connection.exited.then(async (exit) => {
       link.send({ exit }, `${request.connectionId}:exit`);
       await link.flushed();
@@ -218,10 +217,6 @@ function refusal(code: string, message: string): SpawnAnswer {
 
 function isWrongSequence(thrown: unknown): boolean {
   return /wrong last sequence/i.test(thrown instanceof Error ? thrown.message : String(thrown));
-}
-
-function outgoingId(message: IpcMessage, sequence: number): string {
-  return message.type === 'event' ? message.payload.id : `${message.type}-${sequence}`;
 }
 
 /** The orchestrator's paths, as they are on this machine. */

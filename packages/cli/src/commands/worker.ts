@@ -1,0 +1,64 @@
+import { resolve } from 'node:path';
+import { parseCommandArgs } from '../cli-args.ts';
+import { natsConfigOf, natsFlagSpec, natsFlagsHelp } from '../nats-flags.ts';
+import { openBundle } from '../open-bundle.ts';
+import { UsageError, useColor } from '../terminal.ts';
+import { printProblems } from './validate.ts';
+
+export const workerHelp = `Usage: gdn worker --nats URL [--namespace N] [--bundle DIR]
+
+Hosts agent processes of a swarm whose orchestrator (gdn serve --nats URL) runs on another machine: takes agent
+instances from the swarm's queue on NATS, one process each, holding a lease on each instance so that no other
+worker runs it. Agent processes use this machine's environment (model keys) and its copy of the bundle.
+See docs/transport.md.
+
+Options:
+${natsFlagsHelp}
+  --bundle DIR     this machine's copy of the bundle (default: the orchestrator's path, for a shared file system);
+                   with it the namespace defaults to its Swarm's name
+
+SIGTERM or Ctrl-C kill the agent processes here; their orchestrator restarts them on another worker.
+Exit status: 0 stopped, 1 error (NATS unreachable), 2 usage error.`;
+
+export async function workerCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs({ command: 'worker', argv, spec: { ...natsFlagSpec } });
+  if (values.help) {
+    console.log(workerHelp);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'worker');
+  const config = natsConfigOf(values);
+  if (!config) throw new UsageError('gdn worker needs --nats URL (or GOONDAN_NATS_URL)', 'worker');
+  const [{ resolveSwarm, startNatsWorker }, { libraryBundleDirs }] = await Promise.all([
+    import('@goondan/core'),
+    import('../library-bundles.ts'),
+  ]);
+  let bundleDir: string | undefined;
+  let namespace = config.namespace;
+  if (values.bundle) {
+    const opened = await openBundle(values.bundle);
+    if (!opened.bundle) {
+      printProblems(opened.dir, opened.problems, useColor(process.stderr));
+      return 1;
+    }
+    bundleDir = resolve(opened.bundle.rootDir);
+    namespace ??= resolveSwarm(opened.bundle)?.name;
+  }
+  if (!namespace) throw new UsageError('give --namespace N (the Swarm name), or --bundle DIR with a Swarm', 'worker');
+  const log = (line: string) => console.error(`[worker] ${line}`);
+  const worker = await startNatsWorker({
+    nats: { ...config, namespace },
+    libraries: [...libraryBundleDirs],
+    ...(bundleDir ? { bundleDir } : {}),
+    log,
+  });
+  log(`${worker.workerId} serving namespace ${namespace} on ${String(config.servers)}`);
+  const signal = await new Promise<'SIGINT' | 'SIGTERM'>((done) => {
+    process.once('SIGINT', () => done('SIGINT'));
+    process.once('SIGTERM', () => done('SIGTERM'));
+  });
+  log(`${signal}: stopping ${worker.running().size} agent process(es)`);
+  await worker.close();
+  log('stopped');
+  return 0;
+}
