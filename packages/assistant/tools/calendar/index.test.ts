@@ -119,7 +119,7 @@ describe('contacts with a local vCard file', () => {
 });
 
 describe('availability', () => {
-  test('calendar and contacts are not offered until an Agent configures a backend', async () => {
+  test('calendar and contacts are not offered until an Agent configures a backend; categories follow the catalogue', async () => {
     const documents = Bun.YAML.parse(await Bun.file(join(assistantBundleDir, 'goondan.yaml')).text()) as Loose[];
     for (const name of ['calendar', 'contacts']) {
       const requires = documents.find((doc) => doc.kind === 'Tool' && doc.metadata.name === name).spec.requires;
@@ -130,5 +130,16 @@ describe('availability', () => {
       });
       expect(checkAvailability([requires], context({ backend: 'file', file: 'x' }))).toMatchObject({ available: true });
     }
+    // The catalogue's classes: reading is safe, changing a calendar sensitive, workspaces sensitive.
+    const tool = (name: string) => documents.find((doc) => doc.kind === 'Tool' && doc.metadata.name === name).spec;
+    const categories = (name: string) =>
+      tool(name).exports.map((exported: Loose) => [exported.name, exported.category ?? tool(name).category]);
+    expect(categories('calendar')).toEqual([
+      ['list_events', 'safe'],
+      ['create_event', 'sensitive'],
+      ['delete_event', 'sensitive'],
+    ]);
+    expect(new Set(categories('contacts').map(([, category]: string[]) => category))).toEqual(new Set(['safe']));
+    expect(new Set(categories('workspace').map(([, category]: string[]) => category))).toEqual(new Set(['sensitive']));
   });
 });
