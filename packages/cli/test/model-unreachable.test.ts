@@ -28,7 +28,7 @@ describe('a model server that is down', () => {
     );
     expect(result.stderr).toContain('could not reach its server');
     expect(result.stderr).toContain(`suggestion: Is the model server running at ${baseURL}? Check spec.baseURL`);
-    expect(result.stderr).toContain('help: docs/errors/E_MODEL_CALL_FAILED.md');
+    expect(result.stderr).toMatch(/help: https:\/\/\S+\/docs\/errors\/E_MODEL_CALL_FAILED\.md/);
   });
 
   test('gdn run --json carries the same error and suggestion, and prints no retry lines', async () => {
