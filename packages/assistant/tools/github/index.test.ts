@@ -31,15 +31,26 @@ const server = Bun.serve({
     const url = new URL(request.url);
     const path = url.pathname;
     const body = request.method === 'POST' ? await request.json() : undefined;
-    calls.push({ method: request.method, path: path + url.search, authorization: request.headers.get('authorization'), body });
+    calls.push({
+      method: request.method,
+      path: path + url.search,
+      authorization: request.headers.get('authorization'),
+      body,
+    });
     const seen = (attempts.get(path) ?? 0) + 1;
     attempts.set(path, seen);
     const now = Math.floor(Date.now() / 1000);
     if (path === '/repos/octo/limited/issues' && seen === 1) {
-      return Response.json({ message: 'API rate limit exceeded for user.' }, { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now) } });
+      return Response.json(
+        { message: 'API rate limit exceeded for user.' },
+        { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now) } },
+      );
     }
     if (path === '/repos/octo/exhausted/issues') {
-      return Response.json({ message: 'API rate limit exceeded for user.' }, { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now + 3600) } });
+      return Response.json(
+        { message: 'API rate limit exceeded for user.' },
+        { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now + 3600) } },
+      );
     }
     if (path === '/repos/octo/flaky/issues' && seen === 1) return new Response('bad gateway', { status: 502 });
     if (path === '/repos/octo/secret/issues') return Response.json({ message: 'Bad credentials' }, { status: 401 });
@@ -47,13 +58,18 @@ const server = Bun.serve({
       return Response.json([issue(1), issue(2, { pull_request: { url: 'x' } })]);
     }
     if (path === '/repos/octo/hello/issues/1') return Response.json(issue(1));
-    if (path === '/repos/octo/hello/issues/2') return Response.json(issue(2, { pull_request: { url: 'x' }, body: null }));
-    if (path === '/repos/octo/hello/pulls/2') return Response.json({ head: { ref: 'feature' }, base: { ref: 'trunk' }, merged: false, draft: false });
+    if (path === '/repos/octo/hello/issues/2')
+      return Response.json(issue(2, { pull_request: { url: 'x' }, body: null }));
+    if (path === '/repos/octo/hello/pulls/2')
+      return Response.json({ head: { ref: 'feature' }, base: { ref: 'trunk' }, merged: false, draft: false });
     if (/^\/repos\/octo\/hello\/issues\/\d+\/comments$/.test(path)) {
       return Response.json([{ user: { login: 'bob' }, created_at: '2026-11-03T00:00:00Z', body: 'LGTM' }]);
     }
     if (path === '/repos/octo/hello/issues' && request.method === 'POST') {
-      return Response.json({ number: 3, html_url: 'https://github.example/octo/hello/issues/3', title: (body as { title: string }).title }, { status: 201 });
+      return Response.json(
+        { number: 3, html_url: 'https://github.example/octo/hello/issues/3', title: (body as { title: string }).title },
+        { status: 201 },
+      );
     }
     if (path === '/repos/octo/hello') return Response.json({ default_branch: 'trunk' });
     if (path === '/repos/octo/hello/pulls' && request.method === 'POST') {
@@ -84,7 +100,13 @@ describe('github tools against a fake GitHub API', () => {
     const listed = await handlers.list_issues(ctx(), { repo: 'octo/hello', labels: ['bug', 'ui'] });
     expect(calls.at(-1)?.path).toBe('/repos/octo/hello/issues?state=open&labels=bug%2Cui&sort=updated&per_page=30');
     expect(calls.at(-1)?.authorization).toContain(TOKEN);
-    expect(listed).toMatchObject({ repo: 'octo/hello', issues: [{ number: 1, labels: ['bug'], pullRequest: false }, { number: 2, pullRequest: true }] });
+    expect(listed).toMatchObject({
+      repo: 'octo/hello',
+      issues: [
+        { number: 1, labels: ['bug'], pullRequest: false },
+        { number: 2, pullRequest: true },
+      ],
+    });
     const viewed = (await handlers.view(ctx(), { repo: 'octo/hello', number: 1 })) as Record<string, unknown>;
     expect(viewed).toMatchObject({ kind: 'issue', comments: [{ author: 'bob', body: 'LGTM' }], moreComments: 11 });
     expect((viewed.body as string).length).toBeLessThan(4_100);
@@ -103,14 +125,21 @@ describe('github tools against a fake GitHub API', () => {
       title: '버그: 한글',
     });
     expect(calls.at(-1)?.body).toEqual({ title: '버그: 한글', labels: ['bug'] });
-    expect(await handlers.create_pr(ctx(), { repo: 'octo/hello', title: 'Feature', head: 'feature' })).toMatchObject({ number: 4, base: 'trunk' });
+    expect(await handlers.create_pr(ctx(), { repo: 'octo/hello', title: 'Feature', head: 'feature' })).toMatchObject({
+      number: 4,
+      base: 'trunk',
+    });
     expect(calls.at(-1)?.body).toMatchObject({ head: 'feature', base: 'trunk' });
   });
 
   test('a short rate limit (403, x-ratelimit-reset) and a 502 are retried once; a long one is coded with the wait', async () => {
-    expect((await handlers.list_issues(ctx(), { repo: 'octo/limited' })) as object).toMatchObject({ issues: [{ number: 1 }, { number: 2 }] });
+    expect((await handlers.list_issues(ctx(), { repo: 'octo/limited' })) as object).toMatchObject({
+      issues: [{ number: 1 }, { number: 2 }],
+    });
     expect(attempts.get('/repos/octo/limited/issues')).toBe(2);
-    expect((await handlers.list_issues(ctx(), { repo: 'octo/flaky' })) as object).toMatchObject({ issues: [{ number: 1 }, { number: 2 }] });
+    expect((await handlers.list_issues(ctx(), { repo: 'octo/flaky' })) as object).toMatchObject({
+      issues: [{ number: 1 }, { number: 2 }],
+    });
     expect(attempts.get('/repos/octo/flaky/issues')).toBe(2);
     const exhausted = await failure(() => handlers.list_issues(ctx(), { repo: 'octo/exhausted' }));
     expect(exhausted.code).toBe('E_SERVICE_RATE_LIMITED');
@@ -123,10 +152,16 @@ describe('github tools against a fake GitHub API', () => {
     expect(refused.code).toBe('E_SERVICE_AUTH');
     expect(refused.suggestion).toContain('GOONDAN_TEST_GITHUB_TOKEN');
     expect(`${refused.message} ${refused.suggestion}`).not.toContain(TOKEN);
-    expect((await failure(() => handlers.view(ctx(), { repo: 'octo/hello', number: 9 }))).code).toBe('E_SERVICE_NOT_FOUND');
-    expect((await failure(() => handlers.view(ctx(), { repo: 'not a repo', number: 1 }))).code).toBe('E_TOOL_INVALID_ARGS');
+    expect((await failure(() => handlers.view(ctx(), { repo: 'octo/hello', number: 9 }))).code).toBe(
+      'E_SERVICE_NOT_FOUND',
+    );
+    expect((await failure(() => handlers.view(ctx(), { repo: 'not a repo', number: 1 }))).code).toBe(
+      'E_TOOL_INVALID_ARGS',
+    );
     const before = calls.length;
-    const none = await failure(() => handlers.view(ctx({ token: { valueFrom: { env: 'GOONDAN_TEST_UNSET' } } }), { repo: 'octo/hello', number: 1 }));
+    const none = await failure(() =>
+      handlers.view(ctx({ token: { valueFrom: { env: 'GOONDAN_TEST_UNSET' } } }), { repo: 'octo/hello', number: 1 }),
+    );
     expect(none.code).toBe('E_VALUE_SOURCE_ENV');
     expect(calls.length).toBe(before);
   });
@@ -150,9 +185,18 @@ describe('github tools against a fake GitHub API', () => {
     });
     const oauth = ctx({ token: null, oauthAppRef: 'OAuthApp/github' });
     const before = calls.length;
-    expect(await handlers.list_issues(oauth, { repo: 'octo/hello' })).toMatchObject({ status: 'authorization_required', userCode: 'WDJB-MJHT' });
+    expect(await handlers.list_issues(oauth, { repo: 'octo/hello' })).toMatchObject({
+      status: 'authorization_required',
+      userCode: 'WDJB-MJHT',
+    });
     expect(calls.length).toBe(before);
-    answer = { status: 'ready', accessToken: 'gho_granted0123456789', tokenType: 'bearer', expiresAt: null, scopes: ['repo'] };
+    answer = {
+      status: 'ready',
+      accessToken: 'gho_granted0123456789',
+      tokenType: 'bearer',
+      expiresAt: null,
+      scopes: ['repo'],
+    };
     await handlers.list_issues(oauth, { repo: 'octo/hello' });
     expect(calls.at(-1)?.authorization).toContain('gho_granted0123456789');
     expect(asked).toEqual(['OAuthApp/github', 'OAuthApp/github']);

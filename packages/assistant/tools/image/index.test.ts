@@ -10,6 +10,7 @@ const KEY = 'fal-test-key-0123456789';
 process.env.GOONDAN_TEST_IMAGE_KEY = KEY;
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(56, 7)]);
 const root = mkdtempSync(join(tmpdir(), 'assistant-image-'));
+let origin = '';
 const requests: { path: string; authorization: string | null; body: Record<string, unknown> }[] = [];
 
 // A fake fal.ai and OpenAI images API on 127.0.0.1.
@@ -18,18 +19,24 @@ const server = Bun.serve({
   port: 0,
   async fetch(request) {
     const url = new URL(request.url);
-    if (request.method === 'GET' && url.pathname === '/files/result.png') return new Response(PNG, { headers: { 'content-type': 'image/png' } });
+    if (request.method === 'GET' && url.pathname === '/files/result.png')
+      return new Response(PNG, { headers: { 'content-type': 'image/png' } });
     const body = (await request.json()) as Record<string, unknown>;
     requests.push({ path: url.pathname, authorization: request.headers.get('authorization'), body });
     if (body.prompt === 'refused key') return Response.json({ detail: 'Invalid key' }, { status: 401 });
     if (body.prompt === 'no images') return Response.json({ nothing: true });
     if (url.pathname === '/fal-ai/flux/schnell') {
-      return Response.json({ images: [{ url: `http://127.0.0.1:${server.port}/files/result.png`, content_type: 'image/png' }], prompt: body.prompt });
+      return Response.json({
+        images: [{ url: `${origin}/files/result.png`, content_type: 'image/png' }],
+        prompt: body.prompt,
+      });
     }
-    if (url.pathname === '/v1/images/generations') return Response.json({ created: 1, data: [{ b64_json: PNG.toString('base64') }] });
+    if (url.pathname === '/v1/images/generations')
+      return Response.json({ created: 1, data: [{ b64_json: PNG.toString('base64') }] });
     return new Response('no', { status: 404 });
   },
 });
+origin = `http://127.0.0.1:${server.port}`;
 afterAll(() => {
   server.stop(true);
   rmSync(root, { recursive: true, force: true });
@@ -40,7 +47,10 @@ function imageCtx(name: string, config: JsonObject) {
   mkdirSync(workdir, { recursive: true });
   return { workdir, ctx: createTestToolContext({ workdir, config }) };
 }
-const fal: JsonObject = { baseUrl: `http://127.0.0.1:${server.port}`, apiKey: { valueFrom: { env: 'GOONDAN_TEST_IMAGE_KEY' } } };
+const fal: JsonObject = {
+  baseUrl: `http://127.0.0.1:${server.port}`,
+  apiKey: { valueFrom: { env: 'GOONDAN_TEST_IMAGE_KEY' } },
+};
 
 async function failure(run: () => Promise<unknown>) {
   try {
@@ -54,20 +64,37 @@ describe('image__generate', () => {
   test('fal: the named size becomes pixels, the image lands in the workdir', async () => {
     const { workdir, ctx } = imageCtx('fal', fal);
     const made = await handlers.generate(ctx, { prompt: '노을 지는 한강, watercolor', image_size: 'landscape_16_9' });
-    expect(requests.at(-1)).toMatchObject({ path: '/fal-ai/flux/schnell', authorization: `Key ${KEY}`, body: { image_size: { width: 1024, height: 576 }, num_images: 1 } });
+    expect(requests.at(-1)).toMatchObject({
+      path: '/fal-ai/flux/schnell',
+      authorization: `Key ${KEY}`,
+      body: { image_size: { width: 1024, height: 576 }, num_images: 1 },
+    });
     expect(made).toMatchObject({ mediaType: 'image/png', bytes: PNG.length, size: '1024x576', provider: 'fal' });
     expect(made.path).toMatch(/^images\/\d{8}T\d{6}-노을-지는-한강-watercolor\.png$/);
     expect(readFileSync(join(workdir, made.path))).toEqual(PNG);
     const named = await handlers.generate(ctx, { prompt: 'cat', file_name: 'cat.png' });
     expect(named.path).toBe('images/cat.png');
-    expect((await failure(() => handlers.generate(ctx, { prompt: 'cat', file_name: 'cat' }))).code).toBe('E_TOOL_INVALID_ARGS');
-    expect((await failure(() => handlers.generate(ctx, { prompt: 'cat', file_name: '../../escape' }))).code).toBe('E_PATH_OUTSIDE_WORKDIR');
+    expect((await failure(() => handlers.generate(ctx, { prompt: 'cat', file_name: 'cat' }))).code).toBe(
+      'E_TOOL_INVALID_ARGS',
+    );
+    expect((await failure(() => handlers.generate(ctx, { prompt: 'cat', file_name: '../../escape' }))).code).toBe(
+      'E_PATH_OUTSIDE_WORKDIR',
+    );
   });
 
   test('OpenAI: its three sizes, base64 images', async () => {
-    const { workdir, ctx } = imageCtx('openai', { ...fal, provider: 'openai', baseUrl: `http://127.0.0.1:${server.port}/v1`, outputDir: 'art' });
+    const { workdir, ctx } = imageCtx('openai', {
+      ...fal,
+      provider: 'openai',
+      baseUrl: `http://127.0.0.1:${server.port}/v1`,
+      outputDir: 'art',
+    });
     const made = await handlers.generate(ctx, { prompt: 'a fox', image_size: 'portrait_4_3' });
-    expect(requests.at(-1)).toMatchObject({ path: '/v1/images/generations', authorization: `Bearer ${KEY}`, body: { model: 'gpt-image-1', size: '1024x1536' } });
+    expect(requests.at(-1)).toMatchObject({
+      path: '/v1/images/generations',
+      authorization: `Bearer ${KEY}`,
+      body: { model: 'gpt-image-1', size: '1024x1536' },
+    });
     expect(made.path).toMatch(/^art\/.*-a-fox\.png$/);
     expect(existsSync(join(workdir, made.path))).toBe(true);
   });
@@ -77,10 +104,17 @@ describe('image__generate', () => {
     const refused = await failure(() => handlers.generate(ctx, { prompt: 'refused key' }));
     expect(refused.code).toBe('E_SERVICE_AUTH');
     expect(`${refused.message} ${refused.suggestion}`).not.toContain(KEY);
-    expect((await failure(() => handlers.generate(ctx, { prompt: 'no images' }))).code).toBe('E_SERVICE_RESPONSE_INVALID');
-    const noKey = imageCtx('nokey', { baseUrl: fal.baseUrl as string, apiKey: { valueFrom: { env: 'GOONDAN_TEST_UNSET' } } });
+    expect((await failure(() => handlers.generate(ctx, { prompt: 'no images' }))).code).toBe(
+      'E_SERVICE_RESPONSE_INVALID',
+    );
+    const noKey = imageCtx('nokey', {
+      baseUrl: fal.baseUrl as string,
+      apiKey: { valueFrom: { env: 'GOONDAN_TEST_UNSET' } },
+    });
     expect((await failure(() => handlers.generate(noKey.ctx, { prompt: 'x' }))).code).toBe('E_VALUE_SOURCE_ENV');
-    expect((await failure(() => handlers.generate(imageCtx('p', { provider: 'midjourney' }).ctx, { prompt: 'x' }))).code).toBe('E_SERVICE_NOT_CONFIGURED');
+    expect(
+      (await failure(() => handlers.generate(imageCtx('p', { provider: 'midjourney' }).ctx, { prompt: 'x' }))).code,
+    ).toBe('E_SERVICE_NOT_CONFIGURED');
     expect(existsSync(join(workdir, 'images'))).toBe(false);
   });
 });
@@ -110,7 +144,17 @@ describe('image__print', () => {
       printer: 'office',
       request: 'office-42',
     });
-    expect(readFileSync(record, 'utf8').split('\n')).toEqual(['-d', 'office', '-n', '2', '-t', 'photo.png', '--', join(workdir, 'photo.png'), '']);
+    expect(readFileSync(record, 'utf8').split('\n')).toEqual([
+      '-d',
+      'office',
+      '-n',
+      '2',
+      '-t',
+      'photo.png',
+      '--',
+      join(workdir, 'photo.png'),
+      '',
+    ]);
   });
 
   test('refuses non-images and paths outside; lp failing and lp missing are coded', async () => {
@@ -119,7 +163,9 @@ describe('image__print', () => {
     writeFileSync(join(workdir, 'photo.png'), PNG);
     fakeLp('echo "lp: Error - No default destination." >&2\nexit 1');
     expect((await failure(() => handlers.print(ctx, { image_path: 'notes.png' }))).code).toBe('E_TOOL_INVALID_ARGS');
-    expect((await failure(() => handlers.print(ctx, { image_path: '../print/photo.png' }))).code).toBe('E_PATH_OUTSIDE_WORKDIR');
+    expect((await failure(() => handlers.print(ctx, { image_path: '../print/photo.png' }))).code).toBe(
+      'E_PATH_OUTSIDE_WORKDIR',
+    );
     expect((await failure(() => handlers.print(ctx, { image_path: 'gone.png' }))).code).toBe('E_FILE_NOT_FOUND');
     const failed = await failure(() => handlers.print(ctx, { image_path: 'photo.png' }));
     expect(failed).toMatchObject({ code: 'E_PRINT_FAILED', message: 'lp failed: lp: Error - No default destination.' });
