@@ -10,7 +10,8 @@ const SUMMARY_CHARS = 4000;
 
 /** What a finished task reports (the `tool.job.completed` event carries it to the agent). */
 export interface CodingTaskResult extends JsonObject {
-  branch: string;
+  /** The branch holding the work; null when the CLI changed nothing (the empty branch is deleted). */
+  branch: string | null;
   base: string;
   repository: string;
   exitCode: number | null;
@@ -110,7 +111,7 @@ export async function startCodingTask(
         gitOutput(await repo.git(['rev-list', '--count', `${base}..${branch}`]), 'rev-list').trim(),
       );
       const result: CodingTaskResult = {
-        branch,
+        branch: commits > 0 ? branch : null,
         base,
         repository: repo.name,
         exitCode: run.exitCode,
@@ -127,6 +128,10 @@ export async function startCodingTask(
       await repo.git(['worktree', 'remove', '--force', worktree]).catch(() => null);
       await rm(worktree, { recursive: true, force: true });
       await repo.git(['worktree', 'prune']).catch(() => null);
+      // A branch with nothing on it (no change, or a task cancelled early) is not kept.
+      const count = await repo.git(['rev-list', '--count', `${base}..refs/heads/${branch}`]).catch(() => null);
+      if (count?.exitCode === 0 && count.stdout.trim() === '0')
+        await repo.git(['branch', '-D', branch]).catch(() => null);
     }
   });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { instancePaths, type JsonObject, type ToolResult, userEvent } from '@goondan/core';
+import { instancePaths, JobTable, type JsonObject, type ToolResult, userEvent } from '@goondan/core';
 import {
   createTestToolContext,
   type OpenAICompatibleTestServer,
@@ -202,6 +202,17 @@ describe('coding__run_task: a coding CLI in a git worktree, its result delivered
       expect((await call('coding__run_task', { task: 'x', working_directory: '..' })).error?.code).toBe(
         'E_PATH_OUTSIDE_WORKDIR',
       );
+      // A CLI that changes nothing leaves no branch behind.
+      const jobs = new JobTable();
+      const idle = createTestToolContext({
+        workdir,
+        jobs: jobs.forTool('coding__run_task'),
+        config: { command: 'true' },
+      });
+      const finished = new Promise<ToolResult>((resolve) => jobs.onComplete((event) => resolve(event.result)));
+      await handlers.run_task(idle, { task: 'nothing to do' });
+      expect((await finished).output).toMatchObject({ branch: null, exitCode: 0, commits: 0, filesChanged: 0 });
+      expect(git(workdir, 'branch', '--list', 'goondan/*').split('\n')).toHaveLength(1);
       const missing = createTestToolContext({ workdir, config: { command: 'gdn-test-no-such-coder' } });
       const refused = await handlers.run_task(missing, { task: 'x' }).catch((thrown: { code: string }) => thrown.code);
       expect(refused).toBe('E_CODING_FAILED');
