@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JsonObject } from '@goondan/core';
+import { type JsonObject, redactKnownSecrets } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
 import { handlers as calendar } from '../tools/calendar/index.ts';
 import { handlers as contacts } from '../tools/contacts/index.ts';
@@ -201,6 +201,10 @@ describe('calendar over CalDAV (radicale on 127.0.0.1)', () => {
     const shown = JSON.stringify({ message: error.message, suggestion: error.suggestion, stack: error.stack });
     expect(shown).not.toContain('not-the-Password-9');
     expect(shown).not.toContain(btoa('alice:not-the-Password-9'));
+    // Inline passwords and the encoded Basic pair are known secrets: any sink that prints them masks them.
+    const leaked = redactKnownSecrets(`pw not-the-Password-9 header Basic ${btoa('alice:not-the-Password-9')}`);
+    expect(leaked).not.toContain('not-the-Password-9');
+    expect(leaked).not.toContain(btoa('alice:not-the-Password-9'));
   });
 
   test('a server that is not there is E_DAV_UNREACHABLE; a missing password variable is E_VALUE_SOURCE_ENV', async () => {

@@ -31,9 +31,18 @@ function isValueSource(value: unknown): value is ValueSource {
   return 'value' in value || 'valueFrom' in value;
 }
 
-/** A string given inline or as a ValueSource; the value is remembered as a secret when it comes from a ValueSource. */
-function stringOrSource(kind: Kind, value: unknown, field: string, env: Record<string, string | undefined>): string {
-  if (typeof value === 'string' && value !== '') return value;
+/**
+ * A string given inline or as a ValueSource. Secrets (`secret: true`: password, token) are remembered as known
+ * secrets either way, so every output sink masks them; a username given inline is not.
+ */
+function stringOrSource(
+  kind: Kind,
+  value: unknown,
+  field: string,
+  env: Record<string, string | undefined>,
+  secret = true,
+): string {
+  if (typeof value === 'string' && value !== '') return secret ? resolveValueSource({ value }, env) : value;
   if (isValueSource(value)) return resolveValueSource(value, env);
   throw invalid(kind, `config.server.${field} must be a string or { valueFrom: { env: NAME } }.`);
 }
@@ -82,7 +91,7 @@ export function pimBackendOf(
   } else {
     auth = {
       type: 'basic',
-      username: stringOrSource(kind, fields.username, 'username', env),
+      username: stringOrSource(kind, fields.username, 'username', env, false),
       password: stringOrSource(kind, fields.password, 'password', env),
     };
   }

@@ -1,4 +1,10 @@
-import { GoondanError, type OAuthTokenResult, type ToolContext, useOAuthService } from '@goondan/core';
+import {
+  GoondanError,
+  type OAuthTokenResult,
+  rememberSecretValue,
+  type ToolContext,
+  useOAuthService,
+} from '@goondan/core';
 import { boundedFetch } from './bounded-fetch.ts';
 import type { PimBackend } from './dav-config.ts';
 
@@ -14,8 +20,12 @@ export class DavAuthorizationPending extends Error {
 
 async function authHeaders(ctx: Pick<ToolContext, 'agentName' | 'instanceKey' | 'message'>, backend: DavBackend) {
   const auth = backend.auth;
-  if (auth.type === 'basic')
-    return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}` };
+  if (auth.type === 'basic') {
+    // The encoded pair is as secret as the password: masked in every output sink too.
+    const encoded = Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64');
+    rememberSecretValue(encoded);
+    return { authorization: `Basic ${encoded}` };
+  }
   if (auth.type === 'bearer') return { authorization: `Bearer ${auth.token}` };
   const result = await useOAuthService().getAccessToken({
     caller: { agentName: ctx.agentName, instanceKey: ctx.instanceKey, message: ctx.message },
