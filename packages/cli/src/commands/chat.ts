@@ -179,10 +179,11 @@ export async function chatCommand(argv: string[]): Promise<number> {
   }
 
   /** Runs one turn (or the resumed one) and prints how it ended; false when the chat should go on. */
-  const runTurn = async (start: (signal: AbortSignal) => Promise<TurnResult | null>) => {
+  const runTurn = async (start: (signal: AbortSignal) => Promise<TurnResult | null>, options = { spinner: true }) => {
     running = new AbortController();
     turnRunning = true;
-    spinner.start();
+    // Not for the resume check at start, which usually finds nothing: a resumed turn's steps start the spinner.
+    if (options.spinner) spinner.start();
     let result: TurnResult | null;
     try {
       result = await start(running.signal);
@@ -343,7 +344,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     : null;
   // A turn the last session left waiting for approval goes on first.
   busy = true;
-  await runTurn((signal) => session.resume({ signal }));
+  await runTurn((signal) => session.resume({ signal }), { spinner: false });
   busy = false;
   prompt();
   void pump();
