@@ -1,19 +1,24 @@
 /**
- * Runtime overhead per Step (issue: Agent runtime, DESIGN.md §4): a turn of two steps (one tool call, then text)
- * with the scripted model, for agents with 10 and 1,000 tools. Ours persists every message to SQLite and writes
- * trace spans; the peer is the AI SDK's own tool loop (streamText with execute + stepCountIs(2)) on the same
- * scripted model, which keeps everything in memory.
+ * Runtime cost per Step (DESIGN.md §4): turns of two steps (one tool call, then text) with the scripted model, for
+ * agents with 10 and 1,000 tools, and with no history and one of 10,000 messages. Ours persists as an agent process
+ * does: conversation, trace spans and audit rows in one SQLite file (WAL), one commit per group of messages. The
+ * peer is the AI SDK's own tool loop (streamText with execute + stepCountIs(2)) on the same scripted model; it keeps
+ * everything in memory and has no permissions, validation of its own, middleware, trace or audit.
+ * CPU time per step (user + system of this process), turns of both sides interleaved.
  * Usage: npm run bench:step [-- --json]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as core from '@goondan/core';
 import {
   AgentInstance,
   type AgentResource,
+  AuditStore,
   CatalogBuilder,
   ConversationStore,
   createScriptedModel,
+  type Message,
   openInstanceDatabase,
   type ScriptedStep,
   ToolExecutor,
@@ -21,10 +26,11 @@ import {
   TraceStore,
   userEvent,
 } from '@goondan/core';
-import { jsonSchema, stepCountIs, streamText, type ToolSet, tool } from 'ai';
+import { jsonSchema, type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai';
+import { type BenchRow, compare, cpuTime, report } from './harness.ts';
 
-const json = process.argv.includes('--json');
-const turns = 300;
+const turns = 120;
+const warmup = 20;
 const schema = { type: 'object' as const, properties: { value: { type: 'integer' } }, required: ['value'] };
 
 function script(count: number): ScriptedStep[] {
@@ -35,12 +41,25 @@ function script(count: number): ScriptedStep[] {
   return steps;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+function history(count: number): { ours: Message[]; peer: ModelMessage[] } {
+  const ours: Message[] = [];
+  const peer: ModelMessage[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const role = index % 2 === 0 ? 'user' : 'assistant';
+    const text = `message ${index} of the earlier conversation`;
+    ours.push({
+      id: `old_${index}`,
+      data: { role, content: text },
+      metadata: {},
+      createdAt: new Date(0),
+      source: role === 'user' ? { type: 'user' } : { type: 'assistant' },
+    } as Message);
+    peer.push({ role, content: text } as ModelMessage);
+  }
+  return { ours, peer };
 }
 
-async function ours(size: number): Promise<number> {
+function ours(size: number, past: Message[]) {
   const registry = new ToolRegistry();
   const names: string[] = [];
   for (let index = 0; index < size; index += 1) {
@@ -57,6 +76,11 @@ async function ours(size: number): Promise<number> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'gdn-bench-step-'));
   const db = openInstanceDatabase(join(dir, 'state.db'));
+  const conversation = new ConversationStore(db);
+  if (past.length > 0) conversation.appendMany(past);
+  const store = new AuditStore(db);
+  // A checkout from before AuditBatch (for before/after figures) writes a row per call, as it did then.
+  const audit = 'AuditBatch' in core ? new core.AuditBatch(db, store) : undefined;
   const agent = { apiVersion: 'goondan.ai/v1', kind: 'Agent', metadata: { name: 'bench' }, spec: {} } as AgentResource;
   const instance = new AgentInstance({
     agent,
@@ -66,29 +90,34 @@ async function ours(size: number): Promise<number> {
       registry,
       catalogBuilder: new CatalogBuilder(registry, names),
       executor: new ToolExecutor({ registry }),
+      unavailable: new Map(),
     },
-    model: createScriptedModel(script(turns + 20)),
-    conversation: new ConversationStore(db),
+    model: createScriptedModel(script(turns + warmup + 5)),
+    conversation,
     traces: new TraceStore(db),
     workdir: dir,
+    audit: (entry) => (audit ? audit.append(entry) : store.append(entry)),
+    ...(audit ? { auditLog: audit } : {}),
   });
-  const samples: number[] = [];
-  for (let turn = 0; turn < turns + 20; turn += 1) {
-    const start = Bun.nanoseconds();
-    const result = await instance.enqueue(userEvent('go'));
-    const elapsed = Bun.nanoseconds() - start;
-    if (result.status !== 'completed' || result.steps !== 2)
-      throw new Error(`unexpected turn ${JSON.stringify(result)}`);
-    if (turn >= 20) samples.push(elapsed / 2);
-    instance.reset();
-  }
-  await instance.close();
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-  return median(samples);
+  return {
+    // One turn (two steps), then back to the same history, so every turn sees the same length.
+    turn: async () => {
+      const result = await instance.enqueue(userEvent('go'));
+      if (result.status !== 'completed' || result.steps !== 2) throw new Error(`unexpected ${JSON.stringify(result)}`);
+    },
+    // Without a history the conversation is cleared after each turn; with one it grows by 4 messages a turn.
+    rewind: () => {
+      if (past.length === 0) instance.reset();
+    },
+    close: async () => {
+      await instance.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
-async function aiSdkLoop(size: number): Promise<number> {
+function aiSdkLoop(size: number, past: ModelMessage[]) {
   const tools: ToolSet = {};
   for (let index = 0; index < size; index += 1) {
     tools[`tool${index}__run`] = tool({
@@ -97,42 +126,67 @@ async function aiSdkLoop(size: number): Promise<number> {
       execute: async () => ({ ok: true }),
     });
   }
-  const model = createScriptedModel(script(turns + 20));
-  const samples: number[] = [];
-  for (let turn = 0; turn < turns + 20; turn += 1) {
-    const start = Bun.nanoseconds();
-    const result = streamText({ model, messages: [{ role: 'user', content: 'go' }], tools, stopWhen: stepCountIs(2) });
+  const model = createScriptedModel(script(turns + warmup + 5));
+  return async () => {
+    const result = streamText({
+      model,
+      messages: [...past, { role: 'user', content: 'go' }],
+      tools,
+      stopWhen: stepCountIs(2),
+    });
     for await (const _part of result.fullStream) {
       // drain
     }
-    const steps = await result.steps;
-    const elapsed = Bun.nanoseconds() - start;
-    if (steps.length !== 2) throw new Error(`unexpected ${steps.length} steps`);
-    if (turn >= 20) samples.push(elapsed / 2);
-  }
-  return median(samples);
+    if ((await result.steps).length !== 2) throw new Error('unexpected step count');
+  };
 }
 
-const results = [];
-for (const size of [10, 1_000]) {
-  const oursNs = await ours(size);
-  const peerNs = await aiSdkLoop(size);
-  results.push({
-    tools: size,
-    nsPerStep: Math.round(oursNs),
-    aiSdkLoopNsPerStep: Math.round(peerNs),
-    ratio: Number((oursNs / peerNs).toFixed(2)),
+const rows: BenchRow[] = [];
+const own = new Map<number, number>();
+for (const [size, length] of [
+  [10, 0],
+  [1_000, 0],
+  [10, 10_000],
+] as const) {
+  const past = history(length);
+  const side = ours(size, past.ours);
+  const peerTurn = aiSdkLoop(size, past.peer);
+  // A reset is not a step: it runs outside the timed turn. Per step = per turn / 2.
+  const { ours: o, peer: p } = await compare({
+    rounds: turns,
+    warmup,
+    ours: async () => {
+      const ns = await cpuTime(side.turn);
+      side.rewind();
+      return ns / 2;
+    },
+    peer: async () => (await cpuTime(peerTurn)) / 2,
+  });
+  await side.close();
+  if (size === 10) own.set(length, o.median - p.median);
+  const described = length === 0 ? 'no history' : `history ${length.toLocaleString('en-US')} messages`;
+  rows.push({
+    figure: `step, ${size.toLocaleString('en-US')} tools, ${described}`,
+    unit: 'µs',
+    ours: o.median / 1000,
+    oursP99: o.p99 / 1000,
+    peer: p.median / 1000,
+    peerP99: p.p99 / 1000,
+    peerName: 'AI SDK loop',
+    goal: '≤ 1.3× peer',
+    met: o.median <= 1.3 * p.median,
+    note: 'ours persists conversation, spans and audit rows; the peer keeps memory only',
   });
 }
-if (json) {
-  console.log(JSON.stringify({ results }));
-} else {
-  console.log(
-    'runtime overhead per Step (scripted model; ours persists to SQLite and traces, the AI SDK loop keeps memory only)',
-  );
-  for (const row of results) {
-    console.log(
-      `  ${String(row.tools).padStart(5)} tools  ours ${(row.nsPerStep / 1000).toFixed(0).padStart(6)} µs/step   AI SDK loop ${(row.aiSdkLoopNsPerStep / 1000).toFixed(0).padStart(6)} µs/step   ratio ${row.ratio}`,
-    );
-  }
-}
+const ownShort = own.get(0)!;
+const ownLong = own.get(10_000)!;
+rows.push({
+  figure: 'our own work per step, 10,000 messages vs none (ours − AI SDK)',
+  unit: '×',
+  ours: ownLong / ownShort,
+  goal: '≤ 1.2×',
+  met: ownLong <= 1.2 * ownShort,
+  note: `${(ownShort / 1000).toFixed(0)} µs without history, ${(ownLong / 1000).toFixed(0)} µs at 10,000`,
+});
+
+report(rows);

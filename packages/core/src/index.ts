@@ -144,20 +144,24 @@ export {
   type SchedulerOptions,
 } from './scheduler/scheduler.ts';
 export { ApprovalStore } from './store/approval-store.ts';
+export { AuditBatch, type AuditBatchOptions, DEFAULT_AUDIT_FLUSH_MS } from './store/audit-batch.ts';
 export { type AuditFilter, type AuditRecord, AuditStore, type AuditStoreOptions } from './store/audit-store.ts';
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
-export { ConversationStore } from './store/conversation-store.ts';
-export { InstanceStateStore } from './store/instance-state-store.ts';
-export { openInstanceDatabase } from './store/open-instance-database.ts';
-export { toOtlpJson } from './store/to-otlp-json.ts';
-export { newSpanId, newTraceId } from './store/trace-ids.ts';
 export { type TraceSummary, traceSummaries } from './store/trace-summaries.ts';
 export { type GenAiSpanView, genAiSpan } from './telemetry/gen-ai-span.ts';
 export { type OtlpTelemetryOptions, startOtlpTelemetry } from './telemetry/otlp-telemetry.ts';
 export type { SpanContent, SpanTelemetry } from './telemetry/span-telemetry.ts';
 export { type TelemetryConfig, telemetryConfig } from './telemetry/telemetry-config.ts';
+export { ConversationStore } from './store/conversation-store.ts';
+export { InstanceStateStore } from './store/instance-state-store.ts';
+export { openInstanceDatabase } from './store/open-instance-database.ts';
+export { toOtlpJson } from './store/to-otlp-json.ts';
+export { newSpanId, newTraceId } from './store/trace-ids.ts';
 export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
 export { type AgentToolset, createAgentToolset, selectAgent, type UnavailableTool } from './tools/agent-toolset.ts';
+export { CatalogBuilder } from './tools/catalog-builder.ts';
+export { guardProcessErrors } from './tools/guard-process-errors.ts';
+export { toJsonSafe } from './tools/to-json-safe.ts';
 export {
   type AvailabilityContext,
   checkAvailability,
@@ -166,9 +170,6 @@ export {
   firstCommand,
   type ToolAvailability,
 } from './tools/tool-availability.ts';
-export { CatalogBuilder } from './tools/catalog-builder.ts';
-export { guardProcessErrors } from './tools/guard-process-errors.ts';
-export { toJsonSafe } from './tools/to-json-safe.ts';
 export { ToolCatalog } from './tools/tool-catalog.ts';
 export { type CallScope, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
 export type { ToolHandlers } from './tools/tool-handlers.ts';

@@ -88,6 +88,11 @@ export interface AgentInstanceOptions {
   redact?: (value: JsonValue) => JsonValue;
   /** Told about every tool call (the audit log). */
   audit?: (entry: AuditEntry) => void;
+  /**
+   * Where `audit` queues its rows (an AuditBatch): they are written in the same transaction as the next write of
+   * the conversation, so no tool result reaches the model, or the conversation, before its audit row is on disk.
+   */
+  auditLog?: { commitWith(write: () => void): void; flush(): void };
   /** Where spans go besides the trace store (OpenTelemetry export, docs/telemetry.md). */
   telemetry?: SpanTelemetry;
 }
@@ -339,7 +344,7 @@ export class AgentInstance {
       },
       { type: 'assistant' },
     );
-    return this.options.toolset.executor.execute(call, {
+    const result = await this.options.toolset.executor.execute(call, {
       catalog,
       scope: {
         agentName: this.agentName,
@@ -355,6 +360,9 @@ export class AgentInstance {
         ...(this.options.agents ? { agents: this.options.agents } : {}),
       },
     });
+    // The caller (a person, an MCP client) sees the result only once its audit row is on disk.
+    if (!this.closed) this.options.auditLog?.flush();
+    return result;
   }
 
   /** Tools of the bundle this machine cannot offer (their spec.requires is unmet), with the reason. */
@@ -532,7 +540,8 @@ export class AgentInstance {
       attributes: { agent: this.agentName, instance: this.instanceKey, turnId, eventType: event.type, ...attributes },
     });
     this.record(span('running', {}));
-    this.flushSpans();
+    // A new turn's span is written with its user message (one commit); a resumed turn has no message to add.
+    if (resume) this.flushSpans();
     this.notify('onTurnStart', { turnId, traceId, event });
     let result: TurnResult;
     try {
@@ -735,27 +744,38 @@ export class AgentInstance {
       },
       this.captureContent() ? this.modelContent(state, assistant) : undefined,
     );
+    // The step's span goes out in the same commit as its last messages (a step's text, or its tool results).
+    let stepRecorded = false;
+    const recordStep = () => {
+      if (stepRecorded) return;
+      stepRecorded = true;
+      this.record({
+        traceId: state.traceId,
+        spanId: stepSpanId,
+        parentSpanId: state.turnSpanId,
+        kind: 'step',
+        name: `step ${state.stepIndex}`,
+        startedAt: stepStarted,
+        endedAt: Date.now(),
+        status: outcome.error ? 'error' : state.signal.aborted ? 'cancelled' : 'ok',
+        // The catalog offered at this step (docs/console.md shows it per span).
+        attributes: {
+          stepIndex: state.stepIndex,
+          tools: catalog.size,
+          toolCalls: outcome.toolCalls,
+          catalog: catalog.names(),
+        },
+      });
+    };
     if (!outcome.error) {
+      if (calls.length === 0) recordStep();
+      // Tool calls are on disk before any tool runs: a crash mid-call leaves them to be answered, not forgotten.
       this.appendMessages(assistant, state.turnId);
-      if (calls.length > 0) await this.executeToolCalls({ state, calls, assistant, catalog, stepSpanId });
+      if (calls.length > 0) {
+        await this.executeToolCalls({ state, calls, assistant, catalog, stepSpanId, beforeResults: recordStep });
+      }
     }
-    this.record({
-      traceId: state.traceId,
-      spanId: stepSpanId,
-      parentSpanId: state.turnSpanId,
-      kind: 'step',
-      name: `step ${state.stepIndex}`,
-      startedAt: stepStarted,
-      endedAt: Date.now(),
-      status: outcome.error ? 'error' : state.signal.aborted ? 'cancelled' : 'ok',
-      // The catalog offered at this step (docs/console.md shows it per span).
-      attributes: {
-        stepIndex: state.stepIndex,
-        tools: catalog.size,
-        toolCalls: outcome.toolCalls,
-        catalog: catalog.names(),
-      },
-    });
+    recordStep();
     this.flushSpans();
     return outcome;
   }
@@ -768,6 +788,8 @@ export class AgentInstance {
     stepSpanId: string;
     /** Calls of a step interrupted by a restart: saved results stand, unasked unfinished calls are aborted. */
     resumed?: boolean;
+    /** Runs just before the results are written (the step records its span, to go out in the same commit). */
+    beforeResults?: () => void;
   }): Promise<void> {
     const { state, calls, assistant, catalog, stepSpanId, resumed } = options;
     const { executor } = this.options.toolset;
@@ -870,6 +892,7 @@ export class AgentInstance {
         { type: 'tool', toolCallId: call.id, toolName: call.name },
       ),
     );
+    options.beforeResults?.();
     this.appendMessages(toolMessages, state.turnId);
     if (checkpoint) store?.clearResults(calls.map((call) => call.id));
   }
@@ -911,11 +934,22 @@ export class AgentInstance {
     if (messages.length === 0) return;
     // What the model reads back and what is stored agree: neither holds a known secret value.
     const masked = redactKnownSecrets(messages);
-    this.options.conversation.appendMany(masked, {
-      ...(turnId === null ? {} : { turnId }),
-      ...(eventId === undefined ? {} : { eventId }),
+    // One commit: the messages, the spans recorded so far and the audit rows of the calls whose results these are.
+    this.commit(() => {
+      this.options.conversation.appendMany(masked, {
+        ...(turnId === null ? {} : { turnId }),
+        ...(eventId === undefined ? {} : { eventId }),
+      });
+      this.writeSpans();
     });
     this.messages.push(...masked);
+  }
+
+  /** Runs `write` in one transaction, after the audit rows still queued (they commit together or not at all). */
+  private commit(write: () => void): void {
+    const inTransaction = () => this.options.conversation.inTransaction(write);
+    if (this.options.auditLog) this.options.auditLog.commitWith(inTransaction);
+    else inTransaction();
   }
 
   private record(span: SpanRecord, content?: SpanContent): void {
@@ -937,8 +971,19 @@ export class AgentInstance {
     };
   }
 
-  /** Traces are observers: a failed write is reported, never allowed to break the turn. */
+  /** Writes the buffered spans, with the audit rows still queued. */
   private flushSpans(): void {
+    if (this.spanBuffer.length === 0) return;
+    try {
+      this.commit(() => this.writeSpans());
+    } catch (thrown) {
+      this.options.logger?.warn?.(`trace write failed: ${(thrown as Error).message}`);
+    }
+  }
+
+  /** Traces are observers: a failed write is reported, never allowed to break the turn. */
+  private writeSpans(): void {
+    if (this.spanBuffer.length === 0) return;
     const spans = this.spanBuffer;
     this.spanBuffer = [];
     try {

@@ -11,6 +11,7 @@ import { modelCallSettings } from '../models/model-call-settings.ts';
 import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
 import { redactSecrets, secretValuesFromEnv } from '../permissions/redact-secrets.ts';
 import { ApprovalStore } from '../store/approval-store.ts';
+import { AuditBatch } from '../store/audit-batch.ts';
 import { AuditStore } from '../store/audit-store.ts';
 import { ConversationStore } from '../store/conversation-store.ts';
 import { InboxStore } from '../store/inbox-store.ts';
@@ -156,7 +157,10 @@ async function openLocked(
   toolset.executor = toolset.executor.withMiddlewares(extensions.toolCallMiddlewares);
   // Secrets are redacted from approvals and the audit log by shape, by key, and by the values of secret variables.
   const secretValues = secretValuesFromEnv(env);
-  const audit = new AuditStore(db, { secretValues });
+  // Audit rows are queued off the call path and committed with the step's results (docs/performance.md).
+  const audit = new AuditBatch(db, new AuditStore(db, { secretValues }), {
+    onError: (error) => logger.warn?.(`audit write failed: ${(error as Error)?.message ?? String(error)}`),
+  });
   const redact = (value: JsonValue) => redactSecrets(value, { secretValues });
   // Only the process that runs turns exports spans (OTEL_EXPORTER_OTLP_ENDPOINT, docs/telemetry.md).
   const telemetry = options.writer
@@ -178,7 +182,13 @@ async function openLocked(
     onReset: extensions.resetListeners,
     writer: options.writer,
     ...(options.writer ? { inbox: new InboxStore(db), notices: new RuntimeNotices(db) } : {}),
-    onClose: [...extensions.closeListeners, () => telemetry?.shutdown(), () => db.close(), () => lock?.release()],
+    onClose: [
+      ...extensions.closeListeners,
+      () => telemetry?.shutdown(),
+      () => audit.close(),
+      () => db.close(),
+      () => lock?.release(),
+    ],
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
     stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
     maxStepsPerTurn: maxStepsFor(bundle, agent),
@@ -186,6 +196,7 @@ async function openLocked(
     redact,
     ...(telemetry ? { telemetry } : {}),
     audit: (entry) => audit.append(entry),
+    auditLog: audit,
     ...(options.agents ? { agents: options.agents } : {}),
   });
 }

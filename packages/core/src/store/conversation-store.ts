@@ -143,6 +143,18 @@ export class ConversationStore {
     if (this.compactAfterEvents > 0 && this.pendingEvents >= this.compactAfterEvents) this.compactQuietly();
   }
 
+  /**
+   * Runs `write` in one transaction on this store's database (writes of other stores on it included): the agent
+   * commits a step's messages, spans and audit rows at once. Inside another transaction it is a savepoint.
+   */
+  inTransaction(write: () => void): void {
+    try {
+      this.db.transaction(write).immediate();
+    } catch (error) {
+      throw toStoreError(error, this.db.filename);
+    }
+  }
+
   /** True when a write recorded this event id (its turn appended its input): a redelivery must not run again. */
   hasEvent(eventId: string): boolean {
     return (
