@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type JsonObject, redactKnownSecrets } from '@goondan/core';
+import { type JsonObject, type OAuthTokenResult, provideOAuthService, redactKnownSecrets } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
 import { handlers as calendar } from '../tools/calendar/index.ts';
 import { handlers as contacts } from '../tools/contacts/index.ts';
@@ -239,6 +239,73 @@ describe('calendar over CalDAV (radicale on 127.0.0.1)', () => {
     });
     const shown = listed.events.find((event: Loose) => event.id === 'big-1');
     expect(shown.notes.length).toBeLessThanOrEqual(501);
+  });
+});
+
+describe('calendar with a token from an OAuthApp', () => {
+  test('the token is sent as a bearer; without a grant the tool answers authorization_required', async () => {
+    // A gateway that accepts only the bearer token and forwards to radicale with its Basic login, as a provider's
+    // OAuth-protected CalDAV endpoint would.
+    const gateway = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch(request) {
+        if (request.headers.get('authorization') !== 'Bearer tok-oauth-1') return new Response('no', { status: 401 });
+        const url = new URL(request.url);
+        const headers = new Headers(request.headers);
+        headers.set('authorization', `Basic ${btoa(`alice:${PASSWORD}`)}`);
+        const upstream = await fetch(new URL(url.pathname + url.search, server.url), {
+          method: request.method,
+          headers,
+          body: await request.arrayBuffer(),
+          redirect: 'manual',
+        });
+        // fetch has already decoded the body; pass it on plain.
+        const answer = new Headers(upstream.headers);
+        answer.delete('content-encoding');
+        answer.delete('content-length');
+        return new Response(await upstream.arrayBuffer(), { status: upstream.status, headers: answer });
+      },
+    });
+    let answer: OAuthTokenResult = {
+      status: 'ready',
+      accessToken: 'tok-oauth-1',
+      tokenType: 'Bearer',
+      expiresAt: null,
+      scopes: ['calendar'],
+    };
+    const asked: unknown[] = [];
+    provideOAuthService({
+      getAccessToken: async (request) => {
+        asked.push(request.oauthAppRef);
+        return answer;
+      },
+      pendingAuthorizations: async () => [],
+    });
+    try {
+      const ctx = context('caldav', { url: `http://127.0.0.1:${gateway.port}/`, oauthApp: 'OAuthApp/calendar' });
+      const listed: Loose = await calendar.list_events(ctx, {
+        calendar_name: 'Home',
+        from: '2026-10-20',
+        days_ahead: 8,
+      });
+      expect(listed.calendars).toEqual(['Home']);
+      expect(asked).toEqual(['OAuthApp/calendar']);
+      answer = {
+        status: 'authorization_required',
+        authSessionId: 'as-1',
+        authorizationUrl: 'http://127.0.0.1/authorize',
+        expiresAt: '2026-11-24T00:00:00Z',
+        message: 'Open the link to allow calendar access.',
+      };
+      expect(await calendar.list_events(ctx, {})).toMatchObject({
+        status: 'authorization_required',
+        authSessionId: 'as-1',
+      });
+    } finally {
+      provideOAuthService(undefined);
+      gateway.stop(true);
+    }
   });
 });
 
