@@ -5,7 +5,7 @@ import { openBundle } from '../open-bundle.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { printProblems } from './validate.ts';
 
-export const workerHelp = `Usage: gdn worker --nats URL [--namespace N] [--bundle DIR]
+export const workerHelp = `Usage: gdn worker --nats URL [--namespace N] [--max-agents N] [--bundle DIR]
 
 Hosts agent processes of a swarm whose orchestrator (gdn serve --nats URL) runs on another machine: takes agent
 instances from the swarm's queue on NATS, one process each, holding a lease on each instance so that no other
@@ -14,6 +14,7 @@ See docs/transport.md.
 
 Options:
 ${natsFlagsHelp}
+  --max-agents N   run at most N agent processes here (a full worker takes no more until one ends)
   --bundle DIR     this machine's copy of the bundle (default: the orchestrator's path, for a shared file system);
                    with it the namespace defaults to its Swarm's name
 
@@ -21,12 +22,19 @@ SIGTERM or Ctrl-C kill the agent processes here; their orchestrator restarts the
 Exit status: 0 stopped, 1 error (NATS unreachable), 2 usage error.`;
 
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs({ command: 'worker', argv, spec: { ...natsFlagSpec } });
+  const { values, positionals } = parseCommandArgs({
+    command: 'worker',
+    argv,
+    spec: { ...natsFlagSpec, 'max-agents': { type: 'string' } },
+  });
   if (values.help) {
     console.log(workerHelp);
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'worker');
+  const maxAgents = values['max-agents'] === undefined ? undefined : Number(values['max-agents']);
+  if (maxAgents !== undefined && !(Number.isInteger(maxAgents) && maxAgents > 0))
+    throw new UsageError(`--max-agents must be a whole number above 0, got '${values['max-agents']}'`, 'worker');
   const config = natsConfigOf(values);
   if (!config) throw new UsageError('gdn worker needs --nats URL (or GOONDAN_NATS_URL)', 'worker');
   const [{ resolveSwarm, startNatsWorker }, { libraryBundleDirs }] = await Promise.all([
@@ -50,6 +58,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     nats: { ...config, namespace },
     libraries: [...libraryBundleDirs],
     ...(bundleDir ? { bundleDir } : {}),
+    ...(maxAgents ? { maxAgents } : {}),
     log,
   });
   log(`${worker.workerId} serving namespace ${namespace} on ${String(config.servers)}`);

@@ -97,6 +97,12 @@ export interface OrchestratorOptions {
   oauth?: OAuthService;
 }
 
+interface SendBatchItem {
+  put?: { agent: string; instanceKey: string; event: AgentEvent };
+  deliver: () => void;
+  fail?: (error: GoondanError) => void;
+}
+
 type LocalReply = TurnResult & { agent: string; instanceKey: string };
 
 /**
@@ -127,6 +133,8 @@ export class Orchestrator {
   private readonly acceptedSends = new Map<string, string>();
   private drainWaiters: (() => void)[] = [];
   private bundleData: JsonValue | null = null;
+  /** Sends waiting for their one commit, and what was routed after them (in order). */
+  private sendBatch: SendBatchItem[] | null = null;
   /** Notices of reloads for instances whose new process has not started yet, by address. */
   private readonly pendingNotices = new Map<string, string[]>();
   private readonly notices: NoticeBoard;
@@ -262,15 +270,17 @@ export class Orchestrator {
     const event = this.inputEvent(options, undefined);
     const agent = options.target ?? this.topology.entryAgent;
     let failure: GoondanError | undefined;
-    this.route(
-      null,
-      formatAddress(agent, options.instanceKey ?? this.options.instanceKey),
-      event,
-      undefined,
-      (error) => {
-        failure = error;
-      },
-    );
+    let returned = false;
+    const to = formatAddress(agent, options.instanceKey ?? this.options.instanceKey);
+    this.route(null, to, event, undefined, (error) => {
+      failure = error;
+      // Storing it failed after this returned (sends are stored in batches): said where sends' failures go.
+      if (returned) {
+        const source = { agent: 'user', instanceKey: '', stream: 'stderr' as const };
+        (this.options.onOutput ?? defaultOutput)(`dropped a send to ${to}: ${error.code} ${error.message}`, source);
+      }
+    });
+    returned = true;
     if (failure) throw failure;
     return { eventId: event.id };
   }
@@ -477,22 +487,52 @@ export class Orchestrator {
       }
       // A callee already waiting for an approval holds this request too.
       if (this.waitingApprovals.size > 0) this.updateHolds();
-    } else {
-      // A send is accepted once stored: from here on it is handled, in this run or when the target next starts.
-      try {
-        this.inbox?.put(callee.agent, callee.instanceKey, event);
-      } catch (thrown) {
-        const reason = thrown instanceof Error ? thrown.message : String(thrown);
-        return fail(new GoondanError('E_STORE_OPEN', `Could not store the event sent to ${callee.address}: ${reason}`));
-      }
-      this.acceptedSends.set(event.id, callee.address);
     }
-    this.supervisor.deliver(callee, {
-      type: 'event',
-      from: from?.address ?? ORCHESTRATOR,
-      to: callee.address,
-      payload: event,
-    });
+    const deliver = () =>
+      this.supervisor.deliver(callee, {
+        type: 'event',
+        from: from?.address ?? ORCHESTRATOR,
+        to: callee.address,
+        payload: event,
+      });
+    if (!replyTo && this.inbox) {
+      // A send is accepted once stored: from here on it is handled, in this run or when the target next starts.
+      this.acceptedSends.set(event.id, callee.address);
+      this.inSendBatch({ put: { agent: callee.agent, instanceKey: callee.instanceKey, event }, deliver, fail });
+    } else if (this.sendBatch) this.sendBatch.push({ deliver });
+    else deliver();
+  }
+
+  /**
+   * Sends arriving together are stored with one commit per target (not one each), then routed. Until that commit,
+   * whatever else is routed waits behind them, so the order of events is the order they arrived (FIFO).
+   */
+  private inSendBatch(item: SendBatchItem): void {
+    if (!this.sendBatch) {
+      const batch: SendBatchItem[] = [];
+      this.sendBatch = batch;
+      setImmediate(() => this.flushSends(batch));
+    }
+    this.sendBatch.push(item);
+  }
+
+  private flushSends(batch: SendBatchItem[]): void {
+    if (this.sendBatch === batch) this.sendBatch = null;
+    const puts = batch.flatMap((item) => (item.put ? [item.put] : []));
+    let failure: GoondanError | null = null;
+    try {
+      this.inbox?.putMany(puts);
+    } catch (thrown) {
+      const reason = thrown instanceof Error ? thrown.message : String(thrown);
+      failure = new GoondanError('E_STORE_OPEN', `Could not store sent events: ${reason}`);
+    }
+    for (const item of batch) {
+      if (item.put && failure) {
+        this.acceptedSends.delete(item.put.event.id);
+        item.fail?.(failure);
+      } else item.deliver();
+    }
+    if (failure && this.acceptedSends.size === 0) for (const wake of this.drainWaiters.splice(0)) wake();
   }
 
   /** How answers reach an agent process: as an `event` on its pipe, if it is still the same process. */

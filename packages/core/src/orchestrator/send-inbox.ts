@@ -9,6 +9,8 @@ import { openInstanceDatabase } from '../store/open-instance-database.ts';
 export interface SendInbox {
   /** Stores the event in the target instance's inbox; durable when it returns. Throws when it cannot. */
   put(agent: string, instanceKey: string, event: AgentEvent): void;
+  /** Stores several at once: one transaction (one commit) per target database; durable when it returns. */
+  putMany(entries: readonly { agent: string; instanceKey: string; event: AgentEvent }[]): void;
   /** Instances whose inbox holds events not handled yet, with their ids (a previous run's leftovers). */
   stored(agents: readonly string[]): { agent: string; instanceKey: string; eventIds: string[] }[];
   close(): void;
@@ -33,6 +35,19 @@ export function createInstanceSendInbox(options: { rootDir: string; stateDir?: s
   return {
     put(agent, instanceKey, event) {
       new InboxStore(databaseOf(agent, instanceKey, true)!).put(event);
+    },
+    putMany(entries) {
+      const byDatabase = new Map<Database, AgentEvent[]>();
+      for (const { agent, instanceKey, event } of entries) {
+        const db = databaseOf(agent, instanceKey, true)!;
+        byDatabase.set(db, [...(byDatabase.get(db) ?? []), event]);
+      }
+      for (const [db, events] of byDatabase) {
+        const inbox = new InboxStore(db);
+        db.transaction(() => {
+          for (const event of events) inbox.put(event);
+        })();
+      }
     },
     stored(agents) {
       const found: { agent: string; instanceKey: string; eventIds: string[] }[] = [];

@@ -32,6 +32,8 @@ export interface NatsWorkerOptions {
   log?: (line: string) => void;
   /** Stable id (default a random one). */
   workerId?: string;
+  /** At most this many agent processes here; a full worker leaves the queue group until one ends. */
+  maxAgents?: number;
 }
 
 export interface NatsWorker {
@@ -70,6 +72,27 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
   const spawnProcess = options.spawnProcess ?? spawnAgentProcess;
   const hosted = new Map<string, Hosted>();
   let closing = false;
+  const maxAgents = options.maxAgents ?? Number.POSITIVE_INFINITY;
+  /** Takes in progress (lease and spawn), counted against maxAgents with the hosted ones. */
+  let starting = 0;
+  let spawnSubscription: Subscription | null = null;
+  const listen = () => {
+    if (closing || spawnSubscription || hosted.size + starting >= maxAgents) return;
+    spawnSubscription = nc.subscribe(names.spawnSubject, {
+      queue: names.workerQueue,
+      callback: (_error, msg) => {
+        starting += 1;
+        if (hosted.size + starting >= maxAgents) {
+          spawnSubscription?.unsubscribe();
+          spawnSubscription = null;
+        }
+        void take(msg).finally(() => {
+          starting -= 1;
+          listen();
+        });
+      },
+    });
+  };
 
   const take = async (msg: Msg): Promise<void> => {
     let request: SpawnRequest;
@@ -82,6 +105,9 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
     const { agent, instanceKey } = request.config;
     const address = `${agent}/${instanceKey}`;
     if (closing) return void answer(refusal('E_NATS_NO_WORKER', `Worker ${workerId} is stopping.`));
+    if (hosted.size + starting > maxAgents) {
+      return void answer(refusal('E_NATS_NO_WORKER', `Worker ${workerId} runs its most agents (${maxAgents}).`));
+    }
     const leaseKey = instanceLeaseKey(agent, instanceKey);
     const lease: InstanceLease = { workerId, connectionId: request.connectionId, hostId: request.hostId };
     let revision: number;
@@ -135,6 +161,7 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
       link.send({ exit }, `${request.connectionId}:exit`);
       await link.flushed();
       hosted.delete(request.connectionId);
+      listen();
       // The lease goes only if it is still this process's (compare-and-delete by revision).
       await leases.delete(leaseKey, { previousSeq: entry.revision }).catch(() => {});
       await link.close({ remove: true });
@@ -144,8 +171,8 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
     answer({ workerId, pid: connection.pid });
   };
 
+  listen();
   const subscriptions: Subscription[] = [
-    nc.subscribe(names.spawnSubject, { queue: names.workerQueue, callback: (_error, msg) => void take(msg) }),
     nc.subscribe(`${names.workerSubject(workerId)}.kill`, {
       callback: (_error, msg) => {
         try {
@@ -202,6 +229,7 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
       clearInterval(renewTimer);
       clearInterval(hostTimer);
       for (const subscription of subscriptions) subscription.unsubscribe();
+      spawnSubscription?.unsubscribe();
       const entries = [...hosted.values()];
       for (const entry of entries) entry.connection.kill('SIGKILL');
       await Promise.all(entries.map((entry) => entry.connection.exited));
