@@ -1,4 +1,5 @@
 import { wallClockOf } from '../when/zoned-time.ts';
+import { foldLines } from './fold-lines.ts';
 import { loadIcal } from './ical-module.ts';
 import { vtimezoneFor } from './vtimezone.ts';
 
@@ -60,5 +61,5 @@ export async function buildEventCalendar(event: NewEvent): Promise<string> {
   if (!event.allDay)
     calendar.addSubcomponent(new ICAL.Component(ICAL.parse(vtimezoneFor(event.timeZone, event.startMs)) as unknown[]));
   calendar.addSubcomponent(vevent);
-  return calendar.toString().replace(/\r?\n/g, '\r\n');
+  return foldLines(calendar.toString());
 }

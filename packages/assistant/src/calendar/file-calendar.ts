@@ -5,6 +5,7 @@ import { GoondanError } from '@goondan/core';
 import type { PimBackend } from '../dav/dav-config.ts';
 import type { CalendarBackendSession } from './calendar-backend.ts';
 import type { CalendarRef } from './calendar-types.ts';
+import { foldLines } from './fold-lines.ts';
 import { loadIcal } from './ical-module.ts';
 import { parseCalendarText } from './read-events.ts';
 
@@ -78,7 +79,7 @@ export async function withFileCalendar<T>(
             if (!zones.has(zone.getFirstPropertyValue('tzid'))) root.addSubcomponent(zone);
           for (const vevent of incoming.getAllSubcomponents('vevent')) root.addSubcomponent(vevent);
         }
-        await writeAtomically(path, `${root.toString().replace(/\r?\n/g, '\r\n')}\r\n`);
+        await writeAtomically(path, `${foldLines(root.toString())}\r\n`);
       }),
     remove: (uid) =>
       serialised(path, async () => {
@@ -93,7 +94,7 @@ export async function withFileCalendar<T>(
           root.removeSubcomponent(vevent);
           removed.addSubcomponent(vevent);
         }
-        await writeAtomically(path, `${root.toString().replace(/\r?\n/g, '\r\n')}\r\n`);
+        await writeAtomically(path, `${foldLines(root.toString())}\r\n`);
         return { calendar: ref, text: removed.toString() };
       }),
   };

@@ -47,6 +47,18 @@ describe('calendar with a local ICS file', () => {
     expect(text.match(/BEGIN:VTIMEZONE/g)?.length).toBe(1);
     expect(text.match(/BEGIN:VEVENT/g)?.length).toBe(2);
 
+    // A long Korean title with emoji is folded into 75-octet lines in the file and comes back whole.
+    const long = `${'한국어 제목 🎉 '.repeat(30)}끝`;
+    const third: Loose = await handlers.create_event(ctx, { title: long, start_date: '2027-03-01T09:00:00+09:00' });
+    expect(
+      readFileSync(join(bundle, 'calendar.ics'), 'utf8')
+        .split('\r\n')
+        .every((line) => Buffer.byteLength(line) <= 75),
+    ).toBe(true);
+    expect(((await handlers.list_events(ctx, { from: '2027-03-01', days_ahead: 0 })) as Loose).events[0].title).toBe(
+      long,
+    );
+    await handlers.delete_event(ctx, { event_id: third.created.id });
     const listed: Loose = await handlers.list_events(ctx, { from: '2027-01-01', days_ahead: 60 });
     expect(listed.events.map((event: Loose) => [event.title, event.start])).toEqual([
       ['치과 예약', '2027-01-05T10:00:00+09:00'],
