@@ -14,100 +14,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadBundle, Orchestrator, resolveSwarm } from '@goondan/core';
+import { benchFile, benchTurn, writeRelayBundle } from './relay/relay-bundle.ts';
 
 const json = process.argv.includes('--json');
 const baseDir = resolve(import.meta.dir, '..', 'packages', 'base');
 const counts = { warmup: 300, roundTrips: 3000, sends: 20000, concurrent: 20000, modelRoundTrips: 300 };
 
-const benchTool = `
-export const handlers = {
-  run: async (ctx, input) => {
-    const target = input.target;
-    const ask = () => ctx.agents.request({ target, input: 'ping' });
-    for (let i = 0; i < input.warmup; i += 1) await ask();
-    const samples = [];
-    for (let i = 0; i < input.roundTrips; i += 1) {
-      const start = performance.now();
-      await ask();
-      samples.push(performance.now() - start);
-    }
-    let throughput = null;
-    let concurrent = null;
-    if (input.sends > 0) {
-      let start = performance.now();
-      for (let i = 0; i < input.sends; i += 1) ctx.agents.send({ target, input: 'x' });
-      await ask(); // FIFO: every send has been handled once this answers
-      throughput = input.sends / ((performance.now() - start) / 1000);
-      start = performance.now();
-      const batch = [];
-      for (let i = 0; i < input.concurrent; i += 1) batch.push(ask());
-      await Promise.all(batch);
-      concurrent = input.concurrent / ((performance.now() - start) / 1000);
-    }
-    await Bun.write(ctx.workdir + '/bench.json', JSON.stringify({ samples, throughput, concurrent }));
-    return { ok: true };
-  },
-};
-`;
-
-const trivialExtension = `
-export function register(api) {
-  api.pipeline.register('turn', async (ctx) => ({
-    turnId: ctx.turnId, traceId: 'bench', eventId: ctx.event.id, status: 'completed', text: 'pong', steps: 0,
-    usage: { inputTokens: 0, outputTokens: 0 },
-  }));
-}
-`;
-
-function bundleYaml(modelSteps: number): string {
-  const documents = [
-    {
-      kind: 'Swarm',
-      metadata: { name: 'bench' },
-      spec: { entryAgent: 'Agent/driver', agents: ['Agent/driver', 'Agent/responder', 'Agent/modeled'] },
-    },
-    {
-      kind: 'Agent',
-      metadata: { name: 'driver' },
-      spec: { modelConfig: { modelRef: 'Model/driver' }, tools: ['Tool/agents', 'Tool/bench'] },
-    },
-    {
-      kind: 'Agent',
-      metadata: { name: 'responder' },
-      spec: { modelConfig: { modelRef: 'Model/idle' }, extensions: ['Extension/trivial'] },
-    },
-    { kind: 'Agent', metadata: { name: 'modeled' }, spec: { modelConfig: { modelRef: 'Model/idle' } } },
-    {
-      kind: 'Model',
-      metadata: { name: 'driver' },
-      spec: {
-        provider: 'scripted',
-        model: 'driver',
-        script: [
-          { toolCalls: [{ name: 'bench__run', args: { target: 'responder', ...counts, modelRoundTrips: undefined } }] },
-          { text: 'done' },
-          {
-            toolCalls: [
-              {
-                name: 'bench__run',
-                args: { target: 'modeled', warmup: 20, roundTrips: modelSteps, sends: 0, concurrent: 0 },
-              },
-            ],
-          },
-          { text: 'done' },
-        ],
-      },
-    },
-    // The modeled responder's script runs out at once: every turn is one model call answering a fixed text.
-    { kind: 'Model', metadata: { name: 'idle' }, spec: { provider: 'scripted', model: 'idle', script: [] } },
-    {
-      kind: 'Tool',
-      metadata: { name: 'bench' },
-      spec: { entry: './bench-tool.js', timeoutMs: 600000, exports: [{ name: 'run', parameters: { type: 'object' } }] },
-    },
-    { kind: 'Extension', metadata: { name: 'trivial' }, spec: { entry: './trivial.js' } },
+function driverScript(modelSteps: number): object[] {
+  const { modelRoundTrips: _, ...relay } = counts;
+  return [
+    ...benchTurn('responder', relay),
+    ...benchTurn('modeled', { warmup: 20, roundTrips: modelSteps, sends: 0, concurrent: 0 }),
   ];
-  return documents.map((document) => JSON.stringify({ apiVersion: 'goondan.ai/v1', ...document })).join('\n---\n');
 }
 
 function percentile(values: number[], fraction: number): number {
@@ -121,9 +39,7 @@ function rssMb(pid: number): number {
 }
 
 async function ours(dir: string) {
-  writeFileSync(join(dir, 'goondan.yaml'), bundleYaml(counts.modelRoundTrips));
-  writeFileSync(join(dir, 'bench-tool.js'), benchTool);
-  writeFileSync(join(dir, 'trivial.js'), trivialExtension);
+  writeRelayBundle(dir, driverScript(counts.modelRoundTrips));
   const { bundle, problems } = await loadBundle({ dir, libraries: [baseDir] });
   if (!bundle) throw new Error(`bench bundle invalid: ${JSON.stringify(problems)}`);
   const orchestrator = new Orchestrator({
@@ -148,8 +64,7 @@ async function ours(dir: string) {
     Bun.gc(true);
     const idleFresh = fresh.map(rssMb);
 
-    const read = () =>
-      JSON.parse(readFileSync(join(dir, '.goondan', 'workspaces', 'driver', 'bench', 'bench.json'), 'utf8'));
+    const read = () => JSON.parse(readFileSync(benchFile(dir, 'bench'), 'utf8'));
     await orchestrator.request({ input: 'trivial' });
     const trivial = read() as { samples: number[]; throughput: number; concurrent: number };
     await orchestrator.request({ input: 'modeled' });
