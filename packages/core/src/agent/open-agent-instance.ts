@@ -192,6 +192,7 @@ async function openLocked(
     turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
     stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
     maxStepsPerTurn: maxStepsFor(bundle, agent),
+    ...(agent.spec.toolConcurrency === undefined ? {} : { toolConcurrency: agent.spec.toolConcurrency }),
     approvalStore: new ApprovalStore(db),
     redact,
     ...(telemetry ? { telemetry } : {}),

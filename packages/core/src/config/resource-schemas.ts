@@ -142,6 +142,7 @@ const agentSpec: Schema = {
       properties: { maxStepsPerTurn: positiveInteger, allowRegistryDirectCalls: { type: 'boolean' } },
     },
     permissions: permissionsSpec,
+    toolConcurrency: { type: 'integer', minimum: 1, maximum: 1000 },
   },
 };
 

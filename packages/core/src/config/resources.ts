@@ -110,6 +110,8 @@ export interface AgentResourceSpec {
   policy?: { maxStepsPerTurn?: number; allowRegistryDirectCalls?: boolean };
   /** Which tools run, ask a person first, or are refused (docs/permissions.md). */
   permissions?: AgentPermissionsSpec;
+  /** How many tool calls of one step run at once (default 4; calls waiting for approval are not counted). */
+  toolConcurrency?: number;
 }
 
 export interface SwarmResourceSpec {

@@ -249,3 +249,19 @@ describe('ConversationStore and secrets', () => {
     }
   });
 });
+
+describe('ConversationStore compaction schedule', () => {
+  test('waits for as many events as the base holds, so a long conversation is not re-encoded every 200 writes', () => {
+    const store = new ConversationStore(openInstanceDatabase(join(temp.make(), 'state.db')), {
+      compactAfterEvents: 200,
+    });
+    const pendingAfter: number[] = [];
+    for (let index = 1; index <= 1_000; index += 1) {
+      store.append(textMessage(`m${index}`, `message ${index}`));
+      if ([199, 200, 399, 400, 799, 800, 1_000].includes(index)) pendingAfter.push(store.eventCountSinceBase());
+    }
+    // Bases of 200, 400 and 800 messages; the next compaction waits for 800 more events.
+    expect(pendingAfter).toEqual([199, 0, 199, 0, 399, 0, 200]);
+    expect(store.load()).toHaveLength(1_000);
+  });
+});

@@ -12,7 +12,11 @@ import { fromStoredMessage, type StoredMessage, toStoredMessage } from './stored
 import { toStoreError } from './to-store-error.ts';
 
 export interface ConversationStoreOptions {
-  /** Fold events into a new base once this many have gathered since the last one; 0 turns it off. Default 200. */
+  /**
+   * Fold events into a new base once this many have gathered since the last one, or as many as the base holds
+   * messages when that is more; 0 turns it off. Default 200. Growing with the base keeps the cost per write flat:
+   * a compaction re-encodes the whole conversation, so it must not come every 200 events of a 10,000-message one.
+   */
   compactAfterEvents?: number;
   /** Told when an automatic compaction fails; the write that triggered it has committed, and a later write retries. */
   onCompactionError?: (error: unknown) => void;
@@ -82,6 +86,8 @@ export class ConversationStore {
   private readonly compactAfterEvents: number;
   private readonly onCompactionError: ((error: unknown) => void) | undefined;
   private pendingEvents: number;
+  /** Messages in the latest base, as far as this store knows (0 until it compacts). */
+  private baseMessages = 0;
   private readonly writeMany: Transaction<[readonly ConversationEvent[], string | null, string | null], void>;
   private readonly readState: Transaction<[], ReadState>;
   private readonly compactNow: Transaction<[], CompactionResult>;
@@ -140,7 +146,9 @@ export class ConversationStore {
     if (events.length === 1 && options.eventId === undefined) this.insert(events[0]!, turnId);
     else this.writeMany.immediate(events, turnId, options.eventId ?? null);
     this.pendingEvents += events.length;
-    if (this.compactAfterEvents > 0 && this.pendingEvents >= this.compactAfterEvents) this.compactQuietly();
+    if (this.compactAfterEvents > 0 && this.pendingEvents >= Math.max(this.compactAfterEvents, this.baseMessages)) {
+      this.compactQuietly();
+    }
   }
 
   /**
@@ -204,6 +212,7 @@ export class ConversationStore {
   compact(): CompactionResult {
     const result = this.compactNow.immediate();
     this.pendingEvents = 0;
+    this.baseMessages = result.messages;
     return result;
   }
 
