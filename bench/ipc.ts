@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadBundle, Orchestrator, resolveSwarm } from '@goondan/core';
+import { type BenchRow, report } from './harness.ts';
 import { benchFile, benchTurn, writeRelayBundle } from './relay/relay-bundle.ts';
 
 const json = process.argv.includes('--json');
@@ -156,9 +157,51 @@ try {
   const result = await ours(dir);
   const peerResult = await peer(dir);
   const ratio = result.roundTripMs.median / peerResult.roundTripMs.median;
-  if (json) {
-    console.log(JSON.stringify({ ...result, peer: peerResult, roundTripRatio: Number(ratio.toFixed(2)) }));
-  } else {
+  // Issue 15's goals: round trip ≤ 2× bare Bun IPC, ≥ 10,000 sends/s, cold spawn ≤ 100 ms.
+  const rows: BenchRow[] = [
+    {
+      figure: 'agent→agent request round trip',
+      unit: 'ms',
+      ours: result.roundTripMs.median,
+      oursP99: result.roundTripMs.p99,
+      peer: peerResult.roundTripMs.median,
+      peerP99: peerResult.roundTripMs.p99,
+      peerName: 'bare Bun IPC relay',
+      goal: '≤ 2× peer',
+      met: ratio <= 2,
+      note: 'the peer relays plain objects: no agent runtime, no turn, no span',
+    },
+    {
+      figure: 'agent sends',
+      unit: 'ops/s',
+      ours: result.sendsPerSecond,
+      goal: '≥ 10,000',
+      met: result.sendsPerSecond >= 10_000,
+    },
+    { figure: 'concurrent agent requests', unit: 'ops/s', ours: result.concurrentRequestsPerSecond },
+    {
+      figure: 'model-turn responder round trip',
+      unit: 'ms',
+      ours: result.modelTurnRoundTripMs.median,
+      oursP99: result.modelTurnRoundTripMs.p99,
+    },
+    {
+      figure: 'cold spawn to ready',
+      unit: 'ms',
+      ours: result.coldStartMs.median,
+      goal: '≤ 100 ms',
+      met: result.coldStartMs.median <= 100,
+    },
+    {
+      figure: 'idle agent process RSS',
+      unit: 'MB',
+      ours: result.idleRssMb.freshMedian,
+      goal: '≤ 60 MB',
+      met: result.idleRssMb.freshMedian <= 60,
+    },
+  ];
+  if (json || process.env.GDN_BENCH_RUNNER === '1') report(rows);
+  else {
     const f = (value: number, digits = 3) => value.toFixed(digits);
     console.log('inter-agent IPC through the Orchestrator (two agent processes, trivial responder)');
     console.log(
