@@ -288,6 +288,30 @@ describe('Connections', () => {
     ]);
   });
 
+  test('a rule routing to an Agent of the bundle outside the Swarm is E_CONNECTION_INVALID naming the members', async () => {
+    const outsider = `---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: outsider }
+spec:
+  modelConfig: { modelRef: Model/main }
+`;
+    const rules = `      - route: { agentRef: Agent/outsider, instanceKey: inbox }
+`;
+    const dir = await bundle({
+      'goondan.yaml': `${packageHeader('    - name: "@acme/tools"\n      version: "^1.0.0"')}${plainAgents}${outsider}${connection(rules)}`,
+      ...toolsPackage(),
+    });
+    const { problems } = await loadBundle({ dir, checkEntries: false });
+    expect(problems.map((problem) => [problem.code, problem.path])).toEqual([
+      ['E_CONNECTION_INVALID', 'spec.ingress.rules[0].route.agentRef'],
+    ]);
+    expect(problems[0]?.message).toContain(
+      'Agent/outsider, which is not a member of Swarm desk; members: triage, billing',
+    );
+    expect(problems[0]?.suggestion).toContain("Add Agent/outsider to the Swarm's spec.agents");
+  });
+
   test('a Connector whose entry does not exist is E_CONNECTOR_ENTRY_NOT_FOUND', async () => {
     const dir = await bundle({
       'goondan.yaml': `apiVersion: goondan.ai/v1
