@@ -77,3 +77,52 @@ describe('migrateBundleText', () => {
     expect(result.unconverted[0]?.message).toContain('does not parse');
   });
 });
+
+describe('Connectors and Connections', () => {
+  test('the current shapes need nothing; other shapes are listed as not converted, with the fields that exist', () => {
+    const current = `apiVersion: goondan.ai/v1
+kind: Connector
+metadata: { name: hook }
+spec:
+  entry: ./hook.ts
+  events: [{ name: ping }]
+---
+apiVersion: goondan.ai/v1
+kind: Connection
+metadata: { name: hook-desk }
+spec:
+  connectorRef: Connector/hook
+  ingress: { rules: [{ route: { instanceKey: inbox } }] }
+`;
+    expect(migrateBundleText(current)).toEqual({ text: current, changes: [], unconverted: [] });
+    const other = `apiVersion: goondan.ai/v1
+kind: Connector
+metadata: { name: hook }
+spec:
+  type: webhook
+  runtime: node
+  triggers: [{ type: http, endpoint: { path: /hook } }]
+---
+apiVersion: goondan.ai/v1
+kind: Connection
+metadata: { name: hook-desk }
+spec:
+  connectorRef: hook
+  ingress:
+    - match: { event: ping }
+`;
+    const result = migrateBundleText(other);
+    expect(result.changes.map((change) => change.message)).toEqual(['reference "hook" → "Connector/hook"']);
+    expect(result.unconverted.map((note) => [note.resource, note.path, note.line])).toEqual([
+      ['Connector/hook', 'spec.type', 5],
+      ['Connector/hook', 'spec.runtime', 6],
+      ['Connector/hook', 'spec.triggers', 7],
+      ['Connector/hook', 'spec', 5],
+      ['Connection/hook-desk', 'spec.ingress', 15],
+    ]);
+    expect(result.unconverted[0]?.message).toBe(
+      'spec.type is not a field of a Connector: rewrite it by hand in the shape of docs/connectors.md (fields: entry, events)',
+    );
+    expect(result.unconverted[3]?.message).toStartWith('spec.entry is missing');
+  });
+});

@@ -139,6 +139,37 @@ function migrateDocument(
     if (spec.connectorRef !== undefined) fixRef(['spec', 'connectorRef'], spec.connectorRef, 'Connector');
     if (spec.swarmRef !== undefined) fixRef(['spec', 'swarmRef'], spec.swarmRef, 'Swarm');
   }
+  if (kind === 'Connector' || kind === 'Connection') {
+    for (const [path, message] of connectorShapeProblems(kind, spec)) note(unconverted, path, message);
+  }
+}
+
+/** The fields of the Connector and Connection shapes this runtime reads (docs/connectors.md). */
+const connectorFields = {
+  Connector: { fields: ['entry', 'events'], required: 'entry' },
+  Connection: { fields: ['connectorRef', 'swarmRef', 'secrets', 'config', 'ingress'], required: 'connectorRef' },
+} as const;
+
+/**
+ * What of a Connector or Connection does not have the shape this runtime reads. The specification describes no
+ * older Connector shape (docs/decisions.md, issue 19 connectors), so nothing is rewritten: each such part is listed
+ * for a person, with the fields that exist.
+ */
+function connectorShapeProblems(kind: 'Connector' | 'Connection', spec: Record<string, unknown>): [Path, string][] {
+  const { fields, required } = connectorFields[kind];
+  const known: readonly string[] = fields;
+  const problems: [Path, string][] = [];
+  const help = `rewrite it by hand in the shape of docs/connectors.md (fields: ${fields.join(', ')})`;
+  for (const key of Object.keys(spec)) {
+    if (!known.includes(key)) problems.push([['spec', key], `spec.${key} is not a field of a ${kind}: ${help}`]);
+  }
+  if (spec[required] === undefined) problems.push([['spec'], `spec.${required} is missing: ${help}`]);
+  const ingress = spec.ingress;
+  const rulesList = isPlainObject(ingress) && (ingress.rules === undefined || Array.isArray(ingress.rules));
+  if (kind === 'Connection' && ingress !== undefined && !rulesList) {
+    problems.push([['spec', 'ingress'], `spec.ingress must be { rules: [ { match?, route? }, ... ] }: ${help}`]);
+  }
+  return problems;
 }
 
 function migrateTool(options: {
