@@ -13,10 +13,24 @@ export interface AgentEvent {
   source: { kind: 'user' | 'agent' | 'system' | 'extension'; name: string };
   replyTo?: { target: string; correlationId: string };
   /** Carries the caller's trace so the callee's turn joins it. */
-  traceContext?: { traceId: string; parentSpanId?: string };
+  traceContext?: { traceId: string; parentSpanId?: string; caller?: TraceCaller };
   data?: JsonValue;
   createdAt: string;
 }
+
+/**
+ * The calling step and tool call of an inter-agent request. Their spans are stored only when the caller's step ends,
+ * so the callee's turn keeps them (span attribute `caller`): a live view nests the turn under the call at once.
+ */
+export type TraceCaller = {
+  turnSpanId: string;
+  stepSpanId: string;
+  stepIndex: number;
+  stepStartedAt: number;
+  toolName: string;
+  toolCallId: string;
+  toolStartedAt: number;
+};
 
 let counter = 0;
 

@@ -537,7 +537,14 @@ export class AgentInstance {
       startedAt,
       endedAt: status === 'running' ? null : Date.now(),
       status,
-      attributes: { agent: this.agentName, instance: this.instanceKey, turnId, eventType: event.type, ...attributes },
+      attributes: {
+        agent: this.agentName,
+        instance: this.instanceKey,
+        turnId,
+        eventType: event.type,
+        ...(event.traceContext?.caller ? { caller: event.traceContext.caller } : {}),
+        ...attributes,
+      },
     });
     this.record(span('running', {}));
     // A new turn's span is written with its user message (one commit); a resumed turn has no message to add.
@@ -682,7 +689,7 @@ export class AgentInstance {
         }),
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
         messages: state.modelMessages.map((message) => message.data as unknown as AiModelMessage),
-        tools: toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
+        tools: await toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
         abortSignal: state.signal,
         // Errors are read from the stream below; the SDK's default handler would print them to the console.
         onError: () => {},
@@ -772,7 +779,15 @@ export class AgentInstance {
       // Tool calls are on disk before any tool runs: a crash mid-call leaves them to be answered, not forgotten.
       this.appendMessages(assistant, state.turnId);
       if (calls.length > 0) {
-        await this.executeToolCalls({ state, calls, assistant, catalog, stepSpanId, beforeResults: recordStep });
+        await this.executeToolCalls({
+          state,
+          calls,
+          assistant,
+          catalog,
+          stepSpanId,
+          stepStartedAt: stepStarted,
+          beforeResults: recordStep,
+        });
       }
     }
     recordStep();
@@ -786,6 +801,7 @@ export class AgentInstance {
     assistant: Message[];
     catalog: ToolCatalog;
     stepSpanId: string;
+    stepStartedAt?: number;
     /** Calls of a step interrupted by a restart: saved results stand, unasked unfinished calls are aborted. */
     resumed?: boolean;
     /** Runs just before the results are written (the step records its span, to go out in the same commit). */
@@ -834,7 +850,19 @@ export class AgentInstance {
           workdir: this.options.workdir,
           logger: this.options.logger ?? console,
           signal: state.signal,
-          trace: { traceId: state.traceId, spanId: toolSpanId },
+          trace: {
+            traceId: state.traceId,
+            spanId: toolSpanId,
+            caller: {
+              turnSpanId: state.turnSpanId,
+              stepSpanId,
+              stepIndex: state.stepIndex,
+              stepStartedAt: options.stepStartedAt ?? started,
+              toolName: call.name,
+              toolCallId: call.id,
+              toolStartedAt: started,
+            },
+          },
           source: state.source,
           ...this.permissionScope(),
           ...(this.options.agents ? { agents: this.options.agents } : {}),

@@ -168,7 +168,13 @@ export class AgentsClient implements AgentsRuntime {
       source: { kind: 'agent', name: this.options.agent },
       ...(replyTo ? { replyTo } : {}),
       ...(options.trace
-        ? { traceContext: { traceId: options.trace.traceId, parentSpanId: options.trace.spanId } }
+        ? {
+            traceContext: {
+              traceId: options.trace.traceId,
+              parentSpanId: options.trace.spanId,
+              ...(options.trace.caller ? { caller: options.trace.caller } : {}),
+            },
+          }
         : {}),
       ...(options.data === undefined ? {} : { data: options.data }),
       createdAt: new Date().toISOString(),

@@ -1,3 +1,4 @@
+import type { TraceCaller } from '../agent/agent-event.ts';
 import type { JsonValue } from '../types.ts';
 
 /** Default time an inter-agent request waits for the callee's turn to end (DESIGN.md §5). */
@@ -9,6 +10,8 @@ export const MAX_AGENT_REQUEST_TIMEOUT_MS = 600_000;
 export interface ToolTraceContext {
   traceId: string;
   spanId: string;
+  /** The step and call this span belongs to, not stored until the step ends (a callee's turn records them). */
+  caller?: TraceCaller;
 }
 
 /** Spec v2.0-b §11.1 `request`: the caller's turn waits for the callee's turn to end. */
