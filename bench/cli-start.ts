@@ -12,6 +12,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadBundle } from '@goondan/core';
+import { bundleToJson } from '../packages/core/src/orchestrator/bundle-transfer.ts';
 import { type BenchRow, compare, report, side } from './harness.ts';
 
 const root = join(import.meta.dir, '..');
@@ -167,10 +169,15 @@ try {
       const run = await spawnOnce([process.execPath, join(import.meta.dir, 'peers', script), ...args]);
       return (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { rss: number }).rss / 1024 / 1024;
     };
+    // The bundle as the orchestrator hands it to an agent process.
+    const loaded = await loadBundle({ dir, checkEntries: false });
+    if (!loaded.bundle) throw new Error(JSON.stringify(loaded.problems));
+    const bundleFile = join(dir, 'bundle.json');
+    writeFileSync(bundleFile, JSON.stringify(bundleToJson(loaded.bundle)));
     const { ours, peer } = await compare({
       rounds: Math.max(3, Math.floor(rounds / 2)),
       warmup: 1,
-      ours: () => rss('idle-agent.ts', [dir]),
+      ours: () => rss('idle-agent.ts', [bundleFile]),
       peer: () => rss('ai-sdk-run.ts', ['--idle']),
     });
     rows.push({

@@ -1,4 +1,3 @@
-import { anthropic } from '@ai-sdk/anthropic';
 import { jsonSchema, type ToolSet, tool } from 'ai';
 import type { ToolCatalogItem } from '../types.ts';
 
@@ -21,10 +20,13 @@ export function supportsDeferredTools(provider: string): boolean {
  * so every tool is in every request and the model loads the ones it needs by searching. Otherwise the flag is
  * ignored.
  */
-export function toModelTools(items: readonly ToolCatalogItem[], options: { deferred?: boolean } = {}): ToolSet {
+export async function toModelTools(
+  items: readonly ToolCatalogItem[],
+  options: { deferred?: boolean } = {},
+): Promise<ToolSet> {
   const tools: ToolSet = {};
   const deferring = options.deferred === true && items.some((item) => item.deferred === true);
-  if (deferring) tools[PROVIDER_TOOL_SEARCH_NAME] = toolSearch;
+  if (deferring) tools[PROVIDER_TOOL_SEARCH_NAME] = await providerToolSearch();
   for (const item of items) {
     const defer = deferring && item.deferred === true;
     const cache = defer ? deferredCache : plainCache;
@@ -42,7 +44,13 @@ export function toModelTools(items: readonly ToolCatalogItem[], options: { defer
   return tools;
 }
 
-const toolSearch = anthropic.tools.toolSearchBm25_20251119();
+let toolSearch: ToolSet[string] | undefined;
+
+/** Anthropic's tool-search tool, imported when a step first defers tools (only Anthropic models do), not at start. */
+async function providerToolSearch(): Promise<ToolSet[string]> {
+  toolSearch ??= (await import('@ai-sdk/anthropic')).anthropic.tools.toolSearchBm25_20251119();
+  return toolSearch;
+}
 
 /** Catalog items are reused from step to step; converting each once keeps a Step cheap with large catalogs. */
 const plainCache = new WeakMap<ToolCatalogItem, ToolSet[string]>();

@@ -67,7 +67,8 @@ describe('Agent spec.toolConcurrency', () => {
       const result = await instance.enqueue(userEvent('go'));
       expect(result.status).toBe('completed');
       expect(most).toBe(3);
-      const outputs = instance.messages
+      const outputs = instance
+        .conversation()
         .filter((message) => message.data.role === 'tool')
         .map((message) => JSON.stringify(message.data.content));
       expect(outputs.map((text) => Number(/"index":(\d+)/.exec(text)?.[1]))).toEqual([0, 1, 2, 3, 4, 5, 6]);

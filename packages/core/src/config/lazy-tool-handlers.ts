@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 import type { ToolHandler } from '../types.ts';
-import { pickSingleFunction } from './load-tool-handlers.ts';
+import { pickSingleFunction } from './pick-single-function.ts';
 import type { ToolResource } from './resources.ts';
 
 /**

@@ -5,8 +5,8 @@ import type { DeclaredResource } from './check-references.ts';
 import { problemAt } from './create-problem.ts';
 import { entryLoadProblem } from './entry-load-problem.ts';
 import { refKey } from './object-ref.ts';
+import { type ModuleShape, pickSingleFunction, shapeOf, singleFunctionSource } from './pick-single-function.ts';
 import { type EntryProbeReport, entryImportTimeoutMs } from './probe-entry-modules.ts';
-import { propertyTypes } from './property-types.ts';
 import { SINGLE_FUNCTION_EXPORT } from './read-older-shapes.ts';
 import type { BundleProblem, ToolResource } from './resources.ts';
 
@@ -34,32 +34,6 @@ interface LoadOptions {
   probes: ReadonlyMap<string, EntryProbeReport>;
   /** False: a probed module is checked from its report alone and not imported here (`gdn validate`). */
   importModules: boolean;
-}
-
-/** What a module exports and, if `handlers` is an object, the `typeof` of each of its own properties. */
-type ModuleShape = { exports: Record<string, string>; handlers: Record<string, string> | null };
-
-function shapeOf(module: Record<string, unknown>): ModuleShape {
-  const { handlers } = module;
-  const isObject = typeof handlers === 'object' && handlers !== null && !Array.isArray(handlers);
-  return { exports: propertyTypes(module), handlers: isObject ? propertyTypes(handlers) : null };
-}
-
-/** Where an older single-function Tool's handler is: the only function of `handlers`, else `handler`, else default. */
-function singleFunctionSource(shape: ModuleShape): string | null {
-  const functions = Object.entries(shape.handlers ?? {}).filter(([, type]) => type === 'function');
-  if (functions.length === 1) return `handlers.${functions[0]![0]}`;
-  if (shape.exports.handler === 'function') return 'handler';
-  if (shape.exports.default === 'function') return 'default';
-  return null;
-}
-
-/** The function singleFunctionSource names, taken from the imported module. */
-export function pickSingleFunction(module: Record<string, unknown>): unknown {
-  const source = singleFunctionSource(shapeOf(module));
-  if (source === null) return undefined;
-  if (source.startsWith('handlers.')) return (module.handlers as Record<string, unknown>)[source.slice(9)];
-  return module[source];
 }
 
 async function loadOne(

@@ -1,24 +1,17 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchemaObject } from '../types.ts';
-import { linearRegExp } from './linear-reg-exp.ts';
+
+type Compiler = typeof import('./parameters-compiler.ts');
+let compiler: Compiler | undefined;
 
 /**
- * One Ajv for runtime argument checks; validators are compiled once per distinct schema and shared. Patterns run in
- * linear time (`linearRegExp`): a model or MCP client chooses the values, so a catastrophic pattern must not stall us.
+ * The validator of a tool's parameters schema, compiled at the tool's first call. Ajv and its formats are loaded
+ * then too (a synchronous require of parameters-compiler.ts, the same module instance an import would give): an
+ * agent process that has not called a tool yet does not hold them (about 3 MB, docs/performance.md).
  */
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, code: { regExp: linearRegExp } });
-addFormats(ajv);
-const cache = new Map<string, ValidateFunction>();
-
 export function compileParameters(schema: JsonSchemaObject): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let validate = cache.get(key);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    cache.set(key, validate);
-  }
-  return validate;
+  compiler ??= require('./parameters-compiler.ts') as Compiler;
+  return compiler.compileWithAjv(schema);
 }
 
 /** Every problem, with its path: `city: is required; count: must be integer`. */
