@@ -495,9 +495,10 @@ export class Orchestrator {
         to: callee.address,
         payload: event,
       });
+    // A send is accepted: the end of a run waits for it (drain). Stored first when there is an inbox: from then on it
+    // is handled, in this run or when the target next starts.
+    if (!replyTo) this.acceptedSends.set(event.id, callee.address);
     if (!replyTo && this.inbox) {
-      // A send is accepted once stored: from here on it is handled, in this run or when the target next starts.
-      this.acceptedSends.set(event.id, callee.address);
       this.inSendBatch({ put: { agent: callee.agent, instanceKey: callee.instanceKey, event }, deliver, fail });
     } else if (this.sendBatch) this.sendBatch.push({ deliver });
     else deliver();
