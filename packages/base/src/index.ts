@@ -3,6 +3,7 @@
 
 export { checkConnectorEvent } from '../connectors/runtime/check-connector-event.ts';
 export type {
+  ConnectorApproval,
   ConnectorContext,
   ConnectorEvent,
   ConnectorLogger,
@@ -12,10 +13,17 @@ export type {
 export { type IngressRoute, matchIngressRule } from '../connectors/runtime/match-ingress-rule.ts';
 export {
   type BundleConnections,
+  type ConnectionSettings,
+  type ConnectionsReload,
   connectionsOf,
   type RunningConnection,
   startBundleConnections,
 } from '../connectors/runtime/start-bundle-connections.ts';
+export {
+  checkTelegramPollers,
+  isTelegramConnector,
+  type TelegramPoller,
+} from '../connectors/runtime/telegram-pollers.ts';
 export { signSlackRequest, verifySlackSignature } from '../connectors/slack/verify-slack-signature.ts';
 export type { Channel, ChannelLogger, ChannelOrchestrator } from '../extensions/telegram/channel-types.ts';
 export type { TelegramConfig } from '../extensions/telegram/parse-telegram-config.ts';
@@ -43,10 +51,10 @@ export { bundleRevision, revisionNotice } from './changesets/revision-notice.ts'
 export { blockedAddressReason, isBlockedAddress } from './is-blocked-address.ts';
 export { type ResolvedPath, resolveInsideWorkdir } from './resolve-inside-workdir.ts';
 export { isSecretVariable, scrubEnvironment } from './scrub-environment.ts';
+export { type StoredBotForChannels, storedBotForChannels } from './telegram-settings/stored-bot-for-channels.ts';
 export {
   readTelegramBotSettings,
   type TelegramBotSettings,
   telegramBotSettingsPath,
   writeTelegramBotSettings,
 } from './telegram-settings/telegram-bot-settings.ts';
-export { type StoredBotForChannels, storedBotForChannels } from './telegram-settings/stored-bot-for-channels.ts';

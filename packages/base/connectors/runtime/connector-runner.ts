@@ -4,7 +4,13 @@
 // ConnectorContext; events go to the host over IPC, replies come back the same way. `stop` aborts ctx.signal and
 // the process exits once the default export has returned (or after a short grace).
 import { checkConnectorEvent } from './check-connector-event.ts';
-import type { ConnectorContext, ConnectorMain, ConnectorReply, HostMessage } from './connector-types.ts';
+import type {
+  ConnectorApproval,
+  ConnectorContext,
+  ConnectorMain,
+  ConnectorReply,
+  HostMessage,
+} from './connector-types.ts';
 
 const STOP_GRACE_MS = 3_000;
 
@@ -23,6 +29,10 @@ function describe(thrown: unknown): string {
 
 const send = (message: unknown) => process.send?.(message);
 const replyHandlers: ((reply: ConnectorReply) => void | Promise<void>)[] = [];
+const approvalHandlers: ((approval: ConnectorApproval) => void | Promise<void>)[] = [];
+const answers = new Map<number, (accepted: boolean) => void>();
+/** Reply and approval handlers still running: a stop waits for them (a reply being sent is delivered). */
+const handling = new Set<Promise<void>>();
 const stopping = new AbortController();
 let running: Promise<void> = Promise.resolve();
 let nextId = 1;
@@ -48,6 +58,16 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
     },
     onReply(handler) {
       replyHandlers.push(handler);
+    },
+    onApproval(handler) {
+      approvalHandlers.push(handler);
+    },
+    answerApproval(id, answer) {
+      const requestId = nextId++;
+      const { promise, resolve } = Promise.withResolvers<boolean>();
+      answers.set(requestId, resolve);
+      send({ type: 'answer-approval', requestId, id, answer });
+      return promise;
     },
     logger,
     signal: stopping.signal,
@@ -75,18 +95,31 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
     });
 }
 
+/** Runs handlers of one message, each on its own: one that throws is logged and the others still run. */
+function dispatch<T>(handlers: ((value: T) => void | Promise<void>)[], value: T, what: string): void {
+  for (const handler of handlers) {
+    const run: Promise<void> = Promise.resolve()
+      .then(() => handler(value))
+      .catch((thrown) => console.error(`[connector] ${what} handler failed: ${describe(thrown)}`))
+      .finally(() => handling.delete(run));
+    handling.add(run);
+  }
+}
+
 process.on('message', (raw) => {
   const message = raw as HostMessage;
   if (message.type === 'start') void start(message);
-  else if (message.type === 'reply') {
-    for (const handler of replyHandlers) {
-      void Promise.resolve()
-        .then(() => handler(message.reply))
-        .catch((thrown) => console.error(`[connector] a reply handler failed: ${describe(thrown)}`));
-    }
+  else if (message.type === 'reply') dispatch(replyHandlers, message.reply, 'a reply');
+  else if (message.type === 'approval') dispatch(approvalHandlers, message.approval, 'an approval');
+  else if (message.type === 'approval-answered') {
+    answers.get(message.requestId)?.(message.accepted);
+    answers.delete(message.requestId);
   } else if (message.type === 'stop') {
     stopping.abort();
-    void Promise.race([running, Bun.sleep(STOP_GRACE_MS)]).then(() => process.exit(0));
+    for (const resolve of answers.values()) resolve(false);
+    // Replies handed over before the stop are delivered first (the host stops connectors after the drain).
+    const done = Promise.all([running, ...handling]);
+    void Promise.race([done, Bun.sleep(STOP_GRACE_MS)]).then(() => process.exit(0));
   }
 });
 // The host is gone (it crashed or was killed): nothing would route this connector's events any more.

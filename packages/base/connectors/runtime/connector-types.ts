@@ -1,4 +1,4 @@
-import type { ConnectorResourceSpec } from '@goondan/core';
+import type { ApprovalAnswer, ApprovalRecord, ConnectorResourceSpec } from '@goondan/core';
 
 /** A property value of a connector event (its type is declared in the Connector's spec.events). */
 export type EventPropertyValue = string | number | boolean;
@@ -25,6 +25,18 @@ export interface ConnectorReply {
   instanceKey: string;
 }
 
+/**
+ * A tool call waiting for a person's approval in a turn this connector's event started (or in an agent that turn
+ * called), and later how it ended (docs/connectors.md#approvals).
+ */
+export interface ConnectorApproval {
+  /** `requested`: it waits; `resolved`: it was answered, expired or cancelled (record.status says which). */
+  phase: 'requested' | 'resolved';
+  record: ApprovalRecord;
+  /** The event whose turn asked, as emitted (say, its chat). */
+  event: ConnectorEvent;
+}
+
 export type ConnectorLogger = Pick<Console, 'info' | 'warn' | 'error'>;
 
 /** What a connector's default export receives, in its own process. */
@@ -40,6 +52,13 @@ export interface ConnectorContext {
   emit(event: ConnectorEvent): Promise<void>;
   /** Receives the agent's reply to each emitted event (optional: connectors that only push events ignore it). */
   onReply(handler: (reply: ConnectorReply) => void | Promise<void>): void;
+  /** Receives the approvals of turns its events started (optional: only connectors that can ask a person use it). */
+  onApproval(handler: (approval: ConnectorApproval) => void | Promise<void>): void;
+  /**
+   * Answers an approval it was shown (by onApproval); resolves false when it is not waiting any more, or was not
+   * shown to this connector.
+   */
+  answerApproval(id: string, answer: ApprovalAnswer): Promise<boolean>;
   logger: ConnectorLogger;
   /** Aborted when the host stops the connector: close servers and timers. */
   signal: AbortSignal;
@@ -62,7 +81,12 @@ export type HostMessage =
       config: Record<string, string>;
     }
   | { type: 'reply'; id: string; reply: ConnectorReply }
+  | { type: 'approval'; approval: ConnectorApproval }
+  | { type: 'approval-answered'; requestId: number; accepted: boolean }
   | { type: 'stop' };
 
 /** Connector process → host. */
-export type ConnectorMessage = { type: 'ready' } | { type: 'event'; id: string; event: ConnectorEvent };
+export type ConnectorMessage =
+  | { type: 'ready' }
+  | { type: 'event'; id: string; event: ConnectorEvent }
+  | { type: 'answer-approval'; requestId: number; id: string; answer: ApprovalAnswer };

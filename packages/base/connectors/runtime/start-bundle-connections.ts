@@ -1,9 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  type AgentNotification,
+  type ApprovalRecord,
   type Bundle,
   type ConnectionResource,
   type ConnectorResource,
   GoondanError,
+  newId,
   parseObjectRef,
   resolveValueSource,
   type SwarmTopology,
@@ -14,6 +18,7 @@ import { checkConnectorEvent } from './check-connector-event.ts';
 import type { ConnectorEvent } from './connector-types.ts';
 import { matchIngressRule } from './match-ingress-rule.ts';
 import { type SupervisedConnector, superviseConnector } from './supervise-connector.ts';
+import { checkTelegramPollers, isTelegramConnector, type TelegramPoller } from './telegram-pollers.ts';
 
 /** A Connection of the served Swarm, with its connector process. */
 export interface RunningConnection {
@@ -22,16 +27,28 @@ export interface RunningConnection {
   process: SupervisedConnector;
 }
 
-export interface BundleConnections {
-  connections: readonly RunningConnection[];
-  /** Stops every connector process (before the Orchestrator drains: replies of running turns are then dropped). */
-  stop(): Promise<void>;
+/** What a reload did to the Connections, by name. */
+export interface ConnectionsReload {
+  started: string[];
+  restarted: string[];
+  stopped: string[];
 }
 
-function resolveMap(map: Record<string, ValueSource> | undefined, env?: Record<string, string | undefined>) {
-  const resolved: Record<string, string> = {};
-  for (const [key, source] of Object.entries(map ?? {})) resolved[key] = resolveValueSource(source, env);
-  return resolved;
+export interface BundleConnections {
+  /** The Connections running now. */
+  running(): readonly RunningConnection[];
+  /** Feed every notification of the Orchestrator here: approvals of turns a connector's event started go to it. */
+  notify(notification: AgentNotification): void;
+  /**
+   * Takes a reloaded bundle: restarts the Connections whose Connection or Connector changed (its documents, the
+   * text of its entry module, its resolved secrets and config), starts added ones, stops removed ones. A Connection
+   * that cannot start (an unset variable, a second poller of a Telegram token) is logged and left as it was.
+   */
+  reload(bundle: Bundle, topology: SwarmTopology): Promise<ConnectionsReload>;
+  /** Shutdown, first step: events that arrive from now on are dropped (logged); turns already routed go on. */
+  quiesce(): void;
+  /** Waits for the replies of turns already routed (the Orchestrator has drained), then stops every connector. */
+  stop(): Promise<void>;
 }
 
 /** The Connections that feed `topology`: those naming its Swarm, and those naming none. */
@@ -43,12 +60,76 @@ export function connectionsOf(bundle: Bundle, topology: SwarmTopology): Connecti
   );
 }
 
+/** How the host's settings shape the Connections of a bundle (the Telegram bot the assistant's tools stored). */
+export interface ConnectionSettings {
+  /** The environment ValueSources resolve in. */
+  env?: Record<string, string | undefined>;
+  /** False: Connections of @goondan/base's Telegram connector are not started (telegram__enable turned the bot off). */
+  startTelegram?: boolean;
+}
+
+interface Prepared {
+  connection: ConnectionResource;
+  connector: ConnectorResource;
+  entry: string;
+  secrets: Record<string, string>;
+  config: Record<string, string>;
+  fingerprint: string;
+}
+
+interface Live extends RunningConnection {
+  fingerprint: string;
+  /** Approvals shown to this connector, by id, with the event whose turn asked: only those may it answer. */
+  shown: Map<string, { record: ApprovalRecord; event: ConnectorEvent }>;
+}
+
+/** A turn a connector's event started: approvals carrying its traceId go back to that connector. */
+interface Turn {
+  live: Live;
+  event: ConnectorEvent;
+}
+
+function resolveMap(map: Record<string, ValueSource> | undefined, env?: Record<string, string | undefined>) {
+  const resolved: Record<string, string> = {};
+  for (const [key, source] of Object.entries(map ?? {})) resolved[key] = resolveValueSource(source, env);
+  return resolved;
+}
+
+function entryText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Resolves one Connection: its Connector, secrets and config (throws E_REF_UNRESOLVED, E_VALUE_SOURCE_ENV). */
+function prepare(bundle: Bundle, connection: ConnectionResource, env?: Record<string, string | undefined>): Prepared {
+  const ref = parseObjectRef(connection.spec.connectorRef);
+  const connector = ref ? (bundle.resources.get(`Connector/${ref.name}`) as ConnectorResource | undefined) : undefined;
+  if (!connector) {
+    throw new GoondanError(
+      'E_REF_UNRESOLVED',
+      `Connection ${connection.metadata.name}: its Connector is not in the bundle.`,
+    );
+  }
+  const entry = resolve(connector.location.baseDir, connector.spec.entry);
+  const secrets = resolveMap(connection.spec.secrets, env);
+  const config = resolveMap(connection.spec.config, env);
+  // Secrets enter only as a digest: a token stored anew (telegram__set_token) restarts its connector at a reload.
+  const fingerprint = Bun.hash(
+    JSON.stringify([connection.spec, connector.spec, entry, entryText(entry), secrets, config]),
+  ).toString(16);
+  return { connection, connector, entry, secrets, config, fingerprint };
+}
+
 /**
  * Starts a supervised process for the Connector of every Connection of the served Swarm (docs/connectors.md) and
  * routes what they emit: each event is checked against the Connector's declared events, routed by the ingress
  * rules (first match wins) to an agent instance as a `user.message` from `user:<connection>`, and the turn's reply
- * goes back to the connector. Secrets and config are resolved here first: an unset variable throws
- * E_VALUE_SOURCE_ENV and nothing is started.
+ * goes back to the connector, as do the approvals its turn waits for (docs/connectors.md#approvals). Secrets and
+ * config are resolved here first: an unset variable throws E_VALUE_SOURCE_ENV and nothing is started; so does a
+ * Telegram token polled twice (E_CHANNEL_CONFIG_INVALID, counting `otherPollers`).
  */
 export async function startBundleConnections(options: {
   bundle: Bundle;
@@ -56,28 +137,48 @@ export async function startBundleConnections(options: {
   orchestrator: ChannelOrchestrator;
   logger: ChannelLogger;
   defaultInstanceKey: string;
-  env?: Record<string, string | undefined>;
+  /** The host's settings for a bundle, asked again at each reload. */
+  settings?: (bundle: Bundle, topology: SwarmTopology) => ConnectionSettings;
+  /** Telegram bots polled by others (Extension/telegram channels): a Connection may not poll them too. */
+  otherPollers?: readonly TelegramPoller[];
 }): Promise<BundleConnections> {
-  const { bundle, topology, orchestrator, logger } = options;
-  const prepared = connectionsOf(bundle, topology).map((connection) => {
-    const ref = parseObjectRef(connection.spec.connectorRef);
-    const connector = ref
-      ? (bundle.resources.get(`Connector/${ref.name}`) as ConnectorResource | undefined)
-      : undefined;
-    if (!connector) {
-      throw new GoondanError(
-        'E_REF_UNRESOLVED',
-        `Connection ${connection.metadata.name}: its Connector is not in the bundle.`,
-      );
+  const { orchestrator, logger } = options;
+  let topology = options.topology;
+  let accepting = true;
+  const live = new Map<string, Live>();
+  const turns = new Map<string, Turn>();
+  const traces = new Map<string, Turn>();
+  const routed = new Set<Promise<void>>();
+
+  /** The Connections to run for a bundle, resolved; `onError` decides whether one that fails stops everything. */
+  const plan = (bundle: Bundle, served: SwarmTopology, onError: (name: string, thrown: unknown) => void) => {
+    const settings = options.settings?.(bundle, served) ?? {};
+    const planned: Prepared[] = [];
+    for (const connection of connectionsOf(bundle, served)) {
+      try {
+        const prepared = prepare(bundle, connection, settings.env);
+        if (settings.startTelegram === false && isTelegramConnector(prepared.connector)) {
+          logger.warn(
+            `[connection ${connection.metadata.name}] not started: the Telegram bot is turned off (telegram__enable)`,
+          );
+          continue;
+        }
+        planned.push(prepared);
+      } catch (thrown) {
+        onError(connection.metadata.name, thrown);
+      }
     }
-    return {
-      connection,
-      connector,
-      secrets: resolveMap(connection.spec.secrets, options.env),
-      config: resolveMap(connection.spec.config, options.env),
-    };
-  });
-  const running: RunningConnection[] = prepared.map(({ connection, connector, secrets, config }) => {
+    const pollers = planned
+      .filter((item) => isTelegramConnector(item.connector) && item.secrets.TELEGRAM_BOT_TOKEN)
+      .map((item) => ({
+        owner: `Connection '${item.connection.metadata.name}'`,
+        token: item.secrets.TELEGRAM_BOT_TOKEN!,
+      }));
+    checkTelegramPollers([...(options.otherPollers ?? []), ...pollers]);
+    return planned;
+  };
+
+  const launch = ({ connection, connector, entry, secrets, config, fingerprint }: Prepared): Live => {
     const name = connection.metadata.name;
     const events = connector.spec.events ?? null;
     const rules = connection.spec.ingress?.rules ?? [{}];
@@ -89,6 +190,9 @@ export async function startBundleConnections(options: {
       } catch (thrown) {
         return logger.warn(`${label} E_CONNECTOR_EVENT_INVALID ${(thrown as Error).message}; dropped`);
       }
+      if (!accepting) {
+        return logger.warn(`${label} E_AGENT_SHUTTING_DOWN event ${event.name} arrived during shutdown; dropped`);
+      }
       const target = matchIngressRule({
         rules,
         event,
@@ -97,8 +201,11 @@ export async function startBundleConnections(options: {
       });
       if (!target)
         return logger.warn(`${label} E_CONNECTION_NO_ROUTE event ${event.name} matched no ingress rule; dropped`);
-      orchestrator
+      const eventId = newId('evt');
+      turns.set(eventId, { live: self, event });
+      const turn = orchestrator
         .request({
+          id: eventId,
           input: event.message?.text ?? '',
           target: target.agent,
           instanceKey: target.instanceKey,
@@ -113,7 +220,7 @@ export async function startBundleConnections(options: {
           },
         })
         .then((result) =>
-          supervised.reply(id, {
+          self.process.reply(id, {
             event,
             text: result.text,
             status: result.status,
@@ -126,28 +233,106 @@ export async function startBundleConnections(options: {
           logger.error(
             `${label} ${code} event ${event.name} for ${target.agent}/${target.instanceKey} was not answered: ${(thrown as Error).message}`,
           );
+        })
+        .finally(() => {
+          routed.delete(turn);
+          turns.delete(eventId);
+          for (const [traceId, entry] of traces)
+            if (entry.live === self && entry.event === event) traces.delete(traceId);
         });
+      routed.add(turn);
     };
-    const supervised = superviseConnector({
-      start: {
-        type: 'start',
-        connection: name,
-        connector: connector.metadata.name,
-        entry: resolve(connector.location.baseDir, connector.spec.entry),
-        events,
-        secrets,
-        config,
-      },
-      cwd: bundle.rootDir,
-      onEvent: route,
-      log: (line) => logger.error(line),
-    });
-    return { name, connector: connector.metadata.name, process: supervised };
-  });
+    const self: Live = {
+      name,
+      connector: connector.metadata.name,
+      fingerprint,
+      shown: new Map(),
+      process: superviseConnector({
+        start: { type: 'start', connection: name, connector: connector.metadata.name, entry, events, secrets, config },
+        cwd: options.bundle.rootDir,
+        onEvent: route,
+        onAnswer: (id, answer) => {
+          const record = self.shown.get(id)?.record;
+          if (!record) return false;
+          return orchestrator.answerApproval({ agent: record.agent, instanceKey: record.instanceKey, id, answer });
+        },
+        log: (line) => logger.error(line),
+      }),
+    };
+    return self;
+  };
+
+  for (const prepared of plan(options.bundle, topology, (_name, thrown) => {
+    throw thrown;
+  })) {
+    live.set(prepared.connection.metadata.name, launch(prepared));
+  }
+
   return {
-    connections: running,
-    stop: async () => {
-      await Promise.all(running.map((connection) => connection.process.stop()));
+    running: () => [...live.values()],
+    notify({ event }) {
+      const data = (event.data ?? {}) as Record<string, unknown>;
+      if (event.type === 'runtime.turn.start') {
+        const turn = turns.get(String(data.eventId));
+        if (turn && typeof data.traceId === 'string') traces.set(data.traceId, turn);
+        return;
+      }
+      if (event.type !== 'runtime.approval.requested' && event.type !== 'runtime.approval.resolved') return;
+      const record = data as unknown as ApprovalRecord;
+      if (event.type === 'runtime.approval.requested') {
+        const turn = record.traceId ? traces.get(record.traceId) : undefined;
+        if (!turn) return;
+        turn.live.shown.set(record.id, { record, event: turn.event });
+        turn.live.process.approval({ phase: 'requested', record, event: turn.event });
+        return;
+      }
+      for (const connection of live.values()) {
+        const shown = connection.shown.get(record.id);
+        if (!shown) continue;
+        connection.shown.delete(record.id);
+        connection.process.approval({ phase: 'resolved', record, event: shown.event });
+      }
+    },
+    async reload(bundle, served) {
+      topology = served;
+      const result: ConnectionsReload = { started: [], restarted: [], stopped: [] };
+      const failed = new Set<string>();
+      let planned: Prepared[];
+      try {
+        planned = plan(bundle, served, (name, thrown) => {
+          failed.add(name);
+          logger.error(`[connection ${name}] not reloaded: ${(thrown as Error).message}`);
+        });
+      } catch (thrown) {
+        logger.error(`[serve] connections not reloaded: ${(thrown as Error).message}`);
+        return result;
+      }
+      const wanted = new Map(planned.map((item) => [item.connection.metadata.name, item]));
+      const stops: Promise<void>[] = [];
+      for (const [name, connection] of live) {
+        if (failed.has(name)) continue;
+        const next = wanted.get(name);
+        if (next && next.fingerprint === connection.fingerprint) continue;
+        live.delete(name);
+        stops.push(connection.process.stop());
+        (next ? result.restarted : result.stopped).push(name);
+      }
+      // A restarted connector's old process has let go (a port, a poll) before the new one starts.
+      await Promise.all(stops);
+      for (const [name, item] of wanted) {
+        if (live.has(name)) continue;
+        if (!result.restarted.includes(name)) result.started.push(name);
+        live.set(name, launch(item));
+      }
+      return result;
+    },
+    quiesce() {
+      accepting = false;
+    },
+    async stop() {
+      accepting = false;
+      await Promise.allSettled([...routed]);
+      await Promise.all([...live.values()].map((connection) => connection.process.stop()));
     },
   };
 }

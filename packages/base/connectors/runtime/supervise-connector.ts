@@ -1,6 +1,13 @@
 import { resolve } from 'node:path';
+import type { ApprovalAnswer } from '@goondan/core';
 import { defaultRestartPolicy, environmentBlock, type RestartPolicy, restartDelay } from '@goondan/core';
-import type { ConnectorEvent, ConnectorMessage, ConnectorReply, HostMessage } from './connector-types.ts';
+import type {
+  ConnectorApproval,
+  ConnectorEvent,
+  ConnectorMessage,
+  ConnectorReply,
+  HostMessage,
+} from './connector-types.ts';
 
 const runnerPath = resolve(import.meta.dir, 'connector-runner.ts');
 /** How long a stopped connector may take to close before it is killed. */
@@ -13,6 +20,8 @@ export interface SupervisedConnector {
   ready: Promise<void>;
   /** Hands the agent's reply to the process that emitted the event (dropped if it has restarted since). */
   reply(id: string, reply: ConnectorReply): void;
+  /** Shows the running process an approval of a turn its event started (or how it ended). */
+  approval(approval: ConnectorApproval): void;
   stop(): Promise<void>;
 }
 
@@ -26,6 +35,8 @@ export function superviseConnector(options: {
   start: Extract<HostMessage, { type: 'start' }>;
   cwd: string;
   onEvent(id: string, event: ConnectorEvent): void;
+  /** A person's answer to an approval, from the connector: true when it reached the waiting instance. */
+  onAnswer?(id: string, answer: ApprovalAnswer): boolean;
   log(line: string): void;
   policy?: RestartPolicy;
 }): SupervisedConnector {
@@ -50,6 +61,10 @@ export function superviseConnector(options: {
         const message = raw as ConnectorMessage;
         if (message.type === 'ready') ready.resolve();
         else if (message.type === 'event' && child === process) options.onEvent(message.id, message.event);
+        else if (message.type === 'answer-approval') {
+          const accepted = child === process && (options.onAnswer?.(message.id, message.answer) ?? false);
+          child.send({ type: 'approval-answered', requestId: message.requestId, accepted } satisfies HostMessage);
+        }
       },
     });
     process = child;
@@ -72,6 +87,13 @@ export function superviseConnector(options: {
     reply(id, reply) {
       if (!id.startsWith(`cev_${process?.pid}_`)) return;
       process?.send({ type: 'reply', id, reply } satisfies HostMessage);
+    },
+    approval(approval) {
+      try {
+        process?.send({ type: 'approval', approval } satisfies HostMessage);
+      } catch {
+        // Gone meanwhile: it is restarted, and the approval can still be answered elsewhere.
+      }
     },
     async stop() {
       stopping = true;

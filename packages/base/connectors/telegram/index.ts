@@ -2,9 +2,10 @@
 // process of its own. It long-polls getUpdates (nothing needs to reach the host), emits a `telegram_message` for
 // each text message of an allowed chat, and sends the agent's reply back to that chat as plain text split under
 // 4096 characters, honouring 429 retry_after (the same code as Extension/telegram, docs/channels.md). Messages from
-// chats not in ALLOWED_CHAT_IDS are refused with a log line and emit nothing. Approval buttons stay with
-// Extension/telegram.
+// chats not in ALLOWED_CHAT_IDS are refused with a log line and emit nothing. A tool call of its turn that waits for
+// approval shows in the chat with the same buttons as Extension/telegram's (ChatApprovals); a press goes to the host.
 import { Bot, GrammyError } from 'grammy';
+import { ChatApprovals } from '../../extensions/telegram/chat-approvals.ts';
 import { honourRetryAfter } from '../../extensions/telegram/honour-retry-after.ts';
 import { splitMessage } from '../../extensions/telegram/split-message.ts';
 import type { ConnectorContext } from '../runtime/connector-types.ts';
@@ -39,6 +40,32 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
     );
   }
 
+  const send = async (chatId: number, text: string, extra: object = {}) =>
+    bot.api.sendMessage(chatId, text, extra).catch((thrown) => {
+      ctx.logger.error(`E_CHANNEL_API sendMessage failed: ${String(thrown)}`);
+      return null;
+    });
+  const approvals = new ChatApprovals({
+    // A press for an approval this process did not show (it restarted): the host knows only what it showed.
+    instanceOf: () => null,
+    answer: ({ id, answer }) => ctx.answerApproval(id, answer),
+    send,
+    edit: async (chatId, messageId, text) => {
+      await bot.api
+        .editMessageText(chatId, messageId, text, { reply_markup: { inline_keyboard: [] } })
+        .catch((thrown) => ctx.logger.warn(`could not update an approval message: ${String(thrown)}`));
+    },
+  });
+  const chatOf = (event: { properties?: Record<string, unknown> }) => {
+    const chatId = event.properties?.chat_id;
+    return typeof chatId === 'number' && allowed.has(chatId) ? chatId : null;
+  };
+  ctx.onApproval(({ phase, record, event }) => {
+    const chatId = chatOf(event);
+    if (phase === 'resolved') return approvals.close(record);
+    if (chatId !== null) approvals.show(record, chatId);
+  });
+
   bot.on('message', async (message) => {
     const chatId = message.chat.id;
     if (!allowed.has(chatId)) {
@@ -61,25 +88,38 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
       },
     });
   });
+  bot.on('callback_query:data', async (update) => {
+    const chatId = update.callbackQuery.message?.chat.id;
+    if (chatId === undefined || !allowed.has(chatId)) {
+      ctx.logger.warn(`E_CHANNEL_CHAT_NOT_ALLOWED a button press from chat ${chatId ?? '?'} ignored`);
+      await update.answerCallbackQuery({ text: 'This chat is not allowed.' }).catch(() => {});
+      return;
+    }
+    const from = update.callbackQuery.from;
+    const by = `telegram:${from.username ?? from.id}`;
+    const outcome = await approvals.press({ chatId, data: update.callbackQuery.data, by });
+    await update.answerCallbackQuery(outcome ? { text: outcome.text } : {}).catch(() => {});
+    if (outcome?.clearButtons) {
+      await update.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
+    }
+  });
   bot.catch((error) => ctx.logger.error(`E_CHANNEL_API handling an update failed: ${error.message}`));
 
   ctx.onReply(async (reply) => {
-    const chatId = reply.event.properties?.chat_id;
-    if (typeof chatId !== 'number' || !allowed.has(chatId)) return;
+    const chatId = chatOf(reply.event);
+    if (chatId === null) return;
+    // The turn ended: an approval still shown waits for nothing.
+    void approvals.closeChat(chatId);
     const text =
       reply.text !== ''
         ? reply.text
         : reply.status === 'completed'
           ? ''
           : `(The turn ended without a reply: ${reply.status})`;
-    for (const piece of splitMessage(text)) {
-      await bot.api
-        .sendMessage(chatId, piece)
-        .catch((thrown) => ctx.logger.error(`E_CHANNEL_API sendMessage failed: ${String(thrown)}`));
-    }
+    for (const piece of splitMessage(text)) await send(chatId, piece);
   });
 
   ctx.logger.info(`@${bot.botInfo.username} is polling (${allowed.size} allowed chat(s))`);
   ctx.signal.addEventListener('abort', () => void bot.stop().catch(() => {}), { once: true });
-  await bot.start({ timeout: pollTimeout, allowed_updates: ['message'] });
+  await bot.start({ timeout: pollTimeout, allowed_updates: ['message', 'callback_query'] });
 }

@@ -6,6 +6,8 @@ import type { AgentEvent, AgentNotification, ApprovalAnswer, TurnResult } from '
  */
 export interface ChannelOrchestrator {
   request(options: {
+    /** The event's id (default a new one): a caller that follows the turn's notifications knows it beforehand. */
+    id?: string;
     input: string;
     type?: string;
     target?: string;

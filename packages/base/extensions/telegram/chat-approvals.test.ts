@@ -16,14 +16,10 @@ function setup(running = true) {
   const sent: { chatId: number; text: string }[] = [];
   const edits: { chatId: number; messageId: number; text: string }[] = [];
   const approvals = new ChatApprovals({
-    agent: 'assistant',
-    instanceKeyOf: (chatId) => `telegram-${chatId}`,
-    orchestrator: {
-      request: () => Promise.reject(new Error('unused')),
-      answerApproval: (options) => {
-        answered.push(options);
-        return running;
-      },
+    instanceOf: (chatId) => ({ agent: 'assistant', instanceKey: `telegram-${chatId}` }),
+    answer: async (options) => {
+      answered.push(options);
+      return running;
     },
     send: async (chatId, text) => {
       sent.push({ chatId, text });
@@ -37,11 +33,11 @@ function setup(running = true) {
 }
 
 describe('ChatApprovals', () => {
-  test('a press answers the shown approval of its own chat, in the instance that raised it', () => {
+  test('a press answers the shown approval of its own chat, in the instance that raised it', async () => {
     const { approvals, answered } = setup();
     approvals.show(record, 1);
     expect(approvals.waitingIn(1)).toBe(true);
-    expect(approvals.press({ chatId: 1, data: 'apr:c:apr_1', by: 'telegram:ada' })).toEqual({
+    expect(await approvals.press({ chatId: 1, data: 'apr:c:apr_1', by: 'telegram:ada' })).toEqual({
       text: 'Approved for this conversation',
       clearButtons: false,
     });
@@ -55,18 +51,18 @@ describe('ChatApprovals', () => {
     ]);
   });
 
-  test('a press in another chat answers nothing', () => {
+  test('a press in another chat answers nothing', async () => {
     const { approvals, answered } = setup();
     approvals.show(record, 1);
-    expect(approvals.press({ chatId: 2, data: 'apr:o:apr_1', by: 'x' })?.text).toBe(
+    expect((await approvals.press({ chatId: 2, data: 'apr:o:apr_1', by: 'x' }))?.text).toBe(
       'This approval is no longer waiting.',
     );
     expect(answered).toEqual([]);
   });
 
-  test('a press for an approval this run never showed goes to the chat instance; refused, its buttons go', () => {
+  test('a press for an approval this run never showed goes to the chat instance; refused, its buttons go', async () => {
     const { approvals, answered } = setup(false);
-    expect(approvals.press({ chatId: 3, data: 'apr:d:apr_9', by: 'x' })).toEqual({
+    expect(await approvals.press({ chatId: 3, data: 'apr:d:apr_9', by: 'x' })).toEqual({
       text: 'This approval is no longer waiting.',
       clearButtons: true,
     });

@@ -1,6 +1,5 @@
-import type { ApprovalRecord } from '@goondan/core';
+import type { ApprovalAnswer, ApprovalRecord } from '@goondan/core';
 import { approvalKeyboard, approvalOutcome, approvalText, parseApprovalCallback } from './approval-buttons.ts';
-import type { ChannelOrchestrator } from './channel-types.ts';
 
 interface ShownApproval {
   chatId: number;
@@ -15,19 +14,26 @@ export interface PressOutcome {
   clearButtons: boolean;
 }
 
+/** An agent instance, and where an approval waits. */
+export interface ApprovalTarget {
+  agent: string;
+  instanceKey: string;
+}
+
 /**
- * The approvals a Telegram channel has shown, by approval id: each is a message with buttons in one chat, edited
- * with the outcome once the approval ends (answered here or elsewhere, expired, or its turn gone).
+ * The approvals a Telegram chat has shown, by approval id: each is a message with buttons in one chat, edited with
+ * the outcome once the approval ends (answered here or elsewhere, expired, or its turn gone). Used by
+ * Extension/telegram in the host and by Connector/telegram in its own process (the answer then goes over IPC).
  */
 export class ChatApprovals {
   private readonly shown = new Map<string, ShownApproval>();
 
   constructor(
     private readonly options: {
-      /** The agent that answers the chat: where a press for an approval not shown by this run goes. */
-      agent: string;
-      instanceKeyOf: (chatId: number) => string;
-      orchestrator: ChannelOrchestrator;
+      /** The instance a chat talks to: where a press for an approval not shown by this run goes (null: nowhere). */
+      instanceOf: (chatId: number) => ApprovalTarget | null;
+      /** Hands a person's answer to the instance waiting; false when it is not waiting (any more). */
+      answer: (options: ApprovalTarget & { id: string; answer: ApprovalAnswer }) => boolean | Promise<boolean>;
       send: (chatId: number, text: string, extra: object) => Promise<{ message_id: number } | null>;
       edit: (chatId: number, messageId: number, text: string) => Promise<void>;
     },
@@ -71,18 +77,23 @@ export class ChatApprovals {
    * A button pressed in `chatId`. It answers only an approval of that chat; one not shown by this run (the host
    * restarted) goes to the chat's instance, which knows only its own approvals. Null: not an approval button.
    */
-  press(options: { chatId: number; data: string; by: string }): PressOutcome | null {
+  async press(options: { chatId: number; data: string; by: string }): Promise<PressOutcome | null> {
     const parsed = parseApprovalCallback(options.data, options.by);
     if (!parsed) return null;
     const entry = this.shown.get(parsed.id);
+    const target = entry
+      ? entry.chatId === options.chatId
+        ? entry.record
+        : null
+      : this.options.instanceOf(options.chatId);
     const answered =
-      (entry === undefined || entry.chatId === options.chatId) &&
-      this.options.orchestrator.answerApproval({
-        agent: entry?.record.agent ?? this.options.agent,
-        instanceKey: entry?.record.instanceKey ?? this.options.instanceKeyOf(options.chatId),
+      target !== null &&
+      (await this.options.answer({
+        agent: target.agent,
+        instanceKey: target.instanceKey,
         id: parsed.id,
         answer: parsed.answer,
-      });
+      }));
     if (answered) return { text: parsed.said, clearButtons: false };
     return { text: 'This approval is no longer waiting.', clearButtons: entry === undefined };
   }

@@ -8,6 +8,7 @@ import {
   parseRefEntry,
   resolveValueSource,
 } from '@goondan/core';
+import type { TelegramPoller } from '../../connectors/runtime/telegram-pollers.ts';
 import type { Channel, ChannelLogger, ChannelOrchestrator } from './channel-types.ts';
 import { parseTelegramConfig, type TelegramConfig } from './parse-telegram-config.ts';
 import { chatOfInstanceKey, startTelegramChannel } from './start-telegram-channel.ts';
@@ -64,6 +65,8 @@ export function declaredChannels(
 /** The channels of a bundle, running: the host passes every notification and stops them all at once. */
 export interface BundleChannels {
   channels: readonly Channel[];
+  /** The bots they poll: a Connection may not poll one of them too (checkTelegramPollers). */
+  pollers: readonly TelegramPoller[];
   notify(notification: AgentNotification): void;
   stop(): Promise<void>;
 }
@@ -94,6 +97,10 @@ export async function startBundleChannels(options: {
   }
   return {
     channels,
+    pollers: declared.map(({ agent, config }) => ({
+      owner: `Agent '${agent}' (Extension/telegram)`,
+      token: resolveValueSource(config.token, options.env),
+    })),
     notify(notification) {
       const chatId = chatOfInstanceKey(notification.instanceKey);
       if (chatId === null) return;

@@ -82,9 +82,8 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
     }
   };
   const approvals = new ChatApprovals({
-    agent,
-    instanceKeyOf: telegramInstanceKey,
-    orchestrator,
+    instanceOf: (chatId) => ({ agent, instanceKey: telegramInstanceKey(chatId) }),
+    answer: (answer) => orchestrator.answerApproval(answer),
     send,
     edit: async (chatId, messageId, text) => {
       await bot.api
@@ -151,7 +150,7 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
     }
     const from = ctx.callbackQuery.from;
     const by = `telegram:${from.username ?? from.id}`;
-    const outcome = approvals.press({ chatId, data: ctx.callbackQuery.data, by });
+    const outcome = await approvals.press({ chatId, data: ctx.callbackQuery.data, by });
     await ctx.answerCallbackQuery(outcome ? { text: outcome.text } : {}).catch(() => {});
     if (outcome?.clearButtons) {
       await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Bundle } from '@goondan/core';
 import { storedBotForChannels } from './stored-bot-for-channels.ts';
 import { telegramBotSettingsPath, writeTelegramBotSettings } from './telegram-bot-settings.ts';
@@ -63,5 +63,35 @@ describe('storedBotForChannels', () => {
     expect(storedBotForChannels(damaged, { env: otherKey })).toMatchObject({ start: true, env: otherKey });
     writeFileSync(telegramBotSettingsPath(damaged.rootDir), '{ not json');
     expect(storedBotForChannels(damaged, { env }).note).toContain('E_STORE_CORRUPT');
+  });
+});
+
+describe('storedBotForChannels with a Connection to Connector/telegram', () => {
+  const withConnection = (token: unknown) => {
+    const bundle = bundleWith([]);
+    const resources = bundle.resources as Map<string, unknown>;
+    resources.delete('Extension/telegram');
+    resources.set('Connector/telegram', {
+      kind: 'Connector',
+      metadata: { name: 'telegram' },
+      spec: { entry: './connectors/telegram/index.ts' },
+      location: { baseDir: resolve(import.meta.dir, '../..') },
+    });
+    resources.set('Connection/tg', {
+      kind: 'Connection',
+      metadata: { name: 'tg' },
+      spec: { connectorRef: 'Connector/telegram', secrets: { TELEGRAM_BOT_TOKEN: token } },
+    });
+    return bundle;
+  };
+
+  test('the stored token takes the place of the variable its TELEGRAM_BOT_TOKEN secret names; off starts none', () => {
+    const bundle = withConnection({ valueFrom: { env: 'DESK_BOT' } });
+    writeTelegramBotSettings(bundle.rootDir, { token: TOKEN }, env);
+    const used = storedBotForChannels(bundle, { env });
+    expect(used).toMatchObject({ start: true, note: 'telegram: using the token stored with telegram__set_token' });
+    expect(used.env.DESK_BOT).toBe(TOKEN);
+    writeTelegramBotSettings(bundle.rootDir, { enabled: false }, env);
+    expect(storedBotForChannels(bundle, { env })).toMatchObject({ start: false });
   });
 });

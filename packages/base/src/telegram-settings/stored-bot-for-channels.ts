@@ -1,9 +1,19 @@
-import { type AgentResource, type Bundle, type ExtensionResource, type JsonValue, parseRefEntry } from '@goondan/core';
+import {
+  type AgentResource,
+  type Bundle,
+  type ConnectionResource,
+  type ConnectorResource,
+  type ExtensionResource,
+  type JsonValue,
+  parseObjectRef,
+  parseRefEntry,
+} from '@goondan/core';
+import { isTelegramConnector } from '../../connectors/runtime/telegram-pollers.ts';
 import { readTelegramBotSettings } from './telegram-bot-settings.ts';
 
 /** How the settings the assistant's Telegram tools stored change the bot `gdn serve` starts. */
 export interface StoredBotForChannels {
-  /** False when telegram__enable turned the bot off: start no Telegram channel. */
+  /** False when telegram__enable turned the bot off: start no Telegram channel nor Telegram Connection. */
   start: boolean;
   /** The environment to resolve channel tokens in: the stored token stands in for the variable the config names. */
   env: Record<string, string | undefined>;
@@ -11,9 +21,29 @@ export interface StoredBotForChannels {
   note?: string;
 }
 
-/** The variables the `token` ValueSources of the bundle's Telegram channels name (`valueFrom.env`). */
-function tokenVariables(bundle: Bundle, agents: readonly string[] | undefined): Set<string> {
+/** The variable a token ValueSource names (`valueFrom.env`), or `(inline)`. */
+function variableOf(token: unknown): string {
+  const from = (token as Record<string, JsonValue> | undefined)?.valueFrom as Record<string, JsonValue> | undefined;
+  return typeof from?.env === 'string' ? from.env : '(inline)';
+}
+
+/**
+ * The variables the bot tokens of the bundle's Telegram channels name: each Extension/telegram `token`, and the
+ * `TELEGRAM_BOT_TOKEN` secret of each Connection to @goondan/base's Telegram connector.
+ */
+function tokenVariables(
+  bundle: Bundle,
+  agents: readonly string[] | undefined,
+  connections: readonly ConnectionResource[],
+): Set<string> {
   const names = new Set<string>();
+  for (const connection of connections) {
+    const ref = parseObjectRef(connection.spec.connectorRef);
+    const connector = ref
+      ? (bundle.resources.get(`Connector/${ref.name}`) as ConnectorResource | undefined)
+      : undefined;
+    if (connector && isTelegramConnector(connector)) names.add(variableOf(connection.spec.secrets?.TELEGRAM_BOT_TOKEN));
+  }
   const extension = bundle.resources.get('Extension/telegram') as ExtensionResource | undefined;
   if (!extension) return names;
   for (const resource of bundle.resources.values()) {
@@ -21,9 +51,7 @@ function tokenVariables(bundle: Bundle, agents: readonly string[] | undefined): 
     for (const entry of (resource as AgentResource).spec.extensions ?? []) {
       const parsed = parseRefEntry(entry);
       if (parsed?.ref.kind !== 'Extension' || parsed.ref.name !== 'telegram') continue;
-      const token = (parsed.config?.token ?? extension.spec.config?.token) as Record<string, JsonValue> | undefined;
-      const from = token?.valueFrom as Record<string, JsonValue> | undefined;
-      names.add(typeof from?.env === 'string' ? from.env : '(inline)');
+      names.add(variableOf(parsed.config?.token ?? extension.spec.config?.token));
     }
   }
   return names;
@@ -31,12 +59,18 @@ function tokenVariables(bundle: Bundle, agents: readonly string[] | undefined): 
 
 /**
  * Applies what `telegram__enable` and `telegram__set_token` stored (docs/assistant-pack-2.md#telegram) to the
- * Telegram channels of a bundle: `enabled: false` starts none; a stored token is used by the channel when exactly
- * one bot is declared and its config reads the token from a variable (it takes that variable's place).
+ * Telegram channels of a bundle, Extension/telegram and Connections to Connector/telegram alike: `enabled: false`
+ * starts none; a stored token is used when exactly one bot is declared and its config (or the Connection's
+ * TELEGRAM_BOT_TOKEN secret) reads the token from a variable: it takes that variable's place.
  */
 export function storedBotForChannels(
   bundle: Bundle,
-  options: { agents?: readonly string[]; env?: Record<string, string | undefined> } = {},
+  options: {
+    agents?: readonly string[];
+    /** The Connections of the served Swarm (connectionsOf); default: every Connection of the bundle. */
+    connections?: readonly ConnectionResource[];
+    env?: Record<string, string | undefined>;
+  } = {},
 ): StoredBotForChannels {
   const env = options.env ?? process.env;
   let stored: ReturnType<typeof readTelegramBotSettings>;
@@ -51,11 +85,14 @@ export function storedBotForChannels(
     return {
       start: false,
       env,
-      note: 'telegram: the bot is turned off (telegram__enable); no Telegram channel started',
+      note: 'telegram: the bot is turned off (telegram__enable); no Telegram channel or Connection started',
     };
   }
   if (!stored.token) return { start: true, env };
-  const variables = [...tokenVariables(bundle, options.agents)];
+  const connections =
+    options.connections ??
+    [...bundle.resources.values()].filter((resource): resource is ConnectionResource => resource.kind === 'Connection');
+  const variables = [...tokenVariables(bundle, options.agents, connections)];
   if (variables.length === 0) return { start: true, env };
   const [variable] = variables;
   if (variables.length > 1 || !variable || variable === '(inline)') {

@@ -20,7 +20,15 @@ import { TurnStreams } from './turn-streams.ts';
 export interface HostPart {
   /** Sees every notification of the agent processes (approvals, text). */
   notify?(notification: AgentNotification): void;
+  /** Takes a reloaded bundle (--watch, an activated changeset); not awaited by the reload. */
+  reload?(bundle: Bundle, topology: SwarmTopology): Promise<void>;
+  /** At shutdown, before the orchestrator drains. */
   stop(): Promise<void>;
+  /**
+   * At shutdown, once the orchestrator has drained (every turn ended, or the deadline passed): for parts that hand
+   * turns their replies (connectors), whose `stop` only tells them to take nothing new.
+   */
+  afterDrain?(): Promise<void>;
   scheduler?: ServedScheduler;
   routes?: Route[];
 }
@@ -129,6 +137,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
   } catch (thrown) {
     await Promise.all(parts.map((part) => part.stop().catch(() => {})));
     await orchestrator.shutdown({ reason: 'gdn serve could not start' });
+    await Promise.all(parts.map((part) => part.afterDrain?.().catch(() => {})));
     throw thrown;
   }
   let stopping: Promise<void> | null = null;
@@ -138,6 +147,11 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     context,
     serve(bundle) {
       current = servedSwarm(bundle, options.swarm);
+      for (const part of parts) {
+        part.reload?.(current.bundle, current.topology).catch((thrown) => {
+          options.log(`[serve] reload of a host part failed: ${(thrown as Error)?.message}`);
+        });
+      }
       return current;
     },
     stop(reason) {
@@ -146,6 +160,8 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
         const closed = server.stop(false);
         await Promise.all(parts.map((part) => part.stop().catch(() => {})));
         await orchestrator.shutdown({ reason, drain: true });
+        // Replies of the turns that just ended reach their connectors before those stop.
+        await Promise.all(parts.map((part) => part.afterDrain?.().catch(() => {})));
         // Every turn has ended, so every answer is written; idle keep-alive connections are closed after a while.
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
