@@ -22,9 +22,6 @@ import { resolveSwarm } from './swarm-topology.ts';
 
 const ORPHAN_CHECK_MS = 500;
 
-const config = JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig;
-// An error escaping a tool (its timer, an unawaited promise) fails that call or is logged; the agent lives on.
-guardProcessErrors({ log: (line) => console.error(`[agent ${config.agent}] ${line}`) });
 const transport = createParentTransport();
 let exiting = false;
 const exit = (code: number) => {
@@ -33,10 +30,10 @@ const exit = (code: number) => {
   process.exit(code);
 };
 // Belt and braces next to the IPC disconnect: a process whose orchestrator died is reparented; it must not live on.
+const parentPid = process.argv[2] ? (JSON.parse(process.argv[2]) as AgentProcessConfig).parentPid : process.ppid;
 setInterval(() => {
-  if (process.ppid !== config.parentPid) exit(0);
+  if (process.ppid !== parentPid) exit(0);
 }, ORPHAN_CHECK_MS).unref();
-
 const received = new Promise<Bundle>((resolve) => {
   const stop = transport.onMessage((message) => {
     if (message.type !== 'event') return;
@@ -50,6 +47,19 @@ const received = new Promise<Bundle>((resolve) => {
     resolve(bundleFromJson(message.payload.data ?? {}));
   });
 });
+// A spare (started ahead, its modules loaded) learns which instance it serves from its first message.
+const config: AgentProcessConfig = process.argv[2]
+  ? (JSON.parse(process.argv[2]) as AgentProcessConfig)
+  : await new Promise<AgentProcessConfig>((resolve) => {
+      const stop = transport.onMessage((message) => {
+        if (message.type !== 'event' || message.payload.type !== eventTypes.config) return;
+        stop();
+        resolve(message.payload.data as unknown as AgentProcessConfig);
+      });
+    });
+// An error escaping a tool (its timer, an unawaited promise) fails that call or is logged; the agent lives on.
+guardProcessErrors({ log: (line) => console.error(`[agent ${config.agent}] ${line}`) });
+
 const host = new AgentProcessHost({
   transport,
   agent: config.agent,

@@ -51,6 +51,9 @@ export const eventTypes = {
   reset: 'conversation.reset',
   /** Orchestrator → process: cancel the turn of `data.eventId` (Ctrl-C in chat). */
   turnCancel: 'turn.cancel',
+  /** Orchestrator → a spare process (started ahead, without arguments), first: which instance it serves
+   * (`data`: AgentProcessConfig). */
+  config: 'process.config',
   /** Orchestrator → process, first of all: the validated bundle (`data`: bundleToJson). */
   bundle: 'process.bundle',
   /** Orchestrator → process, before the bundle: the full environment (`data`), kept out of the process's

@@ -39,7 +39,7 @@ import {
 } from './process-supervisor.ts';
 import { defaultRestartPolicy, type RestartPolicy } from './restart-backoff.ts';
 import { createInstanceSendInbox, type SendInbox } from './send-inbox.ts';
-import { type SpawnAgentProcess, spawnAgentProcess } from './spawn-agent-process.ts';
+import { retainSpareAgentProcess, type SpawnAgentProcess, spawnAgentProcess } from './spawn-agent-process.ts';
 import { checkTarget, type SwarmTopology } from './swarm-topology.ts';
 import type { SwarmTransport } from './swarm-transport.ts';
 
@@ -139,6 +139,8 @@ export class Orchestrator {
   private readonly pendingNotices = new Map<string, string[]>();
   private readonly notices: NoticeBoard;
   private readonly killOnExit = () => this.supervisor.killAll();
+  /** Agent processes here keep a spare started ahead (its modules loaded) while this runs. */
+  private readonly releaseSpare: () => void;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -187,6 +189,8 @@ export class Orchestrator {
       beforeStart: (record) => this.leaveNotices(record),
       changed: () => this.changed(),
     });
+    const local = !options.spawnProcess && (options.transport?.name ?? 'ipc') === 'ipc';
+    this.releaseSpare = local ? retainSpareAgentProcess() : () => {};
     this.reconcileTimer = setInterval(() => {
       this.supervisor.reconcile();
       this.writeState();
@@ -322,6 +326,7 @@ export class Orchestrator {
       this.stateClosed = true;
       if (this.stateFile) removeOrchestratorState(this.stateFile);
       process.off('exit', this.killOnExit);
+      this.releaseSpare();
       this.inbox?.close();
       return this.acceptedSends.size > 0 ? { ...report, pendingSends: this.acceptedSends.size } : report;
     })();

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { environmentBlock } from '../processes/environment-block.ts';
+import type { JsonValue } from '../types.ts';
 import { controlEvent, eventTypes, formatAddress, ORCHESTRATOR } from './ipc-message.ts';
-import { createFedTransport } from './process-transport.ts';
+import { createFedTransport, type FedTransport } from './process-transport.ts';
 import type { Transport } from './transport.ts';
 
 /** What an agent process is told at start (one JSON argument): which bundle, agent and instance to open. */
@@ -74,20 +75,23 @@ async function forwardLines(
   if (write && pending) write(pending, name);
 }
 
-/**
- * Starts `bun agent-process-main.ts CONFIG` with Bun's IPC channel (JSON serialisation, ordered). The process
- * leads a process group of its own (`detached`): a Ctrl-C at the terminal reaches only the orchestrator, which
- * shuts agents down gracefully, and a kill reaches the agent's own children too. Its environment block is only
- * `publicEnv`; the real environment (model keys) is its first IPC message (docs/security.md).
- */
-export const spawnAgentProcess: SpawnAgentProcess = (options) => {
-  let transport: ReturnType<typeof createFedTransport> | undefined;
+interface StartedProcess {
+  subprocess: ReturnType<typeof Bun.spawn>;
+  transport: FedTransport;
+  disconnect: Promise<void>;
+  /** Where its output lines go (set when it serves an instance; a spare's lines are dropped). */
+  output: { write?: (line: string, stream: 'stdout' | 'stderr') => void };
+}
+
+function startProcess(args: string[], publicEnv: Record<string, string>): StartedProcess {
+  let transport: FedTransport | undefined;
   let disconnected: () => void = () => {};
   const disconnect = new Promise<void>((resolve) => {
     disconnected = resolve;
   });
-  const subprocess = Bun.spawn([process.execPath, agentProcessMain, JSON.stringify(options.config)], {
-    env: options.publicEnv ?? environmentBlock(),
+  const output: StartedProcess['output'] = {};
+  const subprocess = Bun.spawn([process.execPath, agentProcessMain, ...args], {
+    env: publicEnv,
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -103,6 +107,102 @@ export const spawnAgentProcess: SpawnAgentProcess = (options) => {
     send: (message) => subprocess.send(message),
     close: () => subprocess.disconnect(),
   });
+  const write = (line: string, stream: 'stdout' | 'stderr') => output.write?.(line, stream);
+  void forwardLines(subprocess.stdout as ReadableStream<Uint8Array>, write, 'stdout').catch(() => {});
+  void forwardLines(subprocess.stderr as ReadableStream<Uint8Array>, write, 'stderr').catch(() => {});
+  return { subprocess, transport, disconnect, output };
+}
+
+function killGroup(subprocess: ReturnType<typeof Bun.spawn>, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-subprocess.pid, signal);
+  } catch {
+    // No group (already gone): signal the process itself.
+    try {
+      subprocess.kill(signal);
+    } catch {
+      // Already exited.
+    }
+  }
+}
+
+/**
+ * One agent process started ahead, its modules loaded (most of a cold start), waiting to be told which instance
+ * it serves: the next spawn takes it and starts the next spare. Kept only while some Orchestrator on the IPC
+ * transport runs (retainSpareAgentProcess), and only for processes with the default environment block.
+ */
+let spare: StartedProcess | null = null;
+let spareUsers = 0;
+let refillTimer: ReturnType<typeof setTimeout> | undefined;
+const SPARE_DELAY_MS = 100;
+const killSpareOnExit = () => dropSpare();
+
+function dropSpare(): void {
+  clearTimeout(refillTimer);
+  refillTimer = undefined;
+  const dropped = spare;
+  spare = null;
+  if (dropped) killGroup(dropped.subprocess, 'SIGKILL');
+}
+
+function scheduleSpare(): void {
+  if (spareUsers === 0 || spare || refillTimer) return;
+  // A moment later: the process just spawned gets the CPU for its own start first.
+  refillTimer = setTimeout(() => {
+    refillTimer = undefined;
+    if (spareUsers > 0 && !spare) spare = startProcess([], environmentBlock());
+  }, SPARE_DELAY_MS);
+  refillTimer.unref?.();
+}
+
+function takeSpare(): StartedProcess | null {
+  const taken = spare;
+  spare = null;
+  if (!taken || taken.subprocess.exitCode !== null || taken.subprocess.signalCode !== null) return null;
+  return taken;
+}
+
+/** Keeps a spare agent process ready while the caller runs; call the returned function when done. */
+export function retainSpareAgentProcess(): () => void {
+  spareUsers += 1;
+  if (spareUsers === 1) process.on('exit', killSpareOnExit);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    spareUsers -= 1;
+    if (spareUsers > 0) return;
+    process.off('exit', killSpareOnExit);
+    dropSpare();
+  };
+}
+
+/**
+ * Starts `bun agent-process-main.ts CONFIG` with Bun's IPC channel (JSON serialisation, ordered), or hands the
+ * config to the spare started ahead. The process
+ * leads a process group of its own (`detached`): a Ctrl-C at the terminal reaches only the orchestrator, which
+ * shuts agents down gracefully, and a kill reaches the agent's own children too. Its environment block is only
+ * `publicEnv`; the real environment (model keys) is its first IPC message (docs/security.md).
+ */
+export const spawnAgentProcess: SpawnAgentProcess = (options) => {
+  const address = formatAddress(options.config.agent, options.config.instanceKey);
+  const fromSpare = options.publicEnv === undefined ? takeSpare() : null;
+  const started = fromSpare ?? startProcess([JSON.stringify(options.config)], options.publicEnv ?? environmentBlock());
+  scheduleSpare();
+  const { subprocess, transport, disconnect } = started;
+  started.output.write = options.onOutput;
+  if (fromSpare) {
+    transport.send({
+      type: 'event',
+      from: ORCHESTRATOR,
+      to: address,
+      payload: controlEvent({
+        type: eventTypes.config,
+        source: ORCHESTRATOR,
+        data: options.config as unknown as JsonValue,
+      }),
+    });
+  }
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.env ?? process.env))
     if (value !== undefined) environment[name] = value;
@@ -110,34 +210,16 @@ export const spawnAgentProcess: SpawnAgentProcess = (options) => {
   transport.send({
     type: 'event',
     from: ORCHESTRATOR,
-    to: formatAddress(options.config.agent, options.config.instanceKey),
+    to: address,
     payload: controlEvent({ type: eventTypes.environment, source: ORCHESTRATOR, data: environment }),
   });
-  void forwardLines(subprocess.stdout, options.onOutput, 'stdout').catch(() => {});
-  void forwardLines(subprocess.stderr, options.onOutput, 'stderr').catch(() => {});
   const pid = subprocess.pid;
   // Exit counts once the pipe is drained too, so a reply written just before exiting is not taken for a crash.
   const exited = subprocess.exited.then(async () => {
     await Promise.race([disconnect, Bun.sleep(DRAIN_AFTER_EXIT_MS)]);
-    transport?.closed();
+    transport.closed();
     const signal = subprocess.signalCode;
     return { exitCode: subprocess.exitCode, signalCode: signal === null ? null : String(signal) };
   });
-  return {
-    pid,
-    transport,
-    exited,
-    kill(signal = 'SIGTERM') {
-      try {
-        process.kill(-pid, signal);
-      } catch {
-        // No group (already gone): signal the process itself.
-        try {
-          subprocess.kill(signal);
-        } catch {
-          // Already exited.
-        }
-      }
-    },
-  };
+  return { pid, transport, exited, kill: (signal = 'SIGTERM') => killGroup(subprocess, signal) };
 };

@@ -3,6 +3,7 @@ import { eventTypes, type IpcMessage } from '../ipc-message.ts';
 import {
   type AgentProcessConfig,
   type AgentProcessConnection,
+  retainSpareAgentProcess,
   type SpawnAgentProcess,
   spawnAgentProcess,
 } from '../spawn-agent-process.ts';
@@ -70,6 +71,8 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
   const { nc, leases, names, leaseTtlMs } = session;
   const log = options.log ?? (() => {});
   const spawnProcess = options.spawnProcess ?? spawnAgentProcess;
+  // A spare agent process started ahead makes the next start warm (modules loaded).
+  const releaseSpare = options.spawnProcess ? () => {} : retainSpareAgentProcess();
   const hosted = new Map<string, Hosted>();
   let closing = false;
   const maxAgents = options.maxAgents ?? Number.POSITIVE_INFINITY;
@@ -234,6 +237,7 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
       for (const entry of entries) entry.connection.kill('SIGKILL');
       await Promise.all(entries.map((entry) => entry.connection.exited));
       await Promise.all(entries.map((entry) => entry.link.flushed()));
+      releaseSpare();
       await session.close();
     },
   };
