@@ -43,6 +43,20 @@ export function unknownOptionMessage(flag: string, spec: OptionSpec): string {
   return `Unknown option '${flag}'. ${hint}`;
 }
 
+/**
+ * The usage error of a subcommand a command does not have (`gdn tools lst`): the closest one, the list either way,
+ * and the same code as an unknown command.
+ */
+export function unknownSubcommand(command: string, sub: string, subcommands: readonly string[]): UsageError {
+  const guess = closestName(sub, subcommands);
+  const hint = guess ? ` Did you mean '${command} ${guess}'?` : '';
+  return new UsageError(
+    `unknown subcommand '${command} ${sub}'.${hint} Subcommands: ${subcommands.join(', ')}.`,
+    command,
+    'E_CLI_UNKNOWN_COMMAND',
+  );
+}
+
 /** `Unknown command 'chta'. Did you mean 'chat'?` (with the list of commands either way). */
 export function unknownCommandMessage(name: string, commands: string[]): string {
   const guess = closestName(name, commands);

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'bun:test';
-import { asksForHelp, commandHelpText, errorPageLink } from './docs-link.ts';
+import { absoluteDocsLinks, asksForHelp, commandHelpText, errorPageLink } from './docs-link.ts';
 
 const saved = { docs: process.env.GOONDAN_DOCS_URL, help: process.env.GOONDAN_HELP_BASE_URL };
 afterEach(() => {
@@ -23,4 +23,17 @@ test('help links are absolute: the repository docs by default, GOONDAN_DOCS_URL 
   expect(errorPageLink('E_TOOL')).toBe('https://errors.example.test/E_TOOL.md');
   expect(asksForHelp(['list', '-h'])).toBe(true);
   expect(asksForHelp(['call', 'x', '--', '--help'])).toBe(false);
+});
+
+test('a help text mentioning pages under docs/ links them absolutely; other paths are left alone', () => {
+  process.env.GOONDAN_DOCS_URL = 'https://docs.example.test/v1/';
+  expect(absoluteDocsLinks('Changesets (docs/changesets.md); see docs/security.md#secrets-in-the-environment.')).toBe(
+    'Changesets (https://docs.example.test/v1/changesets.md); see https://docs.example.test/v1/security.md#secrets-in-the-environment.',
+  );
+  expect(absoluteDocsLinks('writes my-docs/notes.md and ./docs/x.md and https://x.test/docs/y.md')).toBe(
+    'writes my-docs/notes.md and ./docs/x.md and https://x.test/docs/y.md',
+  );
+  expect(commandHelpText('changes', 'Bundle changesets (docs/changesets.md).')).toBe(
+    'Bundle changesets (https://docs.example.test/v1/changesets.md).\n\nDocs: https://docs.example.test/v1/cli.md#gdn-changes',
+  );
 });

@@ -33,9 +33,17 @@ export function commandDocsLink(command: string): string {
   return docsLink(`cli.md#${heading ?? `gdn-${command}`}`);
 }
 
-/** A command's help text with the absolute link to its section of docs/cli.md at the end. */
+/** Text with every `docs/PAGE.md[#anchor]` it mentions turned into the absolute link of that page. */
+export function absoluteDocsLinks(text: string): string {
+  return text.replace(/(?<![\w/.:-])docs\/([\w./-]+\.md(?:#[\w-]+)?)/g, (_, page: string) => docsLink(page));
+}
+
+/**
+ * A command's help text, its mentions of pages under docs/ made absolute, with the link to its section of
+ * docs/cli.md at the end.
+ */
 export function commandHelpText(command: string, help: string): string {
-  return `${help}\n\nDocs: ${commandDocsLink(command)}`;
+  return `${absoluteDocsLinks(help)}\n\nDocs: ${commandDocsLink(command)}`;
 }
 
 /** `--help` or `-h` among a command's flags (not after `--`, where everything is an argument). */

@@ -15,7 +15,7 @@ Commands:
   tools call NAME ARGS  call one tool through guard, validation, middleware and handler
   run --input TEXT      run one turn of an agent and print the reply
   chat                  chat with an agent in the terminal
-  trace                 show the last turns as a tree of steps, model calls and tool calls
+  trace                 show the last turns as a tree of steps, model calls and tool calls (--serve: in a browser)
   audit                 the audit log of tool calls: decision, approval, status, duration
   approvals             list and answer tool calls that wait for a person's approval
   ps                    the agent processes of running swarms: state, pid, queue, turns, restarts

@@ -1,5 +1,5 @@
 import { GoondanError, redactKnownSecrets } from '@goondan/core';
-import { errorPageLink } from './docs-link.ts';
+import { absoluteDocsLinks, errorPageLink } from './docs-link.ts';
 import { redactForOutput } from './redact-output.ts';
 import { paint, UsageError, useColor } from './terminal.ts';
 
@@ -22,7 +22,7 @@ export function reportFailure(thrown: unknown): number {
     // A failure can quote what failed (a URL with credentials, a server's answer echoing a key). The suggestion is
     // our own advice, which names flags such as `--token`: only known secret values are masked there.
     console.error(`${paint(thrown.code, 'red', color)} ${redactForOutput(thrown.message)}`);
-    console.error(`  suggestion: ${redactKnownSecrets(thrown.suggestion)}`);
+    console.error(`  suggestion: ${absoluteDocsLinks(redactKnownSecrets(thrown.suggestion))}`);
     console.error(`  help: ${errorPageLink(thrown.code)}`);
     return 1;
   }

@@ -2,6 +2,7 @@ import { closeSync, readFileSync, readlinkSync } from 'node:fs';
 // Not the barrels of @goondan/core or @goondan/base: they take most of a second to load, which a re-exec would pay
 // twice, and `gdn --version` not at all.
 import { isSecretVariable, scrubEnvironment } from '@goondan/base/scrub-environment';
+import { docsLink } from './docs-link.ts';
 import { MEMFD_NAME, reexecWithEnvironment } from './reexec-with-environment.ts';
 
 /** Names the fd of the memfd that holds the real environment, in a re-executed runtime's environment block. */
@@ -27,7 +28,7 @@ export function sealEnvironment(): void {
   } catch (thrown) {
     process.stderr.write(
       `gdn: warning: could not keep secrets out of the process environment (${(thrown as Error).message}); ` +
-        'tools may read them in /proc. See docs/security.md.\n',
+        `tools may read them in /proc. See ${docsLink('security.md#secrets-in-the-environment')}.\n`,
     );
   }
 }

@@ -179,6 +179,13 @@ describe('bundle changesets through gdn run --watch (real git, real agent proces
     expect(reverted.stdout).toContain('modified  goondan.yaml');
     expect((await gdn(['run', '--bundle', bundle, '--input', 'hi'])).stdout).toBe('revision one\n');
     expect(await git(bundle, 'diff', first, 'HEAD', '--stat')).toBe('');
+    // Reverting the first revision would leave no goondan.yaml: refused, with an absolute link to the code's page.
+    const refusedRevert = await gdn(['changes', 'revert', first, '--bundle', bundle], {
+      env: cliEnv({ GOONDAN_DOCS_URL: 'https://docs.example.test/gdn' }),
+    });
+    expect(refusedRevert.exitCode).toBe(1);
+    expect(refusedRevert.stderr).toStartWith('E_CHANGESET_REJECTED ');
+    expect(refusedRevert.stderr).toContain('\n  help: https://docs.example.test/gdn/errors/E_CHANGESET_REJECTED.md\n');
 
     const plain = await makeTempDir('gdn-changes-plain-');
     await writeFile(join(plain, 'goondan.yaml'), bundleYaml([{ text: 'x' }]));

@@ -1,7 +1,43 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { cleanupTempDirs, cliEnv, gdn } from './helpers.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../src/terminal.ts';
+import { cleanupTempDirs, cliEnv, gdn, repoRoot } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
+
+let commandTable: Promise<string[]> | undefined;
+/**
+ * The names in main.ts's command table, as gdn itself lists them when a command is unknown (Object.keys of the
+ * table), so the checks below follow the table instead of a copy of it.
+ */
+function tableCommands(): Promise<string[]> {
+  commandTable ??= gdn(['no-such-command']).then((result) => {
+    const list = /Commands: ([a-z, -]+)\./.exec(result.stderr)?.[1];
+    if (!list) throw new Error(`no command list in:\n${result.stderr}`);
+    return list.split(', ');
+  });
+  return commandTable;
+}
+
+const subcommandRunners: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
+  tools: () => import('../src/commands/tools.ts').then((m) => m.toolsCommand),
+  auth: () => import('../src/commands/auth.ts').then((m) => m.authCommand),
+  schedules: () => import('../src/commands/schedules.ts').then((m) => m.schedulesCommand),
+  changes: () => import('../src/commands/changes.ts').then((m) => m.changesCommand),
+  mcp: () => import('../src/commands/mcp.ts').then((m) => m.mcpCommand),
+  approvals: () => import('../src/commands/approvals.ts').then((m) => m.approvalsCommand),
+};
+
+/** Every command that has subcommands, a typo of one of them, and the subcommand it should suggest. */
+const subcommandTypos: [string, string, string][] = [
+  ['tools', 'lst', 'list'],
+  ['auth', 'logni', 'login'],
+  ['schedules', 'lsit', 'list'],
+  ['changes', 'revrt', 'revert'],
+  ['mcp', 'serv', 'serve'],
+  ['approvals', 'aprove', 'approve'],
+];
 
 const commandHelp: [string, string][] = [
   ['validate --help', 'Usage: gdn validate [DIR] [--json] [--bundle DIR]'],
@@ -26,11 +62,18 @@ describe('gdn help and usage', () => {
     expect(result.stderr).toBe('');
   });
 
-  test('gdn --help lists every command and exits 0', async () => {
+  test("gdn --help and docs/cli.md list every command of main.ts's table", async () => {
+    const commands = await tableCommands();
+    expect(commands).toContain('validate');
     const result = await gdn(['--help']);
     expect(result.exitCode).toBe(0);
-    for (const command of ['validate', 'tools list', 'tools call', 'run', 'chat', 'trace'])
-      expect(result.stdout).toContain(`\n  ${command} `);
+    const reference = await readFile(join(repoRoot, 'docs', 'cli.md'), 'utf8');
+    const overview = reference.slice(0, reference.indexOf('```', reference.indexOf('```') + 3));
+    for (const command of commands) {
+      expect(result.stdout).toMatch(new RegExp(`\\n  ${command} `));
+      expect(overview).toMatch(new RegExp(`\\n  ${command} `));
+    }
+    expect(result.stdout).toContain('--serve');
   });
 
   test('gdn with no arguments shows the usage and exits 2', async () => {
@@ -43,7 +86,7 @@ describe('gdn help and usage', () => {
     const result = await gdn(['chta'], { env: cliEnv({ GOONDAN_DOCS_URL: 'https://docs.example.test/goondan' }) });
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([
-      "gdn: unknown command 'chta'. Did you mean 'chat'? Commands: validate, tools, run, chat, trace, audit, approvals, ps, changes, mcp, serve, auth, schedules, init, types.",
+      `gdn: unknown command 'chta'. Did you mean 'chat'? Commands: ${(await tableCommands()).join(', ')}.`,
       "Run 'gdn --help' for usage.",
       '  code: E_CLI_UNKNOWN_COMMAND',
       '  help: https://docs.example.test/goondan/errors/E_CLI_UNKNOWN_COMMAND.md',
@@ -57,6 +100,35 @@ describe('gdn help and usage', () => {
     expect(result.stderr).toStartWith("gdn chat: Unknown option '--agnet'. Did you mean '--agent'?\n");
     expect(result.stderr).toContain('  code: E_CLI_UNKNOWN_OPTION\n');
     expect(result.stderr).toMatch(/ {2}help: https:\/\/\S+\/docs\/errors\/E_CLI_UNKNOWN_OPTION\.md\n$/);
+  });
+
+  test('an unknown subcommand exits 2 with a did-you-mean, the code of an unknown command and a help link', async () => {
+    const result = await gdn(['tools', 'lst'], {
+      env: cliEnv({ GOONDAN_DOCS_URL: 'https://docs.example.test/goondan' }),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      "gdn tools: unknown subcommand 'tools lst'. Did you mean 'tools list'? Subcommands: list, call.",
+      "Run 'gdn tools --help' for usage.",
+      '  code: E_CLI_UNKNOWN_COMMAND',
+      '  help: https://docs.example.test/goondan/errors/E_CLI_UNKNOWN_COMMAND.md',
+    ]);
+    expect(result.stdout).toBe('');
+  });
+
+  test.each(subcommandTypos)('gdn %s %s suggests %s', async (command, typo, meant) => {
+    // In process: each command's own check, before it opens any bundle (the spawn above covers the printing).
+    const run = await subcommandRunners[command]!();
+    const thrown = await run([typo]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as UsageError).code).toBe('E_CLI_UNKNOWN_COMMAND');
+    expect((thrown as UsageError).command).toBe(command);
+    expect((thrown as UsageError).message).toStartWith(
+      `unknown subcommand '${command} ${typo}'. Did you mean '${command} ${meant}'? Subcommands: `,
+    );
   });
 
   test('gdn tools with no subcommand shows its usage and exits 2', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanupTempDirs, copyFixture, fixturesDir, gdn, gdnJson, makeTempDir } from './helpers.ts';
+import { cleanupTempDirs, cliEnv, copyFixture, fixturesDir, gdn, gdnJson, makeTempDir } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -47,9 +47,9 @@ describe('gdn validate', () => {
     expect(result.stdout).toContain(`✓ ${dir}: valid`);
   });
 
-  test('an invalid bundle exits 1 and prints every problem as file:line:col, the source line and a caret', async () => {
+  test('an invalid bundle exits 1 and prints every problem as file:line:col, the source line, a caret and an absolute help link', async () => {
     const dir = await copyFixture('bad-bundle');
-    const result = await gdn(['validate', dir]);
+    const result = await gdn(['validate', dir], { env: cliEnv({ GOONDAN_DOCS_URL: 'https://docs.example.test/gdn' }) });
     expect(result.exitCode).toBe(1);
     const out = result.stderr;
     const expected = [
@@ -69,7 +69,7 @@ describe('gdn validate', () => {
       expect(lines[headerIndex + 1]).toBe(`${gutter}${at.source}`);
       expect(lines[headerIndex + 2]).toBe(`  ${' '.repeat(String(at.line).length)} | ${' '.repeat(at.column - 1)}^`);
       expect(lines[headerIndex + 3]).toStartWith('  suggestion: ');
-      expect(lines[headerIndex + 4]).toBe(`  help: docs/errors/${code}.md`);
+      expect(lines[headerIndex + 4]).toBe(`  help: https://docs.example.test/gdn/errors/${code}.md`);
     }
     expect(out).toContain(`✗ 4 problems in ${dir}`);
     // Nothing half-loaded is reported as valid on stdout.

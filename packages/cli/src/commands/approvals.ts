@@ -7,7 +7,8 @@ import {
   openInstanceDatabase,
 } from '@goondan/core';
 import { describeResolution } from '../approval-prompt.ts';
-import { parseCommandArgs } from '../cli-args.ts';
+import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
+import { commandHelpText } from '../docs-link.ts';
 import { instanceDatabasesFor } from '../instance-databases.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { shortArgs } from '../tool-call-printer.ts';
@@ -36,12 +37,12 @@ Exit status: 0 done, 1 no such pending approval (E_APPROVAL_NOT_FOUND), 2 usage 
 export async function approvalsCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    console.log(approvalsHelp);
+    console.log(commandHelpText('approvals', approvalsHelp));
     return sub === undefined ? 2 : 0;
   }
   if (sub === 'list') return listApprovals(rest);
   if (sub === 'approve' || sub === 'deny') return answerApproval(sub, rest);
-  throw new UsageError(`unknown subcommand 'approvals ${sub}' (expected list, approve or deny)`, 'approvals');
+  throw unknownSubcommand('approvals', sub, ['list', 'approve', 'deny']);
 }
 
 function withStore<T>(file: InstanceDatabaseFile, use: (store: ApprovalStore) => T): T {

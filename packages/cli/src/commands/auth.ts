@@ -1,5 +1,5 @@
 import { type OAuthAppResource, openOAuthHost, type StoredSession, serveOAuthCallbacks } from '@goondan/core';
-import { parseCommandArgs } from '../cli-args.ts';
+import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { UsageError } from '../terminal.ts';
@@ -30,7 +30,8 @@ export async function authCommand(argv: string[]): Promise<number> {
   }
   const [action, app, ...extra] = positionals;
   if (action !== 'list' && action !== 'login' && action !== 'logout') {
-    throw new UsageError(action ? `unknown action '${action}'` : 'say list, login APP or logout APP', 'auth');
+    if (action) throw unknownSubcommand('auth', action, ['list', 'login', 'logout']);
+    throw new UsageError('say list, login APP or logout APP', 'auth');
   }
   if (action !== 'list' && !app) throw new UsageError(`${action} needs the OAuthApp's name`, 'auth');
   if (extra.length > 0 || (action === 'list' && app)) throw new UsageError('too many arguments', 'auth');

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { listChanges, locateBundleRepository, revertChange } from '@goondan/base';
-import { findBundleDir, GoondanError, helpUrlFor } from '@goondan/core';
-import { parseCommandArgs } from '../cli-args.ts';
+import { findBundleDir, GoondanError } from '@goondan/core';
+import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
+import { absoluteDocsLinks, commandHelpText, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -36,9 +37,10 @@ export async function changesCommand(argv: string[]): Promise<number> {
   });
   const [action, ...rest] = positionals;
   if (values.help || action === undefined) {
-    console.log(changesHelp);
+    console.log(commandHelpText('changes', changesHelp));
     return action === undefined && !values.help ? 2 : 0;
   }
+  if (action !== 'list' && action !== 'revert') throw unknownSubcommand('changes', action, ['list', 'revert']);
   if (values.json) reserveStdoutForJson();
   const dir = bundleDirOf(values.bundle);
   const repository = await locateBundleRepository(dir);
@@ -64,27 +66,25 @@ export async function changesCommand(argv: string[]): Promise<number> {
       console.log(`  ${open.changeset}  ${open.tip.slice(0, 12)}  ${open.worktree ?? '(no worktree)'}`);
     return 0;
   }
-  if (action === 'revert') {
-    if (rest.length !== 1) throw new UsageError('revert takes one revision: gdn changes revert REV', 'changes');
-    const outcome = await revertChange({
-      repository,
-      revision: rest[0]!,
-      parentDir: join(dir, '.goondan', 'changesets'),
-      libraries: [...libraryBundleDirs],
-    });
-    if (values.json) printJson(outcome);
-    else if (outcome.status === 'ok') {
-      console.log(`${paint('ok', 'green', color)} reverted ${rest[0]}: ${outcome.revision.slice(0, 12)} is active`);
-      for (const file of outcome.changed) console.log(`  ${file.change}  ${file.path}`);
-    } else {
-      console.error(`${paint(outcome.code, 'red', useColor(process.stderr))} ${outcome.message}`);
-      if (outcome.status === 'rejected')
-        for (const problem of outcome.problems)
-          console.error(`  ${problem.file}:${problem.line}:${problem.column} ${problem.message}`);
-      console.error(`  suggestion: ${outcome.suggestion}`);
-      console.error(`  help: ${helpUrlFor(outcome.code)}`);
-    }
-    return outcome.status === 'ok' ? 0 : 1;
+  // revert
+  if (rest.length !== 1) throw new UsageError('revert takes one revision: gdn changes revert REV', 'changes');
+  const outcome = await revertChange({
+    repository,
+    revision: rest[0]!,
+    parentDir: join(dir, '.goondan', 'changesets'),
+    libraries: [...libraryBundleDirs],
+  });
+  if (values.json) printJson(outcome);
+  else if (outcome.status === 'ok') {
+    console.log(`${paint('ok', 'green', color)} reverted ${rest[0]}: ${outcome.revision.slice(0, 12)} is active`);
+    for (const file of outcome.changed) console.log(`  ${file.change}  ${file.path}`);
+  } else {
+    console.error(`${paint(outcome.code, 'red', useColor(process.stderr))} ${outcome.message}`);
+    if (outcome.status === 'rejected')
+      for (const problem of outcome.problems)
+        console.error(`  ${problem.file}:${problem.line}:${problem.column} ${problem.message}`);
+    console.error(`  suggestion: ${absoluteDocsLinks(outcome.suggestion)}`);
+    console.error(`  help: ${errorPageLink(outcome.code)}`);
   }
-  throw new UsageError(`unknown action '${action}' (list or revert)`, 'changes');
+  return outcome.status === 'ok' ? 0 : 1;
 }

@@ -12,6 +12,7 @@ import { readChatInput, type SlashCommand, slashCommandHelp, unknownSlashCommand
 import { thinkingSpinner } from '../chat/thinking-spinner.ts';
 import { describeFiring, type ScheduledTurn, startChatScheduler } from '../chat-scheduler.ts';
 import { parseCommandArgs } from '../cli-args.ts';
+import { absoluteDocsLinks } from '../docs-link.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -205,7 +206,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     else if (result.status === 'max_steps') console.log(paint(`(${result.reason})`, 'yellow', color));
     else if (result.status === 'error') {
       console.log(paint(`(${result.error?.code}: ${result.error?.message})`, 'red', color));
-      if (result.error?.suggestion) console.log(`  suggestion: ${result.error.suggestion}`);
+      if (result.error?.suggestion) console.log(`  suggestion: ${absoluteDocsLinks(result.error.suggestion)}`);
     }
   };
 

@@ -1,4 +1,5 @@
-import { parseCommandArgs } from '../cli-args.ts';
+import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
+import { commandHelpText } from '../docs-link.ts';
 import { MAX_HTTP_BODY_BYTES } from '../mcp-serve/max-http-body-bytes.ts';
 import { openBundle } from '../open-bundle.ts';
 import { UsageError, useColor } from '../terminal.ts';
@@ -31,10 +32,10 @@ Example client configuration (Claude Desktop, Cursor, ...):
 export async function mcpCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    console.log(mcpHelp);
+    console.log(commandHelpText('mcp', mcpHelp));
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== 'serve') throw new UsageError(`unknown subcommand 'mcp ${sub}' (expected serve)`, 'mcp');
+  if (sub !== 'serve') throw unknownSubcommand('mcp', sub, ['serve']);
   const { values, positionals } = parseCommandArgs({
     command: 'mcp',
     argv: rest,

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { findBundleDir, GoondanError } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { docsLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { type MigrationNote, migrateBundleText } from '../migrate/migrate-bundle-text.ts';
 import { UsageError } from '../terminal.ts';
@@ -58,7 +59,9 @@ export async function migrateCommand(argv: string[]): Promise<number> {
         : `${verb} ${result.changes.length} part(s) of ${file}${write ? '' : ' (dry run: not written)'}.`;
     console.error(summary);
     if (result.unconverted.length > 0) {
-      console.error(`${result.unconverted.length} part(s) not converted: edit them by hand (docs/migrating.md).`);
+      console.error(
+        `${result.unconverted.length} part(s) not converted: edit them by hand (${docsLink('migrating.md')}).`,
+      );
     }
     if (write) console.error('Next: gdn validate');
   }

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { type ApprovalAnswer, type ApprovalRecord, errorCodes, type TurnResult } from '@goondan/core';
 import { ApprovalQueue, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
-import { errorPageLink } from '../docs-link.ts';
+import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
@@ -236,7 +236,7 @@ function printResult(
         `[${result.status}] ${result.error ? `${result.error.code}: ${result.error.message}` : (result.reason ?? '')}`,
       );
     if (result.error?.suggestion) {
-      console.error(`  suggestion: ${result.error.suggestion}`);
+      console.error(`  suggestion: ${absoluteDocsLinks(result.error.suggestion)}`);
       if (result.error.code in errorCodes) console.error(`  help: ${errorPageLink(result.error.code)}`);
     }
   }

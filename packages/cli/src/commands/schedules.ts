@@ -7,7 +7,8 @@ import {
   Scheduler,
   scheduleStorePath,
 } from '@goondan/core';
-import { parseCommandArgs } from '../cli-args.ts';
+import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
+import { commandHelpText } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { chooseAgent } from '../open-instance.ts';
@@ -67,11 +68,11 @@ function describe(record: ScheduleRecord, color: boolean): string {
 export async function schedulesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    console.log(schedulesHelp);
+    console.log(commandHelpText('schedules', schedulesHelp));
     return sub === undefined ? 2 : 0;
   }
   if (sub !== 'list' && sub !== 'add' && sub !== 'cancel')
-    throw new UsageError(`unknown subcommand 'schedules ${sub}' (expected list, add or cancel)`, 'schedules');
+    throw unknownSubcommand('schedules', sub, ['list', 'add', 'cancel']);
   const { values, positionals } = parseCommandArgs({
     command: 'schedules',
     argv: rest,

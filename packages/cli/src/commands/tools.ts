@@ -19,7 +19,8 @@ import {
   type ToolResult,
   type UnavailableTool,
 } from '@goondan/core';
-import { parseCommandArgs } from '../cli-args.ts';
+import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
+import { commandHelpText } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { stderrLogger } from '../stderr-logger.ts';
@@ -52,12 +53,12 @@ Exit status: 0 when the result is ok (or pending), 1 when it is an error or the 
 export async function toolsCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    console.log(toolsHelp);
+    console.log(commandHelpText('tools', toolsHelp));
     return sub === undefined ? 2 : 0;
   }
   if (sub === 'list') return toolsList(rest);
   if (sub === 'call') return toolsCall(rest);
-  throw new UsageError(`unknown subcommand 'tools ${sub}' (expected list or call)`, 'tools');
+  throw unknownSubcommand('tools', sub, ['list', 'call']);
 }
 
 /** Tools of the agent as its next Step would have them: extensions loaded, step middleware applied. */

@@ -8,6 +8,7 @@ import {
   toToolError,
 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
+import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -89,7 +90,10 @@ async function warnStaleToolTypes(bundle: Bundle): Promise<void> {
 
 /** Prints problems with source lines and carets; shared by every command that needs a valid bundle. */
 export function printProblems(dir: string, problems: BundleProblem[], color: boolean): void {
-  console.error(formatProblems(problems, { color, readFile: (file: string) => readSourceText(resolve(dir, file)) }));
+  const readFile = (file: string) => readSourceText(resolve(dir, file));
+  // Links for a person: the help page and any docs page a suggestion names are absolute (JSON keeps helpUrl).
+  const shown = problems.map((problem) => ({ ...problem, suggestion: absoluteDocsLinks(problem.suggestion) }));
+  console.error(formatProblems(shown, { color, readFile, helpLink: errorPageLink }));
   console.error(paint(`✗ ${problemCount(problems)} in ${dir}`, 'red', color));
 }
 

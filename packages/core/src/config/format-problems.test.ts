@@ -43,6 +43,15 @@ describe('formatProblems', () => {
     }
   });
 
+  test('shows the link helpLink gives for the code instead of helpUrl (a front end with hosted docs)', () => {
+    const text = formatProblems([problem], {
+      color: false,
+      readFile: () => source,
+      helpLink: (code) => `https://docs.example.test/errors/${code}.md`,
+    });
+    expect(text.split('\n')[4]).toBe('  help: https://docs.example.test/errors/E_RESOURCE_INVALID.md');
+  });
+
   test('keeps tabs before the column so the caret lines up, and separates problems with a blank line', () => {
     const tabbed = { ...problem, line: 1, column: 3 };
     const text = formatProblems([tabbed, tabbed], { color: false, readFile: () => '\t\tx: 1' });

@@ -22,11 +22,17 @@ function excerpt(line: string, column: number): { text: string; caretAt: number 
  * the column, then the suggestion and the help link. `readFile` gets each problem's `file` (relative to the bundle
  * root) and returns its text, or undefined when it cannot be read (the source line is then left out). Problems name
  * files the loader refused (a FIFO, a device, a huge file), so read with `readSourceText`, which refuses them too.
+ * `helpLink` turns a code into the link shown (a front end's absolute link to the hosted page); without it the
+ * problem's `helpUrl` is shown as it is.
  * @example console.error(formatProblems(problems, { color: true, readFile: (file) => readSourceText(join(root, file)) }))
  */
 export function formatProblems(
   problems: readonly BundleProblem[],
-  options: { color: boolean; readFile: (file: string) => string | undefined | null },
+  options: {
+    color: boolean;
+    readFile: (file: string) => string | undefined | null;
+    helpLink?: (code: string) => string;
+  },
 ): string {
   const paint = (text: string, style: Style) => (options.color ? `${ansi[style]}${text}${ansi.reset}` : text);
   const linesByFile = new Map<string, string[] | undefined>();
@@ -58,7 +64,7 @@ export function formatProblems(
         out.push(`  ${paint(`${' '.repeat(number.length)} |`, 'dim')} ${indent}${paint('^', 'red')}`);
       }
       out.push(`  ${paint('suggestion:', 'cyan')} ${problem.suggestion}`);
-      out.push(`  ${paint('help:', 'cyan')} ${problem.helpUrl}`);
+      out.push(`  ${paint('help:', 'cyan')} ${options.helpLink?.(problem.code) ?? problem.helpUrl}`);
       return out.join('\n');
     })
     .join('\n\n');
