@@ -62,6 +62,8 @@ interface Run {
   wallMs: number;
   firstByteMs: number | null;
   maxRssMB: number;
+  /** User + system CPU time of the whole process: steadier than the wall clock on a busy machine. */
+  cpuMs: number;
   stdout: string;
 }
 
@@ -81,6 +83,7 @@ async function spawnOnce(cmd: string[], extraEnv: Record<string, string> = {}): 
     wallMs,
     firstByteMs: arrived === undefined ? null : arrived - started,
     maxRssMB: (child.resourceUsage()?.maxRSS ?? 0) / 1024 / 1024,
+    cpuMs: Number((child.resourceUsage()?.cpuTime.total ?? 0n) / 1000n),
     stdout,
   };
 }
@@ -121,6 +124,8 @@ try {
   {
     const gdnRss: number[] = [];
     const peerRss: number[] = [];
+    const gdnCpu: number[] = [];
+    const peerCpu: number[] = [];
     let instance = 0;
     const { ours, peer } = await compare({
       rounds,
@@ -130,12 +135,14 @@ try {
         const run = await spawnOnce([gdn, 'run', '--bundle', dir, '--instance', `bench-${instance}`, '--input', 'hi']);
         if (run.firstByteMs === null) throw new Error('gdn run made no model request');
         gdnRss.push(run.maxRssMB);
+        gdnCpu.push(run.cpuMs);
         return run.firstByteMs;
       },
       peer: async () => {
         const run = await spawnOnce([process.execPath, join(import.meta.dir, 'peers', 'ai-sdk-run.ts')]);
         if (run.firstByteMs === null) throw new Error('the AI SDK script made no model request');
         peerRss.push(run.maxRssMB);
+        peerCpu.push(run.cpuMs);
         return run.firstByteMs;
       },
     });
@@ -149,6 +156,17 @@ try {
       peerName: 'AI SDK script',
       goal: '≤ 2× peer',
       met: ours.median <= 2 * peer.median,
+    });
+    const oursCpu = side(gdnCpu.slice(2));
+    const peerCpuSide = side(peerCpu.slice(2));
+    rows.push({
+      figure: 'gdn run: CPU time of the whole run (user + system)',
+      unit: 'ms',
+      ours: oursCpu.median,
+      oursP99: oursCpu.p99,
+      peer: peerCpuSide.median,
+      peerP99: peerCpuSide.p99,
+      peerName: 'AI SDK script',
     });
     const oursRss = side(gdnRss.slice(2));
     const peerRssSide = side(peerRss.slice(2));

@@ -80,6 +80,7 @@ function ours(size: number, past: Message[]) {
   if (past.length > 0) conversation.appendMany(past);
   const store = new AuditStore(db);
   // A checkout from before AuditBatch (for before/after figures) writes a row per call, as it did then.
+  const model = createScriptedModel(script(turns + warmup + 5));
   const audit = 'AuditBatch' in core ? new core.AuditBatch(db, store) : undefined;
   const agent = { apiVersion: 'goondan.ai/v1', kind: 'Agent', metadata: { name: 'bench' }, spec: {} } as AgentResource;
   const instance = new AgentInstance({
@@ -92,7 +93,7 @@ function ours(size: number, past: Message[]) {
       executor: new ToolExecutor({ registry }),
       unavailable: new Map(),
     },
-    model: createScriptedModel(script(turns + warmup + 5)),
+    model,
     conversation,
     traces: new TraceStore(db),
     workdir: dir,
@@ -108,6 +109,8 @@ function ours(size: number, past: Message[]) {
     // Without a history the conversation is cleared after each turn; with one it grows by 4 messages a turn.
     rewind: () => {
       if (past.length === 0) instance.reset();
+      // The scripted model keeps every prompt it was given; with a long history that is GC work on no one's side.
+      model.calls.length = 0;
     },
     close: async () => {
       await instance.close();
@@ -128,6 +131,7 @@ function aiSdkLoop(size: number, past: ModelMessage[]) {
   }
   const model = createScriptedModel(script(turns + warmup + 5));
   return async () => {
+    model.calls.length = 0;
     const result = streamText({
       model,
       messages: [...past, { role: 'user', content: 'go' }],
