@@ -30,7 +30,11 @@ const exit = (code: number) => {
   process.exit(code);
 };
 // Belt and braces next to the IPC disconnect: a process whose orchestrator died is reparented; it must not live on.
-const parentPid = process.argv[2] ? (JSON.parse(process.argv[2]) as AgentProcessConfig).parentPid : process.ppid;
+// `--spare PID`: started ahead by orchestrator PID, told its config later (its first message).
+const spare = process.argv[2] === '--spare';
+const parentPid = spare
+  ? Number(process.argv[3])
+  : (JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig).parentPid;
 setInterval(() => {
   if (process.ppid !== parentPid) exit(0);
 }, ORPHAN_CHECK_MS).unref();
@@ -47,13 +51,19 @@ const received = new Promise<Bundle>((resolve) => {
     resolve(bundleFromJson(message.payload.data ?? {}));
   });
 });
-// A spare (started ahead, its modules loaded) learns which instance it serves from its first message.
-const config: AgentProcessConfig = process.argv[2]
-  ? (JSON.parse(process.argv[2]) as AgentProcessConfig)
+// A spare (started ahead, its modules loaded) learns which instance it serves from its first message; one whose
+// orchestrator goes away before that exits (the host, once it exists, handles the channel closing itself).
+let configured = !spare;
+transport.onClose(() => {
+  if (!configured) exit(0);
+});
+const config: AgentProcessConfig = !spare
+  ? (JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig)
   : await new Promise<AgentProcessConfig>((resolve) => {
       const stop = transport.onMessage((message) => {
         if (message.type !== 'event' || message.payload.type !== eventTypes.config) return;
         stop();
+        configured = true;
         resolve(message.payload.data as unknown as AgentProcessConfig);
       });
     });

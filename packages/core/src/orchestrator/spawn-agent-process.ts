@@ -150,7 +150,7 @@ function scheduleSpare(): void {
   // A moment later: the process just spawned gets the CPU for its own start first.
   refillTimer = setTimeout(() => {
     refillTimer = undefined;
-    if (spareUsers > 0 && !spare) spare = startProcess([], environmentBlock());
+    if (spareUsers > 0 && !spare) spare = startProcess(['--spare', String(process.pid)], environmentBlock());
   }, SPARE_DELAY_MS);
   refillTimer.unref?.();
 }
