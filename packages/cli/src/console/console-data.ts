@@ -8,16 +8,11 @@ import {
   listInstanceDatabases,
   openInstanceDatabase,
   openScheduleStore,
-  type SpanRecord,
   scheduleStorePath,
-  TraceStore,
   traceSummaries,
 } from '@goondan/core';
 import type { ConsoleSource } from './console-source.ts';
 import { readInstances } from './instance-reader.ts';
-
-/** A span with the agent instance that stored it. */
-export type ConsoleSpan = SpanRecord & { agent: string; instanceKey: string };
 
 export interface TraceListFilter {
   agent?: string;
@@ -162,45 +157,6 @@ export function consoleTraceList(source: ConsoleSource, filter: TraceListFilter)
     .sort((a, b) => b.startedAt - a.startedAt)
     .slice(0, filter.limit);
   return { traces, problems };
-}
-
-/**
- * One trace across every instance that stored part of it, with the audit rows and approvals of its tool calls.
- * Throws E_CONSOLE_TRACE_NOT_FOUND when no instance has a span of it.
- */
-export function consoleTrace(source: ConsoleSource, traceId: string) {
-  if (!/^[0-9a-f]{32}$/.test(traceId)) {
-    throw new GoondanError('E_CONSOLE_TRACE_NOT_FOUND', `'${traceId}' is not a trace id (32 hexadecimal characters).`, {
-      suggestion: 'Pick a trace from the list (GET /console/api/traces) or from gdn trace --json.',
-    });
-  }
-  const now = Date.now();
-  const { results, problems } = readInstances(source.rootDir(), (db, file) => {
-    const spans = new TraceStore(db).spansOfTrace(traceId);
-    if (spans.length === 0) return null;
-    return {
-      spans: spans.map((span) => ({ ...span, agent: file.agentName, instanceKey: file.instanceKey })),
-      audit: new AuditStore(db).query({ traceId, limit: 10_000 }),
-      approvals: new ApprovalStore(db)
-        .list({ limit: 1000 })
-        .filter((record) => record.traceId === traceId)
-        .map((record) => pendingNow(record, now)),
-    };
-  });
-  const found = results.flatMap(({ value }) => (value ? [value] : []));
-  if (found.length === 0) {
-    throw new GoondanError('E_CONSOLE_TRACE_NOT_FOUND', `No instance of this bundle stored a trace ${traceId}.`, {
-      suggestion: 'It may have been pruned (each instance keeps its last 1000 traces); pick one from the trace list.',
-    });
-  }
-  const spans: ConsoleSpan[] = found.flatMap((part) => part.spans).sort((a, b) => a.startedAt - b.startedAt);
-  return {
-    traceId,
-    spans,
-    audit: found.flatMap((part) => part.audit),
-    approvals: found.flatMap((part) => part.approvals),
-    problems,
-  };
 }
 
 /** A cheap fingerprint of a trace's stored state, to tell a live view when to fetch it again. */

@@ -7,12 +7,12 @@ import {
   consoleConversation,
   consoleOverview,
   consoleSchedules,
-  consoleTrace,
   consoleTraceList,
   traceVersion,
 } from './console-data.ts';
 import { consolePage, consoleSecurityHeaders, errorDocPage } from './console-page.ts';
 import type { ConsoleSource } from './console-source.ts';
+import { checkTraceExists, consoleSpanDetail, consoleTraceOutline } from './trace-outline.ts';
 
 /** How often a live trace view's stream looks at the databases for new spans and answers. */
 export const LIVE_POLL_MS = 400;
@@ -133,13 +133,18 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
     {
       method: 'GET',
       path: '/console/api/traces/:id',
-      handle: (_request, _url, params) => Response.json(consoleTrace(source, params.id!)),
+      handle: (_request, _url, params) => Response.json(consoleTraceOutline(source, params.id!)),
+    },
+    {
+      method: 'GET',
+      path: '/console/api/traces/:id/spans/:span',
+      handle: (_request, _url, params) => Response.json(consoleSpanDetail(source, params.id!, params.span!)),
     },
     {
       method: 'GET',
       path: '/console/api/traces/:id/live',
       handle: (request, _url, params) => {
-        consoleTrace(source, params.id!);
+        checkTraceExists(source, params.id!);
         return liveTrace(request, source, params.id!);
       },
     },

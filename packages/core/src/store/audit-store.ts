@@ -20,6 +20,8 @@ export interface AuditFilter {
   since?: number;
   /** Only the calls of this trace (across the trace's turns in this instance). */
   traceId?: string;
+  /** Only the entries of this tool call id. */
+  toolCallId?: string;
   /** How many of the newest matching entries (default 50); they come back oldest first. */
   limit?: number;
 }
@@ -180,6 +182,7 @@ export class AuditStore {
     if (filter.status !== undefined) match('status = ?', filter.status);
     if (filter.since !== undefined) match('at >= ?', filter.since);
     if (filter.traceId !== undefined) match('trace_id = ?', filter.traceId);
+    if (filter.toolCallId !== undefined) match('tool_call_id = ?', filter.toolCallId);
     if (filter.approvalsOnly) where.push("(approval_id IS NOT NULL OR decision = 'ask')");
     params.push(Math.max(0, Math.floor(filter.limit ?? DEFAULT_AUDIT_LIMIT)));
     const sql = `SELECT * FROM audit_log ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}

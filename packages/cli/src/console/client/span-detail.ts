@@ -1,6 +1,6 @@
 import { approvalActions } from './approval-actions.ts';
 import { errorLink, formatDuration, formatTime, h, preview, statusBadge } from './dom.ts';
-import type { Approval, AuditEntry, TraceDetail } from './types.ts';
+import type { Approval, AuditEntry, SpanDetail } from './types.ts';
 import type { Row } from './waterfall-model.ts';
 
 function field(name: string, ...value: (Node | string)[]): HTMLElement[] {
@@ -28,30 +28,47 @@ function auditFields(entry: AuditEntry): HTMLElement[] {
   ];
 }
 
-/** Everything known about one span: timing, tokens and cache, catalog, error, audit row, approval. */
-export function spanDetail(
-  row: Row,
-  trace: TraceDetail,
+/** A call waiting for a person: who asks, and the buttons to answer. */
+export function waitingDetail(
+  approval: Approval,
   actions: { done(message: string): void; failed(thrown: unknown): void },
 ): HTMLElement {
-  const span = row.span;
+  return h(
+    'section',
+    { class: 'detail', 'aria-label': 'Span details' },
+    h('h3', {}, `${approval.toolName} — waiting for approval`),
+    h(
+      'dl',
+      {},
+      ...field('agent', `${approval.agent}/${approval.instanceKey}`),
+      ...field('asked', formatTime(approval.createdAt)),
+    ),
+    approvalActions(approval, actions.done, actions.failed),
+  );
+}
+
+/** A caller's step or call that runs and is not stored yet: what the callee's turn told of it. */
+export function pendingDetail(row: Row): HTMLElement {
+  return h(
+    'section',
+    { class: 'detail', 'aria-label': 'Span details' },
+    h('h3', {}, row.label),
+    h(
+      'dl',
+      {},
+      ...field('status', statusBadge('running')),
+      ...field('agent', `${row.agent}/${row.instanceKey}`),
+      ...field('started', formatTime(row.start)),
+    ),
+    h('p', { class: 'muted' }, 'Stored when its step ends; its details show then.'),
+  );
+}
+
+/** Everything known about one span: timing, tokens and cache, catalog, error, audit row, approval. */
+export function spanDetail(detail: SpanDetail): HTMLElement {
+  const { span, audit: entry, approval } = detail;
   const fields: HTMLElement[] = [];
   let extra: (HTMLElement | null)[] = [];
-  if (!span) {
-    const approval = row.approval!;
-    return h(
-      'section',
-      { class: 'detail', 'aria-label': 'Span details' },
-      h('h3', {}, `${approval.toolName} — waiting for approval`),
-      h(
-        'dl',
-        {},
-        ...field('agent', `${approval.agent}/${approval.instanceKey}`),
-        ...field('asked', formatTime(approval.createdAt)),
-      ),
-      approvalActions(approval, actions.done, actions.failed),
-    );
-  }
   const a = span.attributes;
   fields.push(
     ...field('status', statusBadge(span.status)),
@@ -92,9 +109,6 @@ export function spanDetail(
     );
   }
   if (span.kind === 'tool') {
-    const callId = a.toolCallId;
-    const entry = trace.audit.find((e) => e.toolCallId === callId);
-    const approval = trace.approvals.find((r) => r.toolCallId === callId);
     if (entry) fields.push(...auditFields(entry));
     if (approval) fields.push(...approvalFields(approval));
     extra = [

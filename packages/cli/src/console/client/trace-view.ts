@@ -1,8 +1,8 @@
 import { getJson, streamEvents } from './api.ts';
 import { errorLink, formatDuration, formatTime, h, statusBadge } from './dom.ts';
-import { spanDetail } from './span-detail.ts';
-import type { TraceDetail } from './types.ts';
-import { layoutTrace, type Row } from './waterfall-model.ts';
+import { pendingDetail, spanDetail, waitingDetail } from './span-detail.ts';
+import type { SpanDetail, TraceOutline } from './types.ts';
+import { layoutTrace, positionOfAskedCall, type Row } from './waterfall-model.ts';
 import { Waterfall } from './waterfall-view.ts';
 
 export interface ViewContext {
@@ -12,12 +12,17 @@ export interface ViewContext {
   fail(thrown: unknown): void;
 }
 
-/** The waterfall of one trace and the details of the chosen span; follows the trace live while it runs. */
+/**
+ * The waterfall of one trace and the details of the chosen span; follows the trace live while it runs. The page
+ * gets the trace's outline (its rows, compact); a span's attributes, audit row and approval when it is opened.
+ */
 export async function traceView(context: ViewContext, traceId: string): Promise<void> {
   const { main, signal } = context;
-  let trace = await getJson<TraceDetail>(`/console/api/traces/${encodeURIComponent(traceId)}`, signal);
+  const base = `/console/api/traces/${encodeURIComponent(traceId)}`;
+  let outline = await getJson<TraceOutline>(base, signal);
   const collapsed = new Set<string>();
   let selected: Row | null = null;
+  let opening: AbortController | null = null;
   const detail = h(
     'div',
     { class: 'detail-pane' },
@@ -25,68 +30,74 @@ export async function traceView(context: ViewContext, traceId: string): Promise<
   );
   const summary = h('p', { class: 'summary' });
   const problems = h('div');
+  const actions = {
+    done: (message: string) => {
+      context.say(message);
+      void refresh();
+    },
+    failed: context.fail,
+  };
   const showDetail = (row: Row) => {
     selected = row;
-    detail.replaceChildren(
-      spanDetail(row, trace, {
-        done: (message) => {
-          context.say(message);
-          void refresh();
-        },
-        failed: context.fail,
-      }),
-    );
+    opening?.abort();
+    opening = null;
+    if (row.approval) return detail.replaceChildren(waitingDetail(row.approval, actions));
+    if (row.pending) return detail.replaceChildren(pendingDetail(row));
+    const controller = new AbortController();
+    opening = controller;
+    signal.addEventListener('abort', () => controller.abort(), { once: true });
+    if (!detail.querySelector(`[data-span="${CSS.escape(row.id)}"]`)) {
+      detail.replaceChildren(h('p', { class: 'muted', role: 'status' }, `Loading ${row.label}…`));
+    }
+    getJson<SpanDetail>(`${base}/spans/${encodeURIComponent(row.id)}`, controller.signal)
+      .then((answer) => {
+        const section = spanDetail(answer);
+        section.dataset.span = row.id;
+        detail.replaceChildren(section);
+      })
+      .catch((thrown) => {
+        if (!controller.signal.aborted) context.fail(thrown);
+      });
   };
-  // One layout per change of the data or of what is folded: it walks every span (10,000 in a big trace).
-  let layout = layoutTrace(trace, collapsed);
+  // One layout per change of the data or of what is folded: a pass over the outline's rows, nothing per span.
+  let layout = layoutTrace(outline, collapsed);
   const waterfall = new Waterfall(layout, {
     onSelect: showDetail,
     onToggle: (row) => {
       if (collapsed.has(row.id)) collapsed.delete(row.id);
       else collapsed.add(row.id);
-      layout = layoutTrace(trace, collapsed);
+      layout = layoutTrace(outline, collapsed);
       waterfall.update(layout);
     },
   });
   const drawSummary = () => {
-    const agents = [...new Set(trace.spans.map((span) => span.agent))];
-    const running = trace.spans.some((span) => span.status === 'running');
-    const root = trace.spans.find((span) => span.kind === 'turn' && span.parentSpanId === null);
-    const codes = [
-      ...new Set(
-        trace.spans.map((span) => span.attributes.errorCode).filter((c): c is string => typeof c === 'string'),
-      ),
-    ];
     summary.replaceChildren(
       // The trace's status is its first turn's (a failed tool call the model recovered from is not a failed trace).
-      statusBadge(
-        running ? 'running' : (root?.status ?? (trace.spans.some((s) => s.status === 'error') ? 'error' : 'ok')),
-      ),
-      ` ${trace.spans.length} spans · ${agents.join(', ')} · started ${formatTime(layout.start)} · ${formatDuration(layout.end - layout.start)}`,
-      ...codes.flatMap((code) => [' ', errorLink(code)]),
+      statusBadge(outline.status),
+      ` ${outline.spans} spans · ${outline.agents.join(', ')} · started ${formatTime(outline.start)} · ${formatDuration(outline.end - outline.start)}`,
+      ...outline.errorCodes.flatMap((code) => [' ', errorLink(code)]),
     );
     problems.replaceChildren(
-      ...trace.problems.map((p) =>
+      ...outline.problems.map((p) =>
         h('p', { class: 'problem', role: 'alert' }, errorLink(p.code), ` ${p.agent}/${p.instanceKey}: ${p.message}`),
       ),
     );
   };
   const refresh = async () => {
-    trace = await getJson<TraceDetail>(`/console/api/traces/${encodeURIComponent(traceId)}`, signal);
-    layout = layoutTrace(trace, collapsed);
+    outline = await getJson<TraceOutline>(base, signal);
+    layout = layoutTrace(outline, collapsed);
     drawSummary();
     waterfall.update(layout);
-    if (selected) {
-      const row = layout.rows.find((r) => r.id === selected!.id);
-      if (row) showDetail(row);
-      else if (selected.approval) {
-        // The call it waited for has run: show its span.
-        const span = trace.spans.find((s) => s.attributes.toolCallId === selected!.approval!.toolCallId);
-        const spanRow = span && layout.rows.find((r) => r.id === span.spanId);
-        if (spanRow) {
-          waterfall.select(spanRow.id);
-          showDetail(spanRow);
-        }
+    if (!selected) return;
+    const at = layout.position(selected.id);
+    if (at >= 0) return showDetail(layout.row(at));
+    if (selected.approval) {
+      // The call it waited for has run: show its span.
+      const call = positionOfAskedCall(outline, layout, selected.approval.id);
+      if (call >= 0) {
+        const row = layout.row(call);
+        waterfall.select(row.id);
+        showDetail(row);
       }
     }
   };
@@ -99,11 +110,9 @@ export async function traceView(context: ViewContext, traceId: string): Promise<
   );
   waterfall.render();
   // Live, while the trace runs or waits: the server tells when stored spans or approvals change; it is read again then.
-  const unfinished =
-    trace.spans.some((s) => s.status === 'running') || trace.approvals.some((a) => a.status === 'pending');
-  if (!unfinished) return;
+  if (outline.status !== 'running' && outline.approvals.length === 0) return;
   let first = true;
-  streamEvents(`/console/api/traces/${encodeURIComponent(traceId)}/live`, signal, () => {
+  streamEvents(`${base}/live`, signal, () => {
     // The first event tells the state just read.
     if (first) {
       first = false;

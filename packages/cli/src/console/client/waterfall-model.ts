@@ -1,128 +1,117 @@
-import type { Approval, Span, TraceDetail } from './types.ts';
+import { type Approval, ROW_CROSS_AGENT, ROW_PENDING, type TraceOutline } from './types.ts';
 
-/** One line of the waterfall: a span, or a call waiting for approval (not a span until it ends). */
+export type RowKind = 'turn' | 'step' | 'model' | 'tool' | 'waiting';
+
+/** One line of the waterfall, made when it is drawn: a span, or a call waiting for approval. */
 export interface Row {
   id: string;
   depth: number;
-  span: Span | null;
-  approval: Approval | null;
+  kind: RowKind;
   label: string;
+  /** Epoch ms; a running row ends at the trace's end. */
   start: number;
   end: number;
   status: string;
   childCount: number;
-  /** The span belongs to another agent than its parent (a request nested inline). */
+  collapsed: boolean;
+  /** Another agent than its parent's (a request nested inline). */
   crossAgent: boolean;
+  /** A caller's step or call not stored yet (it is stored when the step ends): nothing more to open. */
+  pending: boolean;
   /** Tool calls of this step that ran at the same time. */
   parallel: number;
-}
-
-interface Node {
-  span: Span | null;
+  agent: string;
+  instanceKey: string;
+  errorCode: string | null;
+  tokens: [number, number] | null;
   approval: Approval | null;
-  children: Node[];
 }
 
+/** The rows shown (folded subtrees left out), by position; a Row is made only for the rows drawn. */
 export interface TraceLayout {
-  rows: Row[];
+  count: number;
   start: number;
   end: number;
-  byId: Map<string, Node>;
+  row(position: number): Row;
+  /** Position of the row with this id, or -1 (not in the trace, or folded away). */
+  position(id: string): number;
 }
 
-const startOf = (node: Node) => node.span?.startedAt ?? node.approval?.createdAt ?? 0;
-
-/** Most tool calls of `children` running at one instant. */
-function maxOverlap(children: Node[], now: number): number {
-  const edges: [number, number][] = [];
-  for (const child of children) {
-    if (child.span?.kind !== 'tool' && !child.approval) continue;
-    edges.push([startOf(child), 1], [child.span?.endedAt ?? now, -1]);
-  }
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, delta] of edges) {
-    open += delta;
-    most = Math.max(most, open);
-  }
-  return most;
-}
+const KINDS: Record<string, RowKind> = { t: 'turn', s: 'step', m: 'model', c: 'tool', w: 'waiting' };
+const STATUSES: Record<string, string> = { o: 'ok', e: 'error', r: 'running', x: 'cancelled', w: 'waiting' };
 
 /**
- * Builds the tree of a trace (spans of every agent under their parents, a callee's turn under the caller's tool
- * call; waiting approvals under their turn) and flattens it into rows, skipping the children of `collapsed` ids.
+ * The rows of an outline (already in the order drawn, each followed by its subtree) minus the subtrees of
+ * `collapsed` ids: one pass that jumps over a folded subtree, nothing per row otherwise.
  */
-export function layoutTrace(trace: TraceDetail, collapsed: ReadonlySet<string>, now = Date.now()): TraceLayout {
-  const byId = new Map<string, Node>();
-  for (const span of trace.spans) byId.set(span.spanId, { span, approval: null, children: [] });
-  const roots: Node[] = [];
-  for (const node of byId.values()) {
-    const parent = node.span!.parentSpanId ? byId.get(node.span!.parentSpanId) : undefined;
-    if (parent && parent !== node) parent.children.push(node);
-    else roots.push(node);
-  }
-  // A call waiting for a person is not a span yet: show it under its running turn.
-  const answered = new Set(trace.spans.map((span) => span.attributes.toolCallId));
-  for (const approval of trace.approvals) {
-    if (approval.status !== 'pending' || answered.has(approval.toolCallId)) continue;
-    const turn = trace.spans.find((s) => s.kind === 'turn' && s.agent === approval.agent && s.status === 'running');
-    const node: Node = { span: null, approval, children: [] };
-    byId.set(`approval:${approval.id}`, node);
-    (turn ? byId.get(turn.spanId)!.children : roots).push(node);
-  }
-  // Spans caught in a parent cycle are listed at the top level rather than lost.
-  const reached = new Set<Node>();
-  const reach = (from: Node) => {
-    const stack = [from];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      if (reached.has(node)) continue;
-      reached.add(node);
-      stack.push(...node.children);
+export function layoutTrace(outline: TraceOutline, collapsed: ReadonlySet<string>): TraceLayout {
+  const rows = outline.rows;
+  const total = rows.id.length;
+  let shown: Int32Array | null = null;
+  if (collapsed.size > 0) {
+    const list: number[] = [];
+    for (let index = 0; index < total; index += 1) {
+      list.push(index);
+      if (collapsed.has(rows.id[index]!)) index += rows.size[index]!;
     }
-  };
-  for (const root of roots) reach(root);
-  for (const node of byId.values()) {
-    if (reached.has(node)) continue;
-    roots.push(node);
-    reach(node);
+    shown = Int32Array.from(list);
   }
-  let start = Number.POSITIVE_INFINITY;
-  let end = 0;
-  for (const node of byId.values()) {
-    start = Math.min(start, startOf(node));
-    end = Math.max(end, node.span ? (node.span.endedAt ?? now) : now);
-  }
-  const rows: Row[] = [];
-  const seen = new Set<Node>();
-  const visit = (node: Node, depth: number, parentAgent: string | null) => {
-    if (seen.has(node)) return;
-    seen.add(node);
-    node.children.sort((a, b) => startOf(a) - startOf(b));
-    const span = node.span;
-    const nodeStart = startOf(node);
-    const nodeEnd = span ? (span.endedAt ?? now) : now;
-    const agent = span?.agent ?? node.approval?.agent ?? null;
-    const id = span ? span.spanId : `approval:${node.approval!.id}`;
-    rows.push({
-      id,
-      depth,
-      span,
-      approval: node.approval,
-      label: span ? span.name : `tool ${node.approval!.toolName} — waiting for approval`,
-      start: nodeStart,
-      end: nodeEnd,
-      status: span ? span.status : 'waiting',
-      childCount: node.children.length,
-      crossAgent: parentAgent !== null && agent !== parentAgent,
-      parallel: span?.kind === 'step' ? maxOverlap(node.children, now) : 0,
-    });
-    if (collapsed.has(id)) return;
-    for (const child of node.children) visit(child, depth + 1, agent);
+  let ids: Map<string, number> | null = null;
+  const indexAt = (position: number) => (shown ? shown[position]! : position);
+  return {
+    count: shown ? shown.length : total,
+    start: outline.start,
+    end: outline.end,
+    row(position) {
+      const index = indexAt(position);
+      const source = outline.sources[rows.source[index]!];
+      const end = rows.end[index]!;
+      const approval = rows.approval[index];
+      const id = rows.id[index]!;
+      return {
+        id,
+        depth: rows.depth[index]!,
+        kind: KINDS[rows.kind[index]!] ?? 'tool',
+        label: outline.names[rows.name[index]!] ?? '',
+        start: outline.start + rows.start[index]!,
+        end: end < 0 ? outline.end : outline.start + end,
+        status: STATUSES[rows.status[index]!] ?? 'ok',
+        childCount: rows.children[index]!,
+        collapsed: rows.children[index]! > 0 && collapsed.has(id),
+        crossAgent: (rows.flags[index]! & ROW_CROSS_AGENT) !== 0,
+        pending: (rows.flags[index]! & ROW_PENDING) !== 0,
+        parallel: rows.parallel[index] ?? 0,
+        agent: source?.agent ?? '',
+        instanceKey: source?.instanceKey ?? '',
+        errorCode: rows.errorCode[index] ?? null,
+        tokens: rows.tokens[index] ?? null,
+        approval: approval === undefined ? null : (outline.approvals[approval] ?? null),
+      };
+    },
+    position(id) {
+      ids ??= new Map(rows.id.map((rowId, index) => [rowId, index]));
+      const index = ids.get(id);
+      if (index === undefined) return -1;
+      if (!shown) return index;
+      // `shown` is sorted: binary search.
+      let low = 0;
+      let high = shown.length - 1;
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        const value = shown[middle]!;
+        if (value === index) return middle;
+        if (value < index) low = middle + 1;
+        else high = middle - 1;
+      }
+      return -1;
+    },
   };
-  roots.sort((a, b) => startOf(a) - startOf(b));
-  for (const root of roots) visit(root, 0, null);
-  if (rows.length === 0) start = end = now;
-  return { rows, start, end: Math.max(end, start + 1), byId };
+}
+
+/** Position of the tool call that a (now answered) approval asked about, or -1 while its span is not stored. */
+export function positionOfAskedCall(outline: TraceOutline, layout: TraceLayout, approvalId: string): number {
+  for (const [index, id] of Object.entries(outline.rows.asked)) {
+    if (id === approvalId) return layout.position(outline.rows.id[Number(index)]!);
+  }
+  return -1;
 }

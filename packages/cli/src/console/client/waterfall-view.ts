@@ -10,7 +10,7 @@ export interface WaterfallOptions {
 }
 
 /**
- * A waterfall of `layout.rows` as an ARIA tree with a time bar per row. Only the rows in view (and a few around)
+ * A waterfall of a trace layout's rows as an ARIA tree with a time bar per row. Only the rows in view (and a few around)
  * are in the DOM, so a trace of 10,000 spans draws as fast as one of 50. Keyboard: ↑ ↓ Home End move, ← → fold,
  * Enter opens the span.
  */
@@ -47,13 +47,13 @@ export class Waterfall {
 
   update(layout: TraceLayout): void {
     this.layout = layout;
-    const index = this.selectedId ? layout.rows.findIndex((row) => row.id === this.selectedId) : -1;
-    this.active = index >= 0 ? index : Math.min(this.active, Math.max(0, layout.rows.length - 1));
+    const index = this.selectedId ? layout.position(this.selectedId) : -1;
+    this.active = index >= 0 ? index : Math.min(this.active, Math.max(0, layout.count - 1));
     this.render();
   }
 
   select(id: string): void {
-    const index = this.layout.rows.findIndex((row) => row.id === id);
+    const index = this.layout.position(id);
     if (index < 0) return;
     this.active = index;
     this.selectedId = id;
@@ -70,18 +70,17 @@ export class Waterfall {
   }
 
   render(): void {
-    const { rows } = this.layout;
-    this.body.style.height = `${rows.length * ROW_HEIGHT}px`;
+    const { count } = this.layout;
+    this.body.style.height = `${count * ROW_HEIGHT}px`;
     const height = this.element.clientHeight || 600;
     const first = Math.max(0, Math.floor(this.element.scrollTop / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(rows.length, Math.ceil((this.element.scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+    const last = Math.min(count, Math.ceil((this.element.scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
     const hadFocus = this.element.contains(document.activeElement) && document.activeElement !== this.element;
     const items: HTMLElement[] = [];
-    for (let index = first; index < last; index += 1) items.push(this.row(rows[index]!, index));
+    for (let index = first; index < last; index += 1) items.push(this.row(this.layout.row(index), index));
     // The focused row stays in the DOM even when scrolled away, so focus is never lost.
-    if (this.active < first || this.active >= last) {
-      const active = rows[this.active];
-      if (active) items.push(this.row(active, this.active));
+    if ((this.active < first || this.active >= last) && this.active < count) {
+      items.push(this.row(this.layout.row(this.active), this.active));
     }
     this.body.replaceChildren(...items);
     if (hadFocus) this.focusRow(this.active, false);
@@ -92,13 +91,11 @@ export class Waterfall {
     const total = end - start;
     const left = ((row.start - start) / total) * 100;
     const width = Math.max(0.3, ((row.end - row.start) / total) * 100);
-    const span = row.span;
-    const kind = span?.kind ?? 'tool';
-    const tokens =
-      span?.kind === 'model' ? `${span.attributes.inputTokens ?? 0}→${span.attributes.outputTokens ?? 0} tok` : '';
-    const code = typeof span?.attributes.errorCode === 'string' ? span.attributes.errorCode : '';
+    const kind = row.kind === 'waiting' ? 'tool' : row.kind;
+    const tokens = row.tokens ? `${row.tokens[0]}→${row.tokens[1]} tok` : '';
+    const code = row.errorCode ?? '';
     const expandable = row.childCount > 0;
-    const collapsed = this.isCollapsed(index);
+    const collapsed = row.collapsed;
     const name = h(
       'span',
       { class: 'wf-name' },
@@ -116,7 +113,7 @@ export class Waterfall {
             collapsed ? '▸' : '▾',
           )
         : h('span', { class: 'wf-fold', 'aria-hidden': 'true' }, ' '),
-      row.crossAgent && span ? h('span', { class: 'agent-tag' }, span.agent) : null,
+      row.crossAgent && row.kind !== 'waiting' ? h('span', { class: 'agent-tag' }, row.agent) : null,
       row.label,
       row.parallel > 1 ? h('span', { class: 'tag' }, `${row.parallel} parallel`) : null,
       code ? h('span', { class: 'code error' }, code) : null,
@@ -134,7 +131,7 @@ export class Waterfall {
         id: `row-${row.id.replace(/[^a-zA-Z0-9_-]/g, '_')}`,
         'data-id': row.id,
         'aria-level': row.depth + 1,
-        'aria-setsize': this.layout.rows.length,
+        'aria-setsize': this.layout.count,
         'aria-posinset': index + 1,
         'aria-selected': this.selectedId === row.id ? 'true' : 'false',
         'aria-expanded': expandable ? String(!collapsed) : undefined,
@@ -159,16 +156,10 @@ export class Waterfall {
     return element;
   }
 
-  private isCollapsed(index: number): boolean {
-    const row = this.layout.rows[index]!;
-    const next = this.layout.rows[index + 1];
-    return row.childCount > 0 && (!next || next.depth <= row.depth);
-  }
-
   private focusRow(index: number, scroll = true): void {
     if (scroll) this.scrollTo(index);
-    const row = this.layout.rows[index];
-    if (!row) return;
+    if (index < 0 || index >= this.layout.count) return;
+    const row = this.layout.row(index);
     const element = this.body.querySelector<HTMLElement>(`[data-id="${CSS.escape(row.id)}"]`);
     element?.focus({ preventScroll: true });
   }
@@ -182,13 +173,13 @@ export class Waterfall {
   }
 
   private onKey(event: KeyboardEvent): void {
-    const rows = this.layout.rows;
-    if (rows.length === 0) return;
-    const row = rows[this.active]!;
+    const count = this.layout.count;
+    if (count === 0) return;
+    const row = this.layout.row(this.active);
     let next = this.active;
     switch (event.key) {
       case 'ArrowDown':
-        next = Math.min(rows.length - 1, this.active + 1);
+        next = Math.min(count - 1, this.active + 1);
         break;
       case 'ArrowUp':
         next = Math.max(0, this.active - 1);
@@ -197,23 +188,23 @@ export class Waterfall {
         next = 0;
         break;
       case 'End':
-        next = rows.length - 1;
+        next = count - 1;
         break;
       case 'PageDown':
-        next = Math.min(rows.length - 1, this.active + Math.floor(this.element.clientHeight / ROW_HEIGHT));
+        next = Math.min(count - 1, this.active + Math.floor(this.element.clientHeight / ROW_HEIGHT));
         break;
       case 'PageUp':
         next = Math.max(0, this.active - Math.floor(this.element.clientHeight / ROW_HEIGHT));
         break;
       case 'ArrowRight':
-        if (row.childCount > 0 && this.isCollapsed(this.active)) this.options.onToggle(row);
+        if (row.collapsed) this.options.onToggle(row);
         else if (row.childCount > 0) next = this.active + 1;
         break;
       case 'ArrowLeft':
-        if (row.childCount > 0 && !this.isCollapsed(this.active)) this.options.onToggle(row);
+        if (row.childCount > 0 && !row.collapsed) this.options.onToggle(row);
         else {
           for (let index = this.active - 1; index >= 0; index -= 1) {
-            if (rows[index]!.depth < row.depth) {
+            if (this.layout.row(index).depth < row.depth) {
               next = index;
               break;
             }
