@@ -156,7 +156,7 @@ describe('workers', () => {
     // The orchestrator vanishes without stopping its agents: its host key is gone, nothing renews it.
     await transport.close();
     await waitFor(() => !isAlive(pid!), 30_000, 'the worker to kill the orphaned agent process');
-    expect(worker.running().size).toBe(0);
+    await waitFor(() => worker.running().size === 0, 30_000, 'the worker to forget it');
   });
 });
 

@@ -41,6 +41,7 @@ export async function createNatsSwarmTransport(
   const hostTimer = setInterval(keepHost, Math.max(100, Math.floor(leaseTtlMs / 3)));
   hostTimer.unref?.();
   const open = new Set<() => void>();
+  let closed = false;
 
   const spawn = (options: SpawnAgentProcessOptions): AgentProcessConnection => {
     const connectionId = natsId('c');
@@ -110,6 +111,7 @@ export async function createNatsSwarmTransport(
     };
     connection.started = (async () => {
       try {
+        if (closed) throw new Error('the transport was closed');
         await link.ready;
         const request = { connectionId, hostId, config: options.config };
         const reply = await nc.request(names.spawnSubject, JSON.stringify(request), { timeout: SPAWN_TIMEOUT_MS });
@@ -160,6 +162,7 @@ export async function createNatsSwarmTransport(
     hostId,
     spawn,
     async close() {
+      closed = true;
       clearInterval(hostTimer);
       for (const forget of [...open]) forget();
       await leases.delete(hostLeaseKey(hostId)).catch(() => {});
