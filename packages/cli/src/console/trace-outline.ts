@@ -31,25 +31,25 @@ export function checkTraceExists(source: ConsoleSource, traceId: string): void {
   if (!results.some((result) => result.value)) throw notFound(traceId);
 }
 
-interface OutlineRow {
-  span_id: string;
-  parent_span_id: string | null;
-  kind: TreeSpan['kind'];
-  name: string;
-  started_at: number;
-  ended_at: number | null;
-  status: TreeSpan['status'];
-  error_code: string | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  tool_call_id: string | null;
-  turn_id: string | null;
-  caller: string | null;
-}
+type OutlineRow = [
+  spanId: string,
+  parentSpanId: string | null,
+  kind: TreeSpan['kind'],
+  name: string,
+  startedAt: number,
+  endedAt: number | null,
+  status: TreeSpan['status'],
+  errorCode: unknown,
+  inputTokens: number | null,
+  outputTokens: number | null,
+  toolCallId: string | null,
+  turnId: string | null,
+  caller: string | null,
+];
 
 // Only what the waterfall draws: a step's catalog, stacks and messages stay in the database until a span is opened.
 const outlineSql = `SELECT span_id, parent_span_id, kind, name, started_at, ended_at, status,
-  json_extract(attributes, '$.errorCode') AS error_code,
+  CASE WHEN instr(attributes, '"errorCode"') THEN json_extract(attributes, '$.errorCode') END AS error_code,
   CASE kind WHEN 'model' THEN json_extract(attributes, '$.inputTokens') END AS input_tokens,
   CASE kind WHEN 'model' THEN json_extract(attributes, '$.outputTokens') END AS output_tokens,
   CASE kind WHEN 'tool' THEN json_extract(attributes, '$.toolCallId') END AS tool_call_id,
@@ -78,25 +78,27 @@ export function consoleTraceOutline(source: ConsoleSource, traceId: string): Tra
   const spans: TreeSpan[] = [];
   const approvals: ApprovalRecord[] = [];
   const { problems } = readInstances(source.rootDir(), (db, file) => {
-    const rows = db.query<OutlineRow, [string]>(outlineSql).all(traceId);
+    // Arrays, not an object a row: 10,000 rows read in a few milliseconds.
+    const rows = db.query<OutlineRow, [string]>(outlineSql).values(traceId) as OutlineRow[];
     if (rows.length === 0) return;
     const at = sources.push({ agent: file.agentName, instanceKey: file.instanceKey }) - 1;
-    for (const row of rows) {
+    for (const [spanId, parentSpanId, kind, name, startedAt, endedAt, status, errorCode, ...rest] of rows) {
+      const [inputTokens, outputTokens, toolCallId, turnId, caller] = rest;
       spans.push({
-        spanId: row.span_id,
-        parentSpanId: row.parent_span_id,
-        kind: row.kind,
-        name: row.name,
-        startedAt: row.started_at,
-        endedAt: row.ended_at,
-        status: row.status,
+        spanId,
+        parentSpanId,
+        kind,
+        name,
+        startedAt,
+        endedAt,
+        status,
         source: at,
-        errorCode: typeof row.error_code === 'string' ? row.error_code : null,
-        inputTokens: row.input_tokens,
-        outputTokens: row.output_tokens,
-        toolCallId: row.tool_call_id,
-        turnId: row.turn_id,
-        caller: callerOf(row.caller),
+        errorCode: typeof errorCode === 'string' ? errorCode : null,
+        inputTokens,
+        outputTokens,
+        toolCallId,
+        turnId,
+        caller: callerOf(caller),
       });
     }
     for (const record of new ApprovalStore(db).list({ limit: 1000 })) {

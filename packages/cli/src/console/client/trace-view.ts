@@ -109,6 +109,8 @@ export async function traceView(context: ViewContext, traceId: string): Promise<
     h('div', { class: 'trace-layout' }, waterfall.element, detail),
   );
   waterfall.render();
+  // For bench/console.ts: when the first rows were drawn, by the page's clock.
+  performance.mark('gdn:first-row');
   // Live, while the trace runs or waits: the server tells when stored spans or approvals change; it is read again then.
   if (outline.status !== 'running' && outline.approvals.length === 0) return;
   let first = true;
