@@ -83,19 +83,34 @@ export function checkResourceDocument(options: { document: YamlDocument; paramet
     problems.push(...checkToolRules({ document, resourceName, parametersAjv: options.parametersAjv }));
   }
   if (name === undefined || !isPlainObject(value.spec)) return { resource: null, problems };
+  const { line, column } = locateField(document, []);
+  return { resource: resourceOfDocument({ document, library: options.library, line, column }), problems };
+}
 
+/**
+ * The resource a document declares, with defaults applied, without checking it: for a document checked already
+ * (checkResourceDocument found no problem in it, or a library file the cache vouches for, library-file-cache.ts).
+ * `line` and `column` are where the document starts.
+ */
+export function resourceOfDocument(options: {
+  document: YamlDocument;
+  library?: string;
+  line: number;
+  column: number;
+}): Resource {
+  const { document, line, column } = options;
+  const value = document.value as Record<string, unknown> & { kind: ResourceKind; spec: Record<string, unknown> };
+  const kind = value.kind;
   const spec = readOlderShapes(kind, { ...value.spec });
   if (kind === 'Tool' && spec.errorMessageLimit === undefined) {
     (spec as Partial<ToolResourceSpec>).errorMessageLimit = DEFAULT_ERROR_MESSAGE_LIMIT;
   }
-  const { line, column } = locateField(document, []);
-  const resource = {
+  return {
     apiVersion: API_VERSION,
     kind,
-    metadata: metadata as unknown as Resource['metadata'],
+    metadata: value.metadata as Resource['metadata'],
     spec,
     location: { file: document.file, line, column, baseDir: dirname(document.absoluteFile) },
     ...(options.library === undefined ? {} : { library: options.library }),
   } as Resource;
-  return { resource, problems };
 }

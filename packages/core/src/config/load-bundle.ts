@@ -8,10 +8,11 @@ import { checkOAuthApps } from './check-oauth-apps.ts';
 import { checkPermissionRules } from './check-permission-rules.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { checkReferences } from './check-references.ts';
-import { checkResourceDocument } from './check-resource-document.ts';
+import { checkResourceDocument, resourceOfDocument } from './check-resource-document.ts';
 import { createParametersAjv } from './create-parameters-ajv.ts';
 import { problemAt } from './create-problem.ts';
 import { lazyToolHandlers } from './lazy-tool-handlers.ts';
+import { type DocumentStart, type LibraryFile, libraryCacheDir, readLibraryFile } from './library-file-cache.ts';
 import { loadToolHandlers } from './load-tool-handlers.ts';
 import { parseRefEntry, refKey } from './object-ref.ts';
 import { readPackageDocument } from './package-document.ts';
@@ -37,7 +38,7 @@ interface Source {
   name?: string;
   rank: 0 | 1 | 2;
   dependsOn?: Set<string>;
-  file: Awaited<ReturnType<typeof readBundleFile>>;
+  file: Awaited<ReturnType<typeof readBundleFile>> & Partial<Pick<LibraryFile, 'checked' | 'remember'>>;
 }
 
 /**
@@ -139,6 +140,8 @@ export async function loadBundle(options: {
   libraries?: string[];
   importHandlers?: boolean;
   checkEntries?: boolean;
+  /** Where checked library files are kept (library-file-cache.ts); default libraryCacheDir(), null for none. */
+  libraryCacheDir?: string | null;
 }): Promise<LoadBundleResult> {
   const rootDir = resolve(options.dir);
   const rootFile = await readBundleFile({ bundleDir: rootDir, rootDir });
@@ -151,8 +154,9 @@ export async function loadBundle(options: {
       : { packages: [], problems: [] };
   // A dependency of the same name as a library loaded beside every bundle takes its place.
   const keptLibraries = libraries.filter((library) => !resolution.packages.some((pkg) => pkg.name === library.name));
+  const cacheDir = options.libraryCacheDir === undefined ? libraryCacheDir() : options.libraryCacheDir;
   const libraryFiles = await Promise.all(
-    keptLibraries.map((library) => readBundleFile({ bundleDir: library.dir, rootDir })),
+    keptLibraries.map((library) => readLibraryFile({ bundleDir: library.dir, rootDir, cacheDir })),
   );
   const sources: Source[] = [
     ...keptLibraries.map((library, index) => ({ ...library, rank: 0 as const, file: libraryFiles[index]! })),
@@ -165,7 +169,7 @@ export async function loadBundle(options: {
     })),
     { dir: rootDir, rank: 2 as const, file: { ...rootFile, documents: split.resources } },
   ];
-  const parametersAjv = createParametersAjv();
+  let parametersAjv: ReturnType<typeof createParametersAjv> | undefined;
   const problems: BundleProblem[] = [...split.problems, ...(packageRead?.problems ?? []), ...resolution.problems];
   const declaredByKey = new Map<string, DeclaredResource>();
   const sourceByKey = new Map<string, Source>();
@@ -175,11 +179,25 @@ export async function loadBundle(options: {
 
   for (const source of sources) {
     const { documents, ...file } = source.file;
+    const problemsBefore = problems.length;
+    const starts: DocumentStart[] = [];
     problems.push(...file.problems);
     unreadable.push(...file.unreadable);
     for (const document of documents) {
-      const checked = checkResourceDocument({ document, parametersAjv, library: source.name });
+      const start = file.checked?.get(document);
+      const checked = start
+        ? { resource: resourceOfDocument({ document, library: source.name, ...start }), problems: [] }
+        : checkResourceDocument({
+            document,
+            get parametersAjv() {
+              parametersAjv ??= createParametersAjv();
+              return parametersAjv;
+            },
+            library: source.name,
+          });
       problems.push(...checked.problems);
+      if (checked.resource)
+        starts.push({ line: checked.resource.location.line, column: checked.resource.location.column });
       if (!checked.resource) {
         unreadable.push(unreadableDocument(document.value));
         continue;
@@ -208,6 +226,7 @@ export async function loadBundle(options: {
       declaredByKey.set(key, declared);
       sourceByKey.set(key, source);
     }
+    if (problems.length === problemsBefore) file.remember?.(starts);
   }
   // Two packages declaring one Kind/name is ambiguous, unless the bundle's own resource of that name replaces both.
   for (const [key, problem] of conflicts) if (sourceByKey.get(key)?.rank !== 2) problems.push(problem);
