@@ -1,19 +1,21 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv } from 'ajv';
 import { closestName } from '../errors/closest-names.ts';
+import { compileCachedValidator } from './cached-validator.ts';
 import { problemAt } from './create-problem.ts';
 import type { FieldPath, YamlDocument } from './locate-field.ts';
 import { formatFieldPath, pointerToPath } from './locate-field.ts';
 import { resourceSchema } from './resource-schemas.ts';
 import type { BundleProblem, ResourceKind } from './resources.ts';
 
-const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true });
+// `code.source` lets a compiled validator be kept as standalone code (cached-validator.ts).
+const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, code: { source: true } });
 const validators = new Map<ResourceKind, ValidateFunction>();
 
 function validatorFor(kind: ResourceKind): ValidateFunction {
   let validate = validators.get(kind);
   if (!validate) {
-    validate = ajv.compile(resourceSchema(kind));
+    validate = compileCachedValidator({ ajv, schema: resourceSchema(kind), name: 'resource-shape' });
     validators.set(kind, validate);
   }
   return validate;

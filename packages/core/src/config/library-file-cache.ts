@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { goondanCacheDir, writeCacheFile } from './cache-file.ts';
+import { checkerFingerprint } from './checker-fingerprint.ts';
 import { BUNDLE_FILE_NAME } from './find-bundle-dir.ts';
 import type { YamlDocument } from './locate-field.ts';
 import { parseYamlDocuments, yamlLimits } from './parse-yaml-documents.ts';
@@ -34,46 +35,9 @@ interface CacheEntry {
   documents: { value: Record<string, unknown>; line: number; column: number }[];
 }
 
-/** Entries kept in the cache directory; older ones are removed when a new one is written beyond twice as many. */
-const keptEntries = 32;
-
 /** `$XDG_CACHE_HOME/goondan/library-bundles`, else `~/.cache/goondan/library-bundles`. */
 export function libraryCacheDir(env: Record<string, string | undefined> = process.env): string {
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'goondan', 'library-bundles');
-}
-
-let fingerprint: string | null | undefined;
-
-/**
- * What else than the file's text decides how it parses and checks: the source of the loader and its checks
- * (config/, errors/, tools/ of @goondan/core) and the versions of yaml and ajv. Any change there makes every entry
- * stale. Null (no caching) when the sources cannot be read, e.g. in a bundled build.
- */
-function checkerFingerprint(): string | null {
-  if (fingerprint !== undefined) return fingerprint;
-  try {
-    const hasher = new Bun.CryptoHasher('sha256');
-    for (const folder of ['config', 'errors', 'tools']) {
-      const dir = join(import.meta.dir, '..', folder);
-      for (const name of readdirSync(dir).sort()) {
-        if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
-        hasher.update(`${folder}/${name}\0`);
-        hasher.update(readFileSync(join(dir, name)));
-      }
-    }
-    for (const dependency of ['yaml', 'ajv', 'ajv-formats']) {
-      const version = (
-        JSON.parse(readFileSync(require.resolve(`${dependency}/package.json`), 'utf8')) as {
-          version?: unknown;
-        }
-      ).version;
-      hasher.update(`${dependency}@${String(version)}\0`);
-    }
-    fingerprint = hasher.digest('hex');
-  } catch {
-    fingerprint = null;
-  }
-  return fingerprint;
+  return join(goondanCacheDir(env), 'library-bundles');
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -98,40 +62,6 @@ function readEntry(path: string): CacheEntry | null {
       isPlainObject(item) && isPlainObject(item.value) && isPosition(item.line) && isPosition(item.column),
   );
   return valid ? (entry as unknown as CacheEntry) : null;
-}
-
-/** Writes through a temporary file and a rename, so a concurrent reader sees the whole entry or none. */
-function writeEntry(dir: string, path: string, json: string): void {
-  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(temporary, json);
-    renameSync(temporary, path);
-  } catch {
-    // An unwritable cache only means the next load checks the file again.
-    try {
-      rmSync(temporary, { force: true });
-    } catch {
-      // The directory itself could not be made: there is no temporary file.
-    }
-    return;
-  }
-  pruneEntries(dir);
-}
-
-function pruneEntries(dir: string): void {
-  try {
-    const names = readdirSync(dir);
-    if (names.length <= 2 * keptEntries) return;
-    const aged = names.map((name) => {
-      const path = join(dir, name);
-      return { path, time: statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0 };
-    });
-    aged.sort((a, b) => b.time - a.time);
-    for (const { path } of aged.slice(keptEntries)) rmSync(path, { force: true });
-  } catch {
-    // Another process pruned at the same time, or the directory went away: nothing to do.
-  }
 }
 
 /**
@@ -214,7 +144,7 @@ export async function readLibraryFile(options: {
       // Only data JSON keeps exactly (no .nan, no -0, no shared nodes that must stay shared) is cached.
       const stored = readableEntry(json);
       if (stored === null || !Bun.deepEquals(stored, { format: 1, documents }, true)) return;
-      writeEntry(dirname(entryPath), entryPath, json);
+      writeCacheFile({ dir: dirname(entryPath), path: entryPath, text: json });
     },
   };
 }
