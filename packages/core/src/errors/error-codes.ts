@@ -397,6 +397,17 @@ export const errorCodes = {
     name: 'ServeRouteNotFoundError',
     suggestion: 'Check the path and method against docs/serve.md; the message lists the methods the path takes.',
   },
+  // The web console (docs/console.md)
+  E_CONSOLE_TRACE_NOT_FOUND: {
+    name: 'ConsoleTraceNotFoundError',
+    suggestion:
+      'Pick a trace from the trace list (it may have been pruned: each instance keeps its last 1000 traces), or check the id with gdn trace --json.',
+  },
+  E_CONSOLE_BUILD: {
+    name: 'ConsoleBuildError',
+    suggestion:
+      "The console's browser script (packages/cli/src/console/client) did not compile: reinstall @goondan/cli, or report the message.",
+  },
   E_INSTANCE_NOT_FOUND: {
     name: 'InstanceNotFoundError',
     suggestion:
@@ -684,6 +695,37 @@ export const errorCodes = {
     suggestion:
       'Check the printer (lpstat -p shows them, lpstat -d the default) and that CUPS runs; install cups-client for lp.',
   },
+  // Devices of the assistant: music, clipboard, file manager, opener (docs/assistant-devices.md)
+  E_DEVICE_FAILED: {
+    name: 'DeviceFailedError',
+    suggestion:
+      "Read the helper's own words in the message (playerctl, xsel, xdg-open, osascript…); check that the desktop session it needs is running.",
+  },
+  E_MUSIC_NO_PLAYER: {
+    name: 'MusicNoPlayerError',
+    suggestion:
+      'Start a media player that speaks MPRIS (Spotify, VLC, Rhythmbox, a browser), or fix config.player; `playerctl -l` lists the running ones.',
+  },
+  E_MUSIC_NOT_FOUND: {
+    name: 'MusicNotFoundError',
+    suggestion:
+      'Search with fewer or other words (title, artist or album), or check config.library names your music folder.',
+  },
+  E_CLIPBOARD_READ_DENIED: {
+    name: 'ClipboardReadDeniedError',
+    suggestion:
+      "Ask the person to paste the text into the conversation; to let this source read the clipboard, add it to the clipboard Tool's config.readSources.",
+  },
+  // Coding agent of the assistant (docs/assistant-devices.md#coding-agent)
+  E_CODING_FAILED: {
+    name: 'CodingFailedError',
+    suggestion:
+      "Check the coding Tool's config (command on PATH, args), and that the repository has a commit to branch from; the message says which.",
+  },
+  E_CODING_NOTHING_TO_REVIEW: {
+    name: 'CodingNothingToReviewError',
+    suggestion: 'Give a diff, a branch with changes (e.g. the one coding__run_task made), or a file that has uncommitted changes.',
+  },
   // Command line (gdn): usage mistakes, exit status 2
   E_CLI_USAGE: {
     name: 'CommandLineUsageError',
@@ -697,16 +739,6 @@ export const errorCodes = {
     name: 'UnknownOptionError',
     suggestion:
       "Check the spelling: 'gdn <command> --help' lists the command's options. Write a value that starts with '-' as --flag=-value.",
-  },
-  // Coding agent of the assistant (docs/assistant-devices.md#coding-agent)
-  E_CODING_FAILED: {
-    name: 'CodingFailedError',
-    suggestion:
-      "Check the coding Tool's config (command on PATH, args), and that the repository has a commit to branch from; the message says which.",
-  },
-  E_CODING_NOTHING_TO_REVIEW: {
-    name: 'CodingNothingToReviewError',
-    suggestion: 'Give a diff, a branch with changes (e.g. the one coding__run_task made), or a file that has uncommitted changes.',
   },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
