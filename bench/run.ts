@@ -29,7 +29,7 @@ function numbersOf(value: unknown, path: string, rows: BenchRow[]): void {
   if (typeof value === 'number') {
     rows.push({ figure: path, unit: path.toLowerCase().includes('ns') ? 'ns' : '×', ours: value });
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => numbersOf(item, `${path}[${index}]`, rows));
+    for (const [index, item] of value.entries()) numbersOf(item, `${path}[${index}]`, rows);
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) numbersOf(item, path ? `${path}.${key}` : key, rows);
   }

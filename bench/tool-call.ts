@@ -17,6 +17,7 @@ import {
   AuditStore,
   type CallScope,
   CatalogBuilder,
+  type JsonSchemaObject,
   type Message,
   openInstanceDatabase,
   PermissionPolicy,
@@ -42,7 +43,7 @@ const baseScope: CallScope = {
   workdir: tmpdir(),
   logger: console,
 };
-const schema = { type: 'object', properties: { value: { type: 'integer' } }, required: ['value'] } as const;
+const schema: JsonSchemaObject = { type: 'object', properties: { value: { type: 'integer' } }, required: ['value'] };
 const passThrough = (): ToolCallMiddleware =>
   async function passThroughMiddleware(ctx) {
     return ctx.next();

@@ -1,6 +1,8 @@
 // Peer of bench/cli-start.ts: the bare AI SDK script a `gdn run` is compared with. One streamText call to an
 // openai-compatible server at BENCH_BASE_URL, the reply printed. With `--idle`: imports `ai` only, then prints
 // its RSS after a full GC (the floor for an idle agent process).
+export {};
+
 if (process.argv.includes('--idle')) {
   await import('ai');
   Bun.gc(true);

@@ -121,11 +121,25 @@ async function newPage(): Promise<Page> {
   return page;
 }
 
+/** The little of the page's DOM the checks below read (this file is type-checked without the DOM library). */
+interface PageElement {
+  labels?: { length: number } | null;
+  outerHTML: string;
+  textContent: string | null;
+  parentElement: PageElement | null;
+  getAttribute(name: string): string | null;
+}
+interface PageWindow {
+  document: { title: string; querySelectorAll(selector: string): ArrayLike<PageElement> };
+  getComputedStyle(element: PageElement): { color: string; backgroundColor: string };
+}
+
 /** Every form control has a label, and text in `selectors` has a contrast of at least 4.5:1 with its background. */
 async function accessibilityProblems(page: Page, selectors: string[]): Promise<string[]> {
   return page.evaluate((selectors) => {
+    const window = globalThis as unknown as PageWindow;
     const problems: string[] = [];
-    for (const control of document.querySelectorAll<HTMLInputElement>('input, select, textarea')) {
+    for (const control of Array.from(window.document.querySelectorAll('input, select, textarea'))) {
       if (control.labels?.length === 0 && !control.getAttribute('aria-label'))
         problems.push(`unlabelled ${control.outerHTML}`);
     }
@@ -137,16 +151,16 @@ async function accessibilityProblems(page: Page, selectors: string[]): Promise<s
       };
       return 0.2126 * channel(r!) + 0.7152 * channel(g!) + 0.0722 * channel(b!);
     };
-    const background = (element: Element | null): number[] => {
+    const background = (element: PageElement | null): number[] => {
       for (let at = element; at; at = at.parentElement) {
-        const color = rgb(getComputedStyle(at).backgroundColor);
+        const color = rgb(window.getComputedStyle(at).backgroundColor);
         if (color.length >= 3 && (color[3] ?? 1) > 0) return color;
       }
       return [255, 255, 255];
     };
     for (const selector of selectors) {
-      for (const element of [...document.querySelectorAll(selector)].slice(0, 20)) {
-        const fg = luminance(rgb(getComputedStyle(element).color));
+      for (const element of Array.from(window.document.querySelectorAll(selector)).slice(0, 20)) {
+        const fg = luminance(rgb(window.getComputedStyle(element).color));
         const bg = luminance(background(element));
         const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
         if (ratio < 4.5)
@@ -313,7 +327,7 @@ describe('web console', () => {
     await page.getByRole('tree').focus();
     await page.keyboard.press('End');
     await page.locator('[role=treeitem][aria-posinset="10000"]:focus').waitFor();
-    expect(await page.evaluate(() => document.title)).toBe('Goondan console');
+    expect(await page.evaluate(() => (globalThis as unknown as PageWindow).document.title)).toBe('Goondan console');
     await page.screenshot({ path: join(artifacts, 'trace-10000-spans.png') });
     console.proc.kill('SIGINT');
     expect((await console.finish()).exitCode).toBe(130);

@@ -117,8 +117,8 @@ describe('gdn mcp serve: tool annotations from categories', () => {
       expect(annotations['file-system__read']).toEqual({ readOnlyHint: true });
       expect(annotations['file-system__write']).toEqual({ readOnlyHint: false, destructiveHint: true });
       expect(annotations['file-system__delete']).toEqual({ readOnlyHint: false, destructiveHint: true });
-      expect(annotations['calc__add']).toEqual({ readOnlyHint: false, destructiveHint: false });
-      expect(annotations['bash__exec']).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+      expect(annotations.calc__add).toEqual({ readOnlyHint: false, destructiveHint: false });
+      expect(annotations.bash__exec).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
     } finally {
       await client.close();
     }

@@ -23,12 +23,11 @@ export { findBundleDir } from './config/find-bundle-dir.ts';
 export { formatProblems } from './config/format-problems.ts';
 export { type LoadBundleResult, loadBundle } from './config/load-bundle.ts';
 export { parseObjectRef, parseRefEntry, refKey } from './config/object-ref.ts';
+export type { PackageDependency, PackageInfo } from './config/package-document.ts';
 export { readSourceText } from './config/read-source-text.ts';
 export { resolveValueSource } from './config/resolve-value-source.ts';
 export type * from './config/resources.ts';
 export { API_VERSION, resourceKinds } from './config/resources.ts';
-export type { PackageDependency, PackageInfo } from './config/package-document.ts';
-export { defaultRestartPolicy, type RestartPolicy, restartDelay } from './orchestrator/restart-backoff.ts';
 export { closestName, closestNames } from './errors/closest-names.ts';
 export { type ErrorCode, errorCodes, helpUrlFor } from './errors/error-codes.ts';
 export { GoondanError } from './errors/goondan-error.ts';
@@ -68,6 +67,9 @@ export {
 export { forwardNotification } from './orchestrator/forward-notification.ts';
 export type { IpcMessage } from './orchestrator/ipc-message.ts';
 export { createLinkedTransports } from './orchestrator/linked-transports.ts';
+export { type NatsConfig, natsNames } from './orchestrator/nats/nats-config.ts';
+export { createNatsSwarmTransport, type NatsSwarmTransport } from './orchestrator/nats/nats-swarm-transport.ts';
+export { type NatsWorker, type NatsWorkerOptions, startNatsWorker } from './orchestrator/nats/nats-worker.ts';
 export {
   type AgentNotification,
   DEFAULT_GRACE_PERIOD_MS,
@@ -81,6 +83,7 @@ export {
   orchestratorStateDir,
   readOrchestratorStates,
 } from './orchestrator/orchestrator-state-file.ts';
+export { defaultRestartPolicy, type RestartPolicy, restartDelay } from './orchestrator/restart-backoff.ts';
 export {
   type AgentProcessConfig,
   type AgentProcessConnection,
@@ -90,9 +93,6 @@ export {
 export { resolveSwarm, type SwarmTopology } from './orchestrator/swarm-topology.ts';
 export { joinSwarmTraces } from './orchestrator/swarm-traces.ts';
 export { ipcSwarmTransport, type SwarmTransport } from './orchestrator/swarm-transport.ts';
-export { type NatsConfig, natsNames } from './orchestrator/nats/nats-config.ts';
-export { createNatsSwarmTransport, type NatsSwarmTransport } from './orchestrator/nats/nats-swarm-transport.ts';
-export { type NatsWorker, type NatsWorkerOptions, startNatsWorker } from './orchestrator/nats/nats-worker.ts';
 export type { Transport } from './orchestrator/transport.ts';
 export type {
   ApprovalCoordinator,
@@ -147,17 +147,17 @@ export { ApprovalStore } from './store/approval-store.ts';
 export { AuditBatch, type AuditBatchOptions, DEFAULT_AUDIT_FLUSH_MS } from './store/audit-batch.ts';
 export { type AuditFilter, type AuditRecord, AuditStore, type AuditStoreOptions } from './store/audit-store.ts';
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
-export { type TraceSummary, traceSummaries } from './store/trace-summaries.ts';
-export { type GenAiSpanView, genAiSpan } from './telemetry/gen-ai-span.ts';
-export { type OtlpTelemetryOptions, startOtlpTelemetry } from './telemetry/otlp-telemetry.ts';
-export type { SpanContent, SpanTelemetry } from './telemetry/span-telemetry.ts';
-export { type TelemetryConfig, telemetryConfig } from './telemetry/telemetry-config.ts';
 export { ConversationStore } from './store/conversation-store.ts';
 export { InstanceStateStore } from './store/instance-state-store.ts';
 export { openInstanceDatabase } from './store/open-instance-database.ts';
 export { toOtlpJson } from './store/to-otlp-json.ts';
 export { newSpanId, newTraceId } from './store/trace-ids.ts';
 export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';
+export { type TraceSummary, traceSummaries } from './store/trace-summaries.ts';
+export { type GenAiSpanView, genAiSpan } from './telemetry/gen-ai-span.ts';
+export { type OtlpTelemetryOptions, startOtlpTelemetry } from './telemetry/otlp-telemetry.ts';
+export type { SpanContent, SpanTelemetry } from './telemetry/span-telemetry.ts';
+export { type TelemetryConfig, telemetryConfig } from './telemetry/telemetry-config.ts';
 export { type AgentToolset, createAgentToolset, selectAgent, type UnavailableTool } from './tools/agent-toolset.ts';
 export { CatalogBuilder } from './tools/catalog-builder.ts';
 export { guardProcessErrors } from './tools/guard-process-errors.ts';

@@ -3,7 +3,7 @@ import { readChatInput, slashCommandHelp, unknownSlashCommand } from './slash-co
 
 test('chat lines: messages, the chat commands, //text and mistyped commands with a guess', () => {
   expect(readChatInput('  hello there ')).toEqual({ type: 'message', text: 'hello there' });
-  for (const command of ['/help', '/reset', '/tools', '/approvals', '/trace', '/exit'])
+  for (const command of ['/help', '/reset', '/tools', '/approvals', '/trace', '/exit'] as const)
     expect(readChatInput(command)).toEqual({ type: 'command', command });
   expect(readChatInput('/quit')).toEqual({ type: 'command', command: '/exit' });
   expect(readChatInput('/TRACE')).toEqual({ type: 'command', command: '/trace' });

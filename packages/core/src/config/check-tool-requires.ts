@@ -1,4 +1,3 @@
-import { closestName } from '../errors/closest-names.ts';
 import { knownPlatforms } from '../tools/tool-availability.ts';
 import { problemAt } from './create-problem.ts';
 import type { FieldPath, YamlDocument } from './locate-field.ts';

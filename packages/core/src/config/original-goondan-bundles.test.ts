@@ -73,7 +73,7 @@ spec:
         priority: { type: string, optional: true }
 `,
     {
-      'lookup.ts': 'export const handlers = { find: (_ctx: unknown, input: { q: string }) => `found ${input.q}` };\n',
+      'lookup.ts': 'export const handlers = { find: (_ctx: unknown, input: { q: string }) => "found " + input.q };\n',
       'webhook.ts': 'export default async function run() {}\n',
     },
   );

@@ -724,7 +724,8 @@ export const errorCodes = {
   },
   E_CODING_NOTHING_TO_REVIEW: {
     name: 'CodingNothingToReviewError',
-    suggestion: 'Give a diff, a branch with changes (e.g. the one coding__run_task made), or a file that has uncommitted changes.',
+    suggestion:
+      'Give a diff, a branch with changes (e.g. the one coding__run_task made), or a file that has uncommitted changes.',
   },
   // Command line (gdn): usage mistakes, exit status 2
   E_CLI_USAGE: {

@@ -30,7 +30,7 @@ export class AuditBatch {
 
   constructor(
     db: Database,
-    private readonly store: AuditStore,
+    store: AuditStore,
     private readonly options: AuditBatchOptions = {},
   ) {
     this.flushAfterMs = Math.max(0, options.flushAfterMs ?? DEFAULT_AUDIT_FLUSH_MS);
