@@ -53,7 +53,7 @@ function toolNames(rules: PermissionRules | unknown): string[] {
 }
 
 function unknownExport(name: string, resources: Map<string, Resource>): string | null {
-  if (name.includes('*')) return null;
+  if (/[*?{]/.test(name)) return null;
   const separator = name.indexOf('__');
   if (separator <= 0) return null;
   const tool = resources.get(`Tool/${name.slice(0, separator)}`) as ToolResource | undefined;

@@ -34,10 +34,10 @@ const valueSource: Schema = {
 
 const riskCategory: Schema = { enum: ['safe', 'sensitive', 'restricted'] };
 const permissionDecision: Schema = { enum: ['allow', 'ask', 'deny'] };
-/** Tool names or globs (`*`): the characters of tool names, at most 128. */
+/** Tool names or globs (`*`, `?`, `{a,b}`): the characters of tool names and those, at most 128. */
 const toolRules: Schema = {
   type: 'object',
-  propertyNames: { pattern: '^[a-zA-Z0-9_*-]{1,128}$' },
+  propertyNames: { pattern: '^[a-zA-Z0-9_*?{},-]{1,128}$' },
   additionalProperties: permissionDecision,
 };
 const permissionRules: Record<string, Schema> = {
@@ -57,7 +57,7 @@ const permissionsSpec: Schema = {
       additionalProperties: { type: 'object', properties: permissionRules, additionalProperties: false },
     },
     approvalTimeoutSeconds: { type: 'integer', minimum: 1, maximum: 604800 },
-    registryDirectCalls: { type: 'array', items: { type: 'string', pattern: '^[a-zA-Z0-9_*-]{1,128}$' } },
+    registryDirectCalls: { type: 'array', items: { type: 'string', pattern: '^[a-zA-Z0-9_*?{},-]{1,128}$' } },
   },
   additionalProperties: false,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, globToRegExp, PermissionPolicy } from './permission-policy.ts';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, PermissionPolicy, toolNameGlob } from './permission-policy.ts';
 
 const cli = { kind: 'user', name: 'cli' };
 const telegram = { kind: 'user', name: 'telegram' };
@@ -62,13 +62,19 @@ describe('PermissionPolicy rules of one level', () => {
     expect(policy.decide('bash__exec', 'safe')).toEqual({ decision: 'deny', rule: 'tools."*": deny' });
   });
 
-  test('globs match whole names and treat every character but * literally', () => {
-    expect(globToRegExp('files__*').test('files__read')).toBe(true);
-    expect(globToRegExp('files__*').test('my-files__read')).toBe(false);
-    expect(globToRegExp('a.b*').test('a.bc')).toBe(true);
-    expect(globToRegExp('a.b*').test('axbc')).toBe(false);
-    expect(globToRegExp('*__list').test('agents__list')).toBe(true);
-    expect(globToRegExp('*__list').test('agents__list_all')).toBe(false);
+  test('globs match whole names: * any run, ? one character, {a,b} either; dots are literal', () => {
+    expect(toolNameGlob('files__*').test('files__read')).toBe(true);
+    expect(toolNameGlob('files__*').test('my-files__read')).toBe(false);
+    expect(toolNameGlob('a.b*').test('a.bc')).toBe(true);
+    expect(toolNameGlob('a.b*').test('axbc')).toBe(false);
+    expect(toolNameGlob('*__list').test('agents__list')).toBe(true);
+    expect(toolNameGlob('*__list').test('agents__list_all')).toBe(false);
+    expect(toolNameGlob('file-system__{read,list}').test('file-system__list')).toBe(true);
+    expect(toolNameGlob('file-system__{read,list}').test('file-system__write')).toBe(false);
+    expect(toolNameGlob('git__?og').test('git__log')).toBe(true);
+    const policy = new PermissionPolicy({ tools: { 'file-system__{read,list}': 'allow', 'file-system__*': 'deny' } });
+    expect(policy.decide('file-system__read', 'safe').decision).toBe('allow');
+    expect(policy.decide('file-system__write', 'safe').decision).toBe('deny');
   });
 
   test('the same call gets the same verdict twice (cached) and different categories are told apart', () => {

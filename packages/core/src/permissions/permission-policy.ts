@@ -29,7 +29,7 @@ interface CompiledRules {
   categories: Partial<Record<RiskCategory, PermissionDecision>>;
   exact: Map<string, PermissionDecision>;
   /** Most specific first (longest literal text). */
-  globs: { pattern: string; test: RegExp; decision: PermissionDecision }[];
+  globs: { pattern: string; test: { test(name: string): boolean }; decision: PermissionDecision }[];
 }
 
 /**
@@ -108,20 +108,26 @@ export class PermissionPolicy {
   }
 }
 
-/** `*` matches any run of characters (tool names have no other special characters). */
-export function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`);
+/** A tool-name pattern as a glob (Bun.Glob): `*` any run of characters, `?` one, `{a,b}` either, `[ab]` a class. */
+export function toolNameGlob(pattern: string): { test(name: string): boolean } {
+  const glob = new Bun.Glob(pattern);
+  return { test: (name) => glob.match(name) };
+}
+
+/** How much of a pattern is literal: the more specific glob is tried first. */
+function literalLength(pattern: string): number {
+  return pattern.replace(/[*?]|\{[^}]*\}|\[[^\]]*\]/g, '').length;
 }
 
 function compile(rules: PermissionRules, label: string): CompiledRules {
   const exact = new Map<string, PermissionDecision>();
   const globs: CompiledRules['globs'] = [];
   for (const [pattern, decision] of Object.entries(rules.tools ?? {})) {
-    if (pattern.includes('*')) globs.push({ pattern, test: globToRegExp(pattern), decision });
+    if (/[*?{[]/.test(pattern)) globs.push({ pattern, test: toolNameGlob(pattern), decision });
     else exact.set(pattern, decision);
   }
-  globs.sort((left, right) => right.pattern.replaceAll('*', '').length - left.pattern.replaceAll('*', '').length);
+  globs.sort((left, right) => literalLength(right.pattern) - literalLength(left.pattern));
+
   const categories: CompiledRules['categories'] = {};
   for (const category of ['safe', 'sensitive', 'restricted'] as const) {
     if (rules[category] !== undefined) categories[category] = rules[category];
