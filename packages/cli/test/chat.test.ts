@@ -11,7 +11,7 @@ describe('gdn chat with piped standard input', () => {
     expect(result.exitCode).toBe(0);
     // The scripted model calls calc__add first: the call is shown in the transcript, then the final reply.
     expect(result.stdout).toMatch(
-      /^helper> Adding them up\.\n {2}⚙ calc__add \{"a":2,"b":3\}\n {2}↳ calc__add ok \d+ms\n/,
+      /^helper> Adding them up\.\n {2}⚙ calc__add \{"a":2,"b":3\}\n {2}↳ calc__add ok (?:\d+ms|[\d.]+s)\n/,
     );
     expect(result.stdout).toEndWith('helper> The sum is 5.\n');
     // Not a TTY: no banner and no prompts.

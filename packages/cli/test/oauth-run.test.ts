@@ -132,7 +132,7 @@ describe('gdn run with an OAuth-protected tool', () => {
       const result = await gdn(['run', '--bundle', dir, '--input', 'Who am I?'], { env });
       expect(result.stderr).not.toContain('[error]');
       expect(result.exitCode).toBe(0);
-      expect(result.stdout).toBe('Done.\n');
+      expect(result.stdout).toBe('Checking.\nDone.\n');
       const bodies = chatBodies(model.requests);
       const toolResults = bodies[1]!.messages.filter((message) => message.role === 'tool').map(textOf);
       expect(toolResults[0]).toContain('"user":"ada"');

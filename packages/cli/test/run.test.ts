@@ -24,7 +24,7 @@ describe('gdn run', () => {
     expect(result.stdout).toBe('Adding them up.\nThe sum is 5.\n');
     const stderr = result.stderr.split('\n');
     expect(stderr[0]).toBe('  ⚙ calc__add {"a":2,"b":3}');
-    expect(stderr[1]).toMatch(/^ {2}↳ calc__add ok \d+ms$/);
+    expect(stderr[1]).toMatch(/^ {2}↳ calc__add ok (?:\d+ms|[\d.]+s)$/);
     expect(result.stdout).not.toContain('⚙');
   });
 
@@ -61,7 +61,7 @@ describe('gdn run', () => {
     const text = await gdn(['run', '--bundle', bundle, '--input', 'break it']);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toBe('It failed.\n');
-    expect(text.stderr).toMatch(/ {2}↳ calc__boom error E_TOOL kaboom: testing \d+ms/);
+    expect(text.stderr).toMatch(/ {2}↳ calc__boom error E_TOOL kaboom: testing (?:\d+ms|[\d.]+s)/);
 
     const { json } = await gdnJson(['run', '--bundle', bundle, '--input', 'break it', '--json', '--instance', 'j']);
     expect(json.toolCalls).toEqual([

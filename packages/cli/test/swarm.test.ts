@@ -121,7 +121,7 @@ describe('gdn run with a Swarm', () => {
     const result = await gdn(['run', '--bundle', bundle, '--input', 'Summarise our architecture']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("Here is the worker's summary");
-    expect(result.stderr).toMatch(/^ {2}⚙ agents__request .*\n {2}↳ agents__request ok \d+ms\n/);
+    expect(result.stderr).toMatch(/^ {2}⚙ agents__request .*\n {2}↳ agents__request ok (?:\d+ms|[\d.]+s)\n/);
     expect(result.stderr).toContain('  ↳ agents__send ok');
     expect(result.stderr).toMatch(/\[worker\] {2}↳ file-system__write ok/);
     expect(await readFile(join(bundle, '.goondan', 'workspaces', 'worker', 'default', 'log.txt'), 'utf8')).toBe(
@@ -217,7 +217,7 @@ describe('gdn chat and gdn ps with a Swarm', () => {
     const result = await gdn(['chat', '--bundle', bundle], { stdin: 'hello\n' });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(
-      / {2}⚙ agents__request .*\n {2}↳ agents__request ok \d+ms\ncoordinator> The worker is done\.\n$/,
+      / {2}⚙ agents__request .*\n {2}↳ agents__request ok (?:\d+ms|[\d.]+s)\ncoordinator> The worker is done\.\n$/,
     );
   });
 

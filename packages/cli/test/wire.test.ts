@@ -53,10 +53,10 @@ describe('gdn run against a local OpenAI-compatible server', () => {
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toBe('All four calls came back.\n');
       for (const line of [
-        /↳ calc__add ok \d+ms/,
-        /↳ secret__peek error E_TOOL_NOT_IN_CATALOG [^\n]*\d+ms/,
-        /↳ calc__add error E_TOOL_INVALID_ARGS [^\n]*\d+ms/,
-        /↳ calc__boom error E_TOOL kaboom[^\n]*\d+ms/,
+        /↳ calc__add ok (?:\d+ms|[\d.]+s)/,
+        /↳ secret__peek error E_TOOL_NOT_IN_CATALOG [^\n]*(?:\d+ms|[\d.]+s)/,
+        /↳ calc__add error E_TOOL_INVALID_ARGS [^\n]*(?:\d+ms|[\d.]+s)/,
+        /↳ calc__boom error E_TOOL kaboom[^\n]*(?:\d+ms|[\d.]+s)/,
       ])
         expect(result.stderr).toMatch(line);
 

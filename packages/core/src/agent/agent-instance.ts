@@ -933,9 +933,14 @@ export class AgentInstance {
     };
   }
 
+  /** Saves a finished call's result for a resumed turn, in one commit with its audit row (queued by then). */
   private saveCheckpoint(toolCallId: string, turnId: string, result: ToolResult): void {
+    const store = this.options.approvalStore;
+    if (!store) return;
     try {
-      this.options.approvalStore?.saveResult(toolCallId, turnId, result);
+      const write = () => store.saveResult(toolCallId, turnId, result);
+      if (this.options.auditLog) this.options.auditLog.commitWith(write);
+      else write();
     } catch (thrown) {
       this.options.logger?.warn?.(`checkpoint write failed: ${(thrown as Error).message}`);
     }
