@@ -1,6 +1,5 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { relative } from 'node:path';
-import { bundleRevision, revisionNotice } from '@goondan/base';
 import { type Bundle, resolveSwarm, type SwarmTopology } from '@goondan/core';
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
@@ -35,6 +34,8 @@ export async function watchSwarm(options: {
   const { session, log } = options;
   const orchestrator = session.orchestrator;
   if (!orchestrator) return;
+  // Imported here, not at the top: `gdn run` loads this module, and the base barrel costs ~50 ms of every start.
+  const { bundleRevision, revisionNotice } = await import('@goondan/base');
   const dir = session.bundle.rootDir;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // The revision the running agents were started from: a reload that moves it tells them.

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ajv, ValidateFunction } from 'ajv';
-import standaloneCode from 'ajv/dist/standalone/index.js';
 import { goondanCacheDir, writeCacheFile } from './cache-file.ts';
 import { checkerFingerprint } from './checker-fingerprint.ts';
 
@@ -15,7 +14,8 @@ function evaluate(code: string): ValidateFunction | null {
 /**
  * `ajv.compile(schema)`, kept as Ajv's standalone code in the user's cache (goondanCacheDir()/validators), keyed by
  * the schema, `name` (which says how `ajv` is configured) and the checker's fingerprint: compiling a schema costs
- * tens of milliseconds at every start, reading the compiled code about one. `ajv` must have `code.source: true`.
+ * tens of milliseconds at every start, reading the compiled code about one. `ajv` must have `code.source: true`;
+ * it is read only on a miss, so a getter can create it then (a hit does not load Ajv at all, ~40 ms of a start).
  * A missing, corrupt or unwritable cache compiles as usual.
  */
 export function compileCachedValidator(options: {
@@ -24,9 +24,9 @@ export function compileCachedValidator(options: {
   name: string;
   cacheDir?: string;
 }): ValidateFunction {
-  const { ajv, schema, name } = options;
+  const { schema, name } = options;
   const fingerprint = checkerFingerprint();
-  if (fingerprint === null) return ajv.compile(schema);
+  if (fingerprint === null) return options.ajv.compile(schema);
   const hasher = new Bun.CryptoHasher('sha256');
   hasher.update(`${fingerprint}\0${name}\0${JSON.stringify(schema)}`);
   const dir = options.cacheDir ?? join(goondanCacheDir(), 'validators');
@@ -37,8 +37,11 @@ export function compileCachedValidator(options: {
   } catch {
     // Missing or corrupt: compiled again below, and the entry replaced.
   }
+  const ajv = options.ajv;
   const validate = ajv.compile(schema);
   try {
+    const standaloneCode = (require('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js'))
+      .default;
     writeCacheFile({ dir, path, text: standaloneCode(ajv, validate) });
   } catch {
     // Ajv could not make standalone code for this schema: it is compiled at every start.

@@ -1,5 +1,4 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { closestName } from '../errors/closest-names.ts';
 import { compileCachedValidator } from './cached-validator.ts';
 import { problemAt } from './create-problem.ts';
@@ -8,14 +7,28 @@ import { formatFieldPath, pointerToPath } from './locate-field.ts';
 import { resourceSchema } from './resource-schemas.ts';
 import type { BundleProblem, ResourceKind } from './resources.ts';
 
-// `code.source` lets a compiled validator be kept as standalone code (cached-validator.ts).
-const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, code: { source: true } });
+// `code.source` lets a compiled validator be kept as standalone code (cached-validator.ts). Created (and Ajv
+// required) on the first cache miss only: with every validator cached, a start does not load Ajv.
+let ajv: Ajv | undefined;
+function shapeAjv(): Ajv {
+  if (!ajv) {
+    const { Ajv } = require('ajv') as typeof import('ajv');
+    ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, code: { source: true } });
+  }
+  return ajv;
+}
 const validators = new Map<ResourceKind, ValidateFunction>();
 
 function validatorFor(kind: ResourceKind): ValidateFunction {
   let validate = validators.get(kind);
   if (!validate) {
-    validate = compileCachedValidator({ ajv, schema: resourceSchema(kind), name: 'resource-shape' });
+    validate = compileCachedValidator({
+      get ajv() {
+        return shapeAjv();
+      },
+      schema: resourceSchema(kind),
+      name: 'resource-shape',
+    });
     validators.set(kind, validate);
   }
   return validate;

@@ -1,6 +1,4 @@
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
-import { linearRegExp } from '../tools/linear-reg-exp.ts';
+import type { Ajv } from 'ajv';
 
 /**
  * The Ajv that compiles tool `parameters` (spec §6.1), at load time and when calls are validated, so both agree.
@@ -11,6 +9,11 @@ import { linearRegExp } from '../tools/linear-reg-exp.ts';
  * when calls could not check it.
  */
 export function createParametersAjv(): Ajv {
+  // Required here, not imported at the top: Ajv, its formats and RE2 take ~60 ms to load, and a bundle whose Tools
+  // are all libraries' (checked once, library-file-cache.ts) never compiles a parameters schema at load.
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const addFormats = (require('ajv-formats') as typeof import('ajv-formats')).default;
+  const { linearRegExp } = require('../tools/linear-reg-exp.ts') as typeof import('../tools/linear-reg-exp.ts');
   const ajv = new Ajv({
     allErrors: true,
     strict: true,

@@ -42,7 +42,8 @@ describe('library file cache', () => {
     const uncached = await load({ library, cacheDir: null });
     expect(uncached.problems).toEqual([]);
     const first = await load({ library, cacheDir });
-    expect(entries(cacheDir)).toHaveLength(1);
+    // The library's file and the bundle's own.
+    expect(entries(cacheDir)).toHaveLength(2);
     const second = await load({ library, cacheDir });
     expect(first).toEqual(uncached);
     expect(second).toEqual(uncached);
@@ -67,7 +68,8 @@ describe('library file cache', () => {
         ['E_SCHEMA_INVALID', 27, 'spec.exports[0].parameters.requried'],
       ]);
     }
-    expect(entries(cacheDir)).toHaveLength(1);
+    // The bundle's own file and the library's text before the change; nothing for the changed text.
+    expect(entries(cacheDir)).toHaveLength(2);
   });
 
   test('a problem the bundle-wide checks find in a cached library document has its exact position', async () => {
@@ -79,9 +81,35 @@ describe('library file cache', () => {
       ['E_REF_UNRESOLVED', 24, 28, 'spec.modelConfig.modelRef'],
       ['E_REF_UNRESOLVED', 25, 22, 'spec.tools[1]'],
     ]);
-    // The library's own documents had no problem, so they were cached; the reference is checked at every load.
-    expect(entries(cacheDir)).toHaveLength(1);
+    // The library's own documents had no problem, so they were cached (beside the bundle's own file); the reference
+    // is checked at every load.
+    expect(entries(cacheDir)).toHaveLength(2);
     expect(await load({ library, cacheDir })).toEqual(first);
+  });
+
+  test("the bundle's own goondan.yaml is cached too: an edit is checked again, its problem reported at every load", async () => {
+    const { library, cacheDir } = setup();
+    const dir = join(scratch, `bundle-${counter}`);
+    cpSync(fixture('override'), dir, { recursive: true });
+    const loadOwn = async () =>
+      (await loadBundle({ dir, libraries: [library], libraryCacheDir: cacheDir })).problems.map((problem) => [
+        problem.code,
+        problem.line,
+        problem.path,
+      ]);
+    const expected = (await loadBundle({ dir, libraries: [library], libraryCacheDir: null })).bundle;
+    expect(await loadOwn()).toEqual([]);
+    expect(entries(cacheDir)).toHaveLength(2);
+    const cached = await loadBundle({ dir, libraries: [library], libraryCacheDir: cacheDir });
+    expect(cached.bundle).toEqual(expected);
+    writeFileSync(
+      join(dir, 'goondan.yaml'),
+      `${readFileSync(join(dir, 'goondan.yaml'))}---\napiVersion: goondan.ai/v1\nkind: Tool\nmetadata: { name: broken }\nspec:\n  entry: ./tools/echo.ts\n  exports:\n    - name: say\n      parameters: { type: object, requried: [x] }\n`,
+    );
+    for (let round = 0; round < 2; round++) {
+      expect(await loadOwn()).toEqual([['E_SCHEMA_INVALID', 25, 'spec.exports[0].parameters.requried']]);
+    }
+    expect(entries(cacheDir)).toHaveLength(2);
   });
 
   test('a corrupt entry or an unwritable cache directory is a miss, never a failure', async () => {

@@ -97,9 +97,10 @@ function cachedDocuments(options: { text: string; file: string; absoluteFile: st
 }
 
 /**
- * Reads the goondan.yaml of a library bundle (one loaded beside every bundle, such as @goondan/base). A library
- * does not change between runs, so once it has loaded without a problem its documents are kept in `cacheDir`, keyed
- * by a hash of its text and of the checker (checkerFingerprint): the next load skips parsing and checking it.
+ * Reads the goondan.yaml of a library bundle (one loaded beside every bundle, such as @goondan/base), or of the
+ * bundle itself. A library does not change between runs, and a bundle rarely does, so once a file has loaded without
+ * a problem its documents are kept in `cacheDir`, keyed by a hash of its text and of the checker
+ * (checkerFingerprint): the next load of the same text skips parsing and checking it (and loading the yaml package).
  * A missing, corrupt or unwritable cache is a miss; `cacheDir: null` turns the cache off.
  */
 export async function readLibraryFile(options: {

@@ -1,5 +1,5 @@
 import type { Document, LineCounter, Node as YamlNode } from 'yaml';
-import { isAlias, isMap, isScalar, isSeq } from 'yaml';
+import { yamlPackage } from './yaml-package.ts';
 
 /** A field inside a document, as keys and array indexes: `['spec', 'exports', 1, 'name']`. */
 export type FieldPath = readonly (string | number)[];
@@ -63,6 +63,7 @@ function childOf(
   segment: string | number,
   doc: Document.Parsed,
 ): { key?: YamlNode; value: YamlNode | null } | undefined {
+  const { isAlias, isMap, isScalar, isSeq } = yamlPackage();
   const target = isAlias(node) ? node.resolve(doc) : node;
   if (isMap(target)) {
     for (const pair of target.items) {
@@ -89,6 +90,7 @@ export function locateField(
   options: { at?: 'key' | 'value' } = {},
 ): FieldPosition {
   const { doc, lineCounter } = document;
+  const { isMap, isScalar, isSeq } = yamlPackage();
   let node = doc.contents as YamlNode | null;
   let key: YamlNode | undefined;
   let exact = true;

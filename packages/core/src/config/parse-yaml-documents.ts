@@ -1,10 +1,10 @@
-import type { CST, Document } from 'yaml';
-import { Composer, Lexer, LineCounter, Parser } from 'yaml';
+import type { CST, Document, LineCounter } from 'yaml';
 import type { ErrorCode } from '../errors/error-codes.ts';
 import { createProblem } from './create-problem.ts';
 import type { YamlDocument } from './locate-field.ts';
 import type { BundleProblem } from './resources.ts';
 import { type UnreadableDocument, unreadableDocument } from './unreadable-document.ts';
+import { yamlPackage } from './yaml-package.ts';
 
 /** Bounds that protect the loader from hostile YAML (DESIGN.md §5). */
 export const yamlLimits = {
@@ -65,6 +65,7 @@ function isEmptyDocument(doc: Document.Parsed): boolean {
 
 function compose(text: string, lineCounter: LineCounter): Composed {
   lineCounter.addNewLine(0);
+  const { Composer, Lexer, Parser } = yamlPackage();
   const parser = new Parser(lineCounter.addNewLine);
   const composer = new Composer();
   const docs: Document.Parsed[] = [];
@@ -135,6 +136,7 @@ export function parseYamlDocuments(options: { text: string; file: string; absolu
   unreadable: UnreadableDocument[];
 } {
   const { text, file, absoluteFile } = options;
+  const { LineCounter } = yamlPackage();
   const lineCounter = new LineCounter();
   const problem = (code: ErrorCode, message: string, offset: number): BundleProblem => {
     const position = lineCounter.linePos(offset);

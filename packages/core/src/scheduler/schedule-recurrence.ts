@@ -1,5 +1,5 @@
-import { Cron } from 'croner';
-import { RRuleTemporal } from 'rrule-temporal';
+import type { Cron } from 'croner';
+import type { RRuleTemporal } from 'rrule-temporal';
 import { GoondanError } from '../errors/goondan-error.ts';
 import type { ScheduleKind } from './schedule-types.ts';
 import { Temporal } from './temporal.ts';
@@ -65,6 +65,8 @@ function ruleOf(expression: string): RRuleTemporal {
   let rule = rules.get(expression);
   if (!rule) {
     try {
+      // Required at the first rule, not imported at the top: the core barrel (and so every gdn start) loads this file.
+      const { RRuleTemporal } = require('rrule-temporal') as typeof import('rrule-temporal');
       rule = new RRuleTemporal({ rruleString: expression, cache: false });
     } catch (thrown) {
       throw new GoondanError('E_SCHEDULE_INVALID', `rrule is not a valid RFC 5545 rule: ${(thrown as Error).message}`);
@@ -77,6 +79,7 @@ function ruleOf(expression: string): RRuleTemporal {
 
 function cronOf(expression: string, timeZone: string): Cron {
   try {
+    const { Cron } = require('croner') as typeof import('croner');
     return new Cron(expression, { timezone: timeZone, paused: true });
   } catch (thrown) {
     throw new GoondanError('E_SCHEDULE_INVALID', `cron '${expression}' is not valid: ${(thrown as Error).message}`);
