@@ -1,4 +1,5 @@
-import { jsonSchema, type ToolSet, tool } from 'ai';
+import type { ToolSet } from 'ai';
+import { aiSdk } from '../models/ai-sdk.ts';
 import type { ToolCatalogItem } from '../types.ts';
 
 const emptyObjectSchema = { type: 'object' as const, properties: {} };
@@ -25,6 +26,7 @@ export async function toModelTools(
   options: { deferred?: boolean } = {},
 ): Promise<ToolSet> {
   const tools: ToolSet = {};
+  const { jsonSchema, tool } = aiSdk();
   const deferring = options.deferred === true && items.some((item) => item.deferred === true);
   if (deferring) tools[PROVIDER_TOOL_SEARCH_NAME] = await providerToolSearch();
   for (const item of items) {

@@ -1,6 +1,6 @@
 import type { ToolSet, TypedToolCall } from 'ai';
-import { InvalidToolInputError } from 'ai';
 import type { JsonObject, ToolCall } from '../types.ts';
+import { aiSdk } from './ai-sdk.ts';
 
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -22,7 +22,7 @@ function isPlainObject(value: unknown): value is JsonObject {
  */
 export function toToolCall(call: TypedToolCall<ToolSet>): ToolCall {
   const { toolCallId: id, toolName: name, input } = call;
-  if (call.invalid === true && InvalidToolInputError.isInstance(call.error))
+  if (call.invalid === true && aiSdk().InvalidToolInputError.isInstance(call.error))
     return { id, name, args: call.error.toolInput };
   if (isPlainObject(input)) return { id, name, args: input };
   if (call.invalid === true && typeof input === 'string') return { id, name, args: input };
