@@ -51,7 +51,7 @@ describe('gdn run against a local OpenAI-compatible server', () => {
       const result = await gdn(['run', '--bundle', bundle, '--input', 'Please add 2 and 3, and try the others.']);
       expect(result.stderr).not.toContain('[error]');
       expect(result.exitCode).toBe(0);
-      expect(result.stdout).toBe('All four calls came back.\n');
+      expect(result.stdout).toBe('Let me try four things.\nAll four calls came back.\n');
       for (const line of [
         /↳ calc__add ok (?:\d+ms|[\d.]+s)/,
         /↳ secret__peek error E_TOOL_NOT_IN_CATALOG [^\n]*(?:\d+ms|[\d.]+s)/,
