@@ -51,6 +51,8 @@ export const DEFAULT_MAX_STEPS_PER_TURN = 16;
 export const DEFAULT_TOOL_CONCURRENCY = 4;
 /** Traces kept per instance; older ones are pruned every 100 turns so the database stays bounded. */
 export const MAX_STORED_TRACES = 1000;
+/** Spans of ended turns waiting for their write (flushSpansSoon) before one is forced. */
+const MAX_DEFERRED_SPANS = 512;
 
 export interface AgentInstanceOptions {
   agent: AgentResource;
@@ -160,6 +162,9 @@ export class AgentInstance {
   private queue: Promise<unknown> = Promise.resolve();
   /** Spans of the running step, written together when it ends (one commit per step, not per span). */
   private spanBuffer: SpanRecord[] = [];
+  /** The write of ended turns' last spans, after their results went back (flushSpansSoon). */
+  private spanFlush: ReturnType<typeof setImmediate> | undefined;
+  private pruneDue = false;
   private turnsServed = 0;
   private waiting = 0;
   private closed = false;
@@ -512,6 +517,7 @@ export class AgentInstance {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.writeEndedTurnSpans();
     this.approvals?.close();
     this.options.toolset.executor.jobs.abortAll();
     for (const listener of this.options.onClose ?? []) {
@@ -589,9 +595,8 @@ export class AgentInstance {
       }),
       this.captureContent() ? { input: event.input, output: result.text } : undefined,
     );
-    this.flushSpans();
     this.turnsServed += 1;
-    if (this.turnsServed % 100 === 0) this.pruneTraces();
+    this.flushSpansSoon(this.turnsServed % 100 === 0);
     this.notify('onTurnEnd', result);
     return result;
   }
@@ -1012,6 +1017,26 @@ export class AgentInstance {
     } catch (thrown) {
       this.options.logger?.warn?.(`trace write failed: ${(thrown as Error).message}`);
     }
+  }
+
+  /**
+   * A turn's last span is written just after its result is handed back (an agent process sends its reply first),
+   * together with those of turns that end meanwhile: a burst of queued turns commits its spans once, not once
+   * each. Any commit before then takes them along (writeSpans); closing the instance writes them.
+   */
+  private flushSpansSoon(prune: boolean): void {
+    this.pruneDue ||= prune;
+    if (this.spanBuffer.length >= MAX_DEFERRED_SPANS) this.writeEndedTurnSpans();
+    else this.spanFlush ??= setImmediate(() => this.writeEndedTurnSpans());
+  }
+
+  private writeEndedTurnSpans(): void {
+    if (this.spanFlush !== undefined) clearImmediate(this.spanFlush);
+    this.spanFlush = undefined;
+    this.flushSpans();
+    if (!this.pruneDue) return;
+    this.pruneDue = false;
+    this.pruneTraces();
   }
 
   /** Traces are observers: a failed write is reported, never allowed to break the turn. */

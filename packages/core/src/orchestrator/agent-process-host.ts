@@ -24,11 +24,13 @@ export interface TurnRunner {
   /** Finishes a turn a restart interrupted while it waited for approval. */
   resume?(): Promise<unknown>;
   /** Sent events accepted for this instance and not handled yet (durable), handled first; `done` once handled. */
-  inbox?: { pending(): AgentEvent[]; done(eventId: string): void };
+  inbox?: { pending(): AgentEvent[]; done(...eventIds: string[]): void };
 }
 
 /** After this long without a turn, the process collects garbage once. */
 const IDLE_COLLECT_MS = 1_000;
+/** Handled sends waiting to leave the inbox together (takeFromInbox) before a commit is forced. */
+const MAX_HANDLED_SENDS = 512;
 
 interface Running {
   event: AgentEvent;
@@ -61,6 +63,9 @@ export class AgentProcessHost {
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** Ids of events taken from the inbox at start: the same event routed again meanwhile is not run twice. */
   private readonly fromInbox = new Set<string>();
+  /** Sends whose turn ended, waiting to leave the inbox in one commit; their ends are reported after it. */
+  private handledSends: { event: AgentEvent; result: TurnResult }[] = [];
+  private inboxCommit: ReturnType<typeof setImmediate> | undefined;
 
   constructor(
     private readonly options: {
@@ -232,9 +237,8 @@ export class AgentProcessHost {
         this.hostEvents.delete(event.id);
         this.running = null;
         this.turnsServed += 1;
-        // A handled send leaves the inbox before the orchestrator hears its turn ended.
-        if (!event.replyTo) this.takeFromInbox(runner, event.id);
-        this.finish(event, result);
+        if (event.replyTo || !runner.inbox) this.finish(event, result);
+        else this.takeFromInbox(event, result);
       }
     } finally {
       this.pumping = false;
@@ -243,12 +247,29 @@ export class AgentProcessHost {
     }
   }
 
-  private takeFromInbox(runner: TurnRunner, eventId: string): void {
+  /**
+   * A handled send leaves the inbox before the orchestrator hears its turn ended. Sends handled together (a burst
+   * of queued turns) leave it in one commit, just after the last of them; a process killed before that handles
+   * them again at its next start (at least once, docs/orchestrator.md).
+   */
+  private takeFromInbox(event: AgentEvent, result: TurnResult): void {
+    this.handledSends.push({ event, result });
+    if (this.handledSends.length >= MAX_HANDLED_SENDS) this.commitHandledSends();
+    else this.inboxCommit ??= setImmediate(() => this.commitHandledSends());
+  }
+
+  private commitHandledSends(): void {
+    if (this.inboxCommit !== undefined) clearImmediate(this.inboxCommit);
+    this.inboxCommit = undefined;
+    const handled = this.handledSends;
+    if (handled.length === 0) return;
+    this.handledSends = [];
     try {
-      runner.inbox?.done(eventId);
+      this.runner?.inbox?.done(...handled.map(({ event }) => event.id));
     } catch (thrown) {
       process.stderr.write(`inbox: ${(thrown as Error)?.message ?? String(thrown)}\n`);
     }
+    for (const { event, result } of handled) this.finish(event, result);
   }
 
   private wakeIdle(): void {
@@ -320,6 +341,7 @@ export class AgentProcessHost {
     const held = this.waitingApprovals.size > 0;
     if ((this.pumping || this.activeTurns > 0) && !held)
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.commitHandledSends();
     await this.runner?.close().catch(() => {});
     this.options.transport.send({
       type: 'shutdown_ack',

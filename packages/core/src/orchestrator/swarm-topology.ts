@@ -61,8 +61,31 @@ function allowList(bundle: Bundle, agent: AgentResource): string[] | null {
   return Array.isArray(allow) ? allow.filter((name): name is string => typeof name === 'string') : null;
 }
 
+/**
+ * Answers of callableAgents by bundle, then caller: every message an agent sends is checked against them, and a
+ * loaded bundle does not change (a reload brings a new Bundle object).
+ */
+const callableCache = new WeakMap<Bundle, Map<string, { topology: SwarmTopology; agents: readonly string[] }>>();
+
 /** The agents `from` may address: the Swarm's members, narrowed by its Tool/agents `config.allow` when given. */
 export function callableAgents(bundle: Bundle, topology: SwarmTopology, from: string): string[] {
+  return [...callableOf(bundle, topology, from)];
+}
+
+function callableOf(bundle: Bundle, topology: SwarmTopology, from: string): readonly string[] {
+  let byCaller = callableCache.get(bundle);
+  const cached = byCaller?.get(from);
+  if (cached?.topology === topology) return cached.agents;
+  const agents = findCallableAgents(bundle, topology, from);
+  if (!byCaller) {
+    byCaller = new Map();
+    callableCache.set(bundle, byCaller);
+  }
+  byCaller.set(from, { topology, agents });
+  return agents;
+}
+
+function findCallableAgents(bundle: Bundle, topology: SwarmTopology, from: string): string[] {
   const caller = agentResource(bundle, from);
   const allow = caller ? allowList(bundle, caller) : null;
   return topology.agents.filter((agent) => allow === null || allow.includes(agent));
@@ -74,7 +97,7 @@ export function callableAgents(bundle: Bundle, topology: SwarmTopology, from: st
  */
 export function checkTarget(options: { bundle: Bundle; topology: SwarmTopology; from: string | null; target: string }) {
   const { bundle, topology, from, target } = options;
-  const callable = from === null ? topology.agents : callableAgents(bundle, topology, from);
+  const callable = from === null ? topology.agents : callableOf(bundle, topology, from);
   if (!agentResource(bundle, target)) {
     throw new GoondanError(
       'E_AGENT_UNKNOWN',

@@ -81,6 +81,19 @@ function keyWords(key: string): string[] {
  * `tokenizer` and `secretary` are not secrets; a describing last word (`token_count`, `password_file`) wins.
  */
 export function isSecretKey(key: string): boolean {
+  // The same few keys come back on every span, message and audit row: each is split into words once.
+  const known = secretKeyVerdicts.get(key);
+  if (known !== undefined) return known;
+  const verdict = judgeKey(key);
+  if (secretKeyVerdicts.size >= MAX_KEY_VERDICTS) secretKeyVerdicts.clear();
+  secretKeyVerdicts.set(key, verdict);
+  return verdict;
+}
+
+const MAX_KEY_VERDICTS = 4096;
+const secretKeyVerdicts = new Map<string, boolean>();
+
+function judgeKey(key: string): boolean {
   const words = keyWords(key);
   if (words.length === 0) return false;
   if (describingSuffixes.has(words.at(-1)!) || describingPrefixes.has(words[0]!)) return false;

@@ -9,7 +9,7 @@ import type { AgentEvent } from '../agent/agent-event.ts';
  *
  * @example
  * new InboxStore(db).put(event); // durable before it returns
- * for (const event of inbox.pending()) ...; inbox.done(event.id);
+ * for (const event of inbox.pending()) ...; inbox.done(event.id); // or inbox.done(...handledIds)
  */
 export class InboxStore {
   constructor(private readonly db: Database) {}
@@ -39,8 +39,15 @@ export class InboxStore {
       .map((row) => row.event_id);
   }
 
-  /** The event's turn has ended: it leaves the inbox. Unknown ids are ignored. */
-  done(eventId: string): void {
-    this.db.query<unknown, [string]>('DELETE FROM inbox_events WHERE event_id = ?').run(eventId);
+  /** The events' turns have ended: they leave the inbox, in one transaction (one commit). Unknown ids are ignored. */
+  done(...eventIds: string[]): void {
+    const remove = this.db.query<unknown, [string]>('DELETE FROM inbox_events WHERE event_id = ?');
+    if (eventIds.length === 1) remove.run(eventIds[0]!);
+    else if (eventIds.length > 1)
+      this.db
+        .transaction(() => {
+          for (const eventId of eventIds) remove.run(eventId);
+        })
+        .immediate();
   }
 }

@@ -105,8 +105,12 @@ export class TraceStore {
   /** Records several spans in one transaction (one commit instead of one per span). */
   recordSpans(spans: readonly SpanRecord[]): void {
     if (spans.length === 0) return;
+    // A span recorded twice in one batch (running, then ended) is written once, as it was last, in the place it
+    // was first recorded (ties of start time keep that order): the later write would replace the earlier whole.
+    const last = new Map<string, SpanRecord>();
+    for (const span of spans) last.set(span.spanId, span);
     this.db.transaction(() => {
-      for (const span of spans) this.recordSpan(span);
+      for (const span of last.values()) this.recordSpan(span);
     })();
   }
 
