@@ -174,6 +174,13 @@ describe('redactSecrets', () => {
     for (const [input, expected] of cases) expect(redactSecrets(input)).toBe(expected);
   });
 
+  test('finds word-only credentials in text of letters, digits, dots and spaces (the fast path)', () => {
+    for (const secret of [githubToken, githubPat, awsKeyId, jwt, `sk_live_${'Ab3'.repeat(6)}`, `AIza${'b'.repeat(35)}`])
+      expect(redactSecrets(`tool output ${secret} done.`)).toBe(`tool output ${REDACTED} done.`);
+    expect(redactSecrets(`Bearer ${'Zz9'.repeat(8)}`)).toBe(`Bearer ${REDACTED}`);
+    for (const text of ['tool slow__wait', 'step 0', 'call_8f3a.2 ok', '']) expect(redactSecrets(text)).toBe(text);
+  });
+
   test('leaves strings that only look a little like credentials alone', () => {
     for (const text of [
       'risk-assessment-framework-version',

@@ -174,9 +174,18 @@ function isPlaceholder(value: string): boolean {
   return bare === '' || bare.startsWith(REDACTED) || /^(?:null|true|false|~)$/.test(bare);
 }
 
+/**
+ * Text made only of letters, digits, `_`, `.` and spaces (names, ids, statuses: most strings of a span or a
+ * message's metadata) can match none of the patterns below but those listed in `shapesInPlainText`: every other
+ * one needs a `-`, `:`, `=`, `/`, `"`, `?`, `&` or a line of `key: value`.
+ */
+const plainText = /^[A-Za-z0-9_. ]*$/;
+const shapesInPlainText = /[sr]k_(?:live|test)_|gh[pousr]_|github_pat_|AIza|AKIA|ASIA|eyJ|bearer/i;
+
 function redactString(text: string, secretValues: readonly string[]): string {
   let out = text;
   for (const secret of secretValues) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  if (plainText.test(out) && !shapesInPlainText.test(out)) return out;
   for (const [pattern, replacement] of credentialPatterns) out = out.replace(pattern, replacement);
   for (const [pattern, replacement] of namedValuePatterns) out = out.replace(pattern, replacement);
   out = out.replace(jsonMemberPattern, (member, key: string, separator: string, value: string) =>
@@ -223,9 +232,14 @@ function redactValue(value: JsonValue, secretValues: readonly string[], depth: n
  * // { url: 'https://me:[REDACTED]@example.com', apiKey: '[REDACTED]', max_tokens: 100 }
  */
 export function redactSecrets(value: JsonValue, options: { secretValues?: readonly string[] } = {}): JsonValue {
-  const secretValues = [...new Set([...knownSecretValues(), ...(options.secretValues ?? [])])]
-    .filter((secret) => secret.length >= MIN_SECRET_VALUE_CHARS)
-    .sort((a, b) => b.length - a.length);
+  const given = options.secretValues ?? [];
+  // The known values are long enough, without repeats and longest first already: no list to build per call.
+  const secretValues =
+    given.length === 0
+      ? knownSecretValues()
+      : [...new Set([...knownSecretValues(), ...given])]
+          .filter((secret) => secret.length >= MIN_SECRET_VALUE_CHARS)
+          .sort((a, b) => b.length - a.length);
   return redactValue(value, secretValues, 0);
 }
 

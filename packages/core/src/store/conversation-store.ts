@@ -91,6 +91,7 @@ export class ConversationStore {
   private readonly writeMany: Transaction<[readonly ConversationEvent[], string | null, string | null], void>;
   private readonly readState: Transaction<[], ReadState>;
   private readonly compactNow: Transaction<[], CompactionResult>;
+  private readonly runWrite: Transaction<[() => void], void>;
 
   constructor(
     private readonly db: Database,
@@ -99,18 +100,13 @@ export class ConversationStore {
     this.compactAfterEvents = Math.max(0, options.compactAfterEvents ?? DEFAULT_COMPACT_AFTER_EVENTS);
     this.onCompactionError = options.onCompactionError;
     this.writeMany = db.transaction(
-      (events: readonly ConversationEvent[], turnId: string | null, eventId: string | null) => {
-        for (const event of events) this.insert(event, turnId);
-        if (eventId !== null) {
-          db.query<unknown, [string, string | null, number]>(
-            'INSERT OR IGNORE INTO handled_events (event_id, turn_id, created_at) VALUES (?, ?, ?)',
-          ).run(eventId, turnId, Date.now());
-        }
-      },
+      (events: readonly ConversationEvent[], turnId: string | null, eventId: string | null) =>
+        this.writeUnlocked(events, turnId, eventId),
     );
     // One read transaction: a compaction by another connection cannot slip between the base and the events.
     this.readState = db.transaction(() => this.readUnlocked());
     this.compactNow = db.transaction(() => this.compactUnlocked());
+    this.runWrite = db.transaction((write: () => void) => write());
     this.pendingEvents = this.eventCountSinceBase();
   }
 
@@ -144,6 +140,8 @@ export class ConversationStore {
     if (events.length === 0) return;
     const turnId = options.turnId ?? null;
     if (events.length === 1 && options.eventId === undefined) this.insert(events[0]!, turnId);
+    // Inside the caller's transaction (AgentInstance.commit) a savepoint of our own would only add statements.
+    else if (this.db.inTransaction) this.writeUnlocked(events, turnId, options.eventId ?? null);
     else this.writeMany.immediate(events, turnId, options.eventId ?? null);
     this.pendingEvents += events.length;
     if (this.compactAfterEvents > 0 && this.pendingEvents >= Math.max(this.compactAfterEvents, this.baseMessages)) {
@@ -157,7 +155,7 @@ export class ConversationStore {
    */
   inTransaction(write: () => void): void {
     try {
-      this.db.transaction(write).immediate();
+      this.runWrite.immediate(write);
     } catch (error) {
       throw toStoreError(error, this.db.filename);
     }
@@ -214,6 +212,17 @@ export class ConversationStore {
     this.pendingEvents = 0;
     this.baseMessages = result.messages;
     return result;
+  }
+
+  private writeUnlocked(events: readonly ConversationEvent[], turnId: string | null, eventId: string | null): void {
+    for (const event of events) this.insert(event, turnId);
+    if (eventId !== null) {
+      this.db
+        .query<unknown, [string, string | null, number]>(
+          'INSERT OR IGNORE INTO handled_events (event_id, turn_id, created_at) VALUES (?, ?, ?)',
+        )
+        .run(eventId, turnId, Date.now());
+    }
   }
 
   private insert(event: ConversationEvent, turnId: string | null): void {

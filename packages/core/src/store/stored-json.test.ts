@@ -55,6 +55,14 @@ describe('stored JSON', () => {
     expect(() => encodeStoredJson(value)).toThrow(/cyclic/);
   });
 
+  test('plain JSON is written as JSON.stringify writes it; deep values take the tagged path', () => {
+    const plain = { role: 'tool', content: [{ type: 'text', n: -0.5, ok: true, none: null, gone: undefined }] };
+    expect(encodeStoredJson(plain)).toBe(JSON.stringify(plain));
+    let deep: unknown = 'leaf';
+    for (let depth = 0; depth < 100; depth += 1) deep = { next: deep };
+    expect(roundTrip(deep)).toEqual(deep);
+  });
+
   test('a value seen twice without a cycle is fine', () => {
     const shared = { n: 1 };
     expect(roundTrip([shared, shared])).toEqual([{ n: 1 }, { n: 1 }]);

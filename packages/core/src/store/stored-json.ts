@@ -93,8 +93,37 @@ function decode(value: Encoded): unknown {
   return decodeObject(value);
 }
 
+/** Deeper than this the plain-JSON check gives up and `encode` (which finds cycles) does the work. */
+const MAX_PLAIN_DEPTH = 64;
+
+/**
+ * True when JSON.stringify already gives what `encode` would: only plain objects and arrays, strings, finite
+ * numbers, booleans and null, no key that is a tag, no `toJSON`. Most messages are like that; checking walks them
+ * without copying, where `encode` builds a tagged copy of every object.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object' || depth >= MAX_PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlainJson(item, depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (tags.has(key) || key === 'toJSON') return false;
+    const entry = (value as Record<string, unknown>)[key];
+    // JSON.stringify and `encode` both leave out a property holding undefined.
+    if (entry !== undefined && !isPlainJson(entry, depth + 1)) return false;
+  }
+  return true;
+}
+
 /** Encodes any value as JSON text that `decodeStoredJson` turns back into an equal value. */
 export function encodeStoredJson(value: unknown): string {
+  if (value !== undefined && isPlainJson(value, 0)) return JSON.stringify(value);
   return JSON.stringify(encode(value, new Set()) ?? null);
 }
 
