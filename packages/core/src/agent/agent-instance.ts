@@ -49,10 +49,15 @@ import type {
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 16;
 export const DEFAULT_TOOL_CONCURRENCY = 4;
-/** Traces kept per instance; older ones are pruned every 100 turns so the database stays bounded. */
+/** Traces kept per instance; older ones are pruned (schedulePrune) so the database stays bounded. */
 export const MAX_STORED_TRACES = 1000;
-/** Spans of ended turns waiting for their write (flushSpansSoon) before one is forced. */
+/** Spans of ended turns wait this long for their write (flushSpansSoon), or until this many are waiting. */
+const SPAN_WRITE_DELAY_MS = 5;
 const MAX_DEFERRED_SPANS = 512;
+/** Pruning is due every 100 turns; it waits for a second without turns ending, or runs at 1000 turns. */
+const PRUNE_DUE_TURNS = 100;
+const PRUNE_FORCED_TURNS = 1000;
+const PRUNE_IDLE_MS = 1000;
 
 export interface AgentInstanceOptions {
   agent: AgentResource;
@@ -163,8 +168,10 @@ export class AgentInstance {
   /** Spans of the running step, written together when it ends (one commit per step, not per span). */
   private spanBuffer: SpanRecord[] = [];
   /** The write of ended turns' last spans, after their results went back (flushSpansSoon). */
-  private spanFlush: ReturnType<typeof setImmediate> | undefined;
-  private pruneDue = false;
+  private spanFlush: ReturnType<typeof setTimeout> | undefined;
+  private turnsSincePrune = 0;
+  private lastTurnEndedAt = 0;
+  private pruneTimer: ReturnType<typeof setTimeout> | undefined;
   private turnsServed = 0;
   private waiting = 0;
   private closed = false;
@@ -517,6 +524,7 @@ export class AgentInstance {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.pruneTimer);
     this.writeEndedTurnSpans();
     this.approvals?.close();
     this.options.toolset.executor.jobs.abortAll();
@@ -596,7 +604,8 @@ export class AgentInstance {
       this.captureContent() ? { input: event.input, output: result.text } : undefined,
     );
     this.turnsServed += 1;
-    this.flushSpansSoon(this.turnsServed % 100 === 0);
+    this.flushSpansSoon();
+    this.schedulePrune();
     this.notify('onTurnEnd', result);
     return result;
   }
@@ -1020,22 +1029,48 @@ export class AgentInstance {
   }
 
   /**
-   * A turn's last span is written just after its result is handed back (an agent process sends its reply first),
-   * together with those of turns that end meanwhile: a burst of queued turns commits its spans once, not once
-   * each. Any commit before then takes them along (writeSpans); closing the instance writes them.
+   * A turn's last span is written after its result is handed back (an agent process sends its reply first), up to
+   * 5 ms later, together with those of turns that end meanwhile: turns in quick succession (a burst of sends, a
+   * caller's requests one after another) commit their spans once, not once each. Any commit before then takes them
+   * along (writeSpans); closing the instance writes them. As with the audit rows' timer, a process killed within
+   * those milliseconds loses those turns' end (their start is on disk with their input).
    */
-  private flushSpansSoon(prune: boolean): void {
-    this.pruneDue ||= prune;
+  private flushSpansSoon(): void {
     if (this.spanBuffer.length >= MAX_DEFERRED_SPANS) this.writeEndedTurnSpans();
-    else this.spanFlush ??= setImmediate(() => this.writeEndedTurnSpans());
+    else this.spanFlush ??= setTimeout(() => this.writeEndedTurnSpans(), SPAN_WRITE_DELAY_MS);
   }
 
   private writeEndedTurnSpans(): void {
-    if (this.spanFlush !== undefined) clearImmediate(this.spanFlush);
+    if (this.spanFlush !== undefined) clearTimeout(this.spanFlush);
     this.spanFlush = undefined;
     this.flushSpans();
-    if (!this.pruneDue) return;
-    this.pruneDue = false;
+    if (this.turnsSincePrune >= PRUNE_FORCED_TURNS && !this.closed) this.pruneNow();
+  }
+
+  /**
+   * Pruning scans every stored span (milliseconds, as long as several turns): once due, it waits until no turn
+   * has ended for a second, so a busy instance does not pay it between a request and its reply; an instance that
+   * is never idle prunes every PRUNE_FORCED_TURNS turns, after a span write.
+   */
+  private schedulePrune(): void {
+    this.turnsSincePrune += 1;
+    this.lastTurnEndedAt = Date.now();
+    if (this.turnsSincePrune < PRUNE_DUE_TURNS || this.pruneTimer !== undefined) return;
+    const wait = (delayMs: number) => {
+      this.pruneTimer = setTimeout(() => {
+        const quietFor = Date.now() - this.lastTurnEndedAt;
+        if (quietFor < PRUNE_IDLE_MS) wait(PRUNE_IDLE_MS - quietFor);
+        else if (!this.closed) this.pruneNow();
+      }, delayMs);
+      this.pruneTimer.unref?.();
+    };
+    wait(PRUNE_IDLE_MS);
+  }
+
+  private pruneNow(): void {
+    clearTimeout(this.pruneTimer);
+    this.pruneTimer = undefined;
+    this.turnsSincePrune = 0;
     this.pruneTraces();
   }
 
