@@ -151,11 +151,13 @@ export class ConversationStore {
 
   /**
    * Runs `write` in one transaction on this store's database (writes of other stores on it included): the agent
-   * commits a step's messages, spans and audit rows at once. Inside another transaction it is a savepoint.
+   * commits a step's messages, spans and audit rows at once. Inside another transaction it joins that one: a
+   * failure fails the whole (bun:sqlite rolls it back when the error leaves it).
    */
   inTransaction(write: () => void): void {
     try {
-      this.runWrite.immediate(write);
+      if (this.db.inTransaction) write();
+      else this.runWrite.immediate(write);
     } catch (error) {
       throw toStoreError(error, this.db.filename);
     }
