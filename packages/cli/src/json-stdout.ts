@@ -1,8 +1,9 @@
 import { redactKnownSecrets } from '@goondan/core';
 import { stderrLogger } from './stderr-logger.ts';
 
-// Kept before anything can replace it, so the JSON document still reaches standard output.
-const writeStdout = process.stdout.write.bind(process.stdout);
+// Kept when standard output is reserved, before anything can replace it, so the JSON document still reaches it.
+// Not at import: the first use of process.stdout builds Node's stream machinery (~20 ms of a start).
+let writeStdout: ((text: string) => unknown) | undefined;
 
 /**
  * For commands whose standard output is one JSON document (--json, --format json, tools call): from here on,
@@ -10,6 +11,7 @@ const writeStdout = process.stdout.write.bind(process.stdout);
  * process.stdout.write) goes to standard error, so scripts can `JSON.parse` standard output.
  */
 export function reserveStdoutForJson(): void {
+  writeStdout ??= process.stdout.write.bind(process.stdout);
   console.log = stderrLogger.log.bind(stderrLogger);
   console.info = stderrLogger.info.bind(stderrLogger);
   console.debug = stderrLogger.debug.bind(stderrLogger);
@@ -18,5 +20,6 @@ export function reserveStdoutForJson(): void {
 
 /** Prints the command's JSON document on standard output (the only thing that goes there), known secrets masked. */
 export function printJson(value: unknown): void {
-  writeStdout(`${JSON.stringify(redactKnownSecrets(value), null, 2)}\n`);
+  const write = writeStdout ?? ((text: string) => process.stdout.write(text));
+  write(`${JSON.stringify(redactKnownSecrets(value), null, 2)}\n`);
 }

@@ -1,5 +1,3 @@
-import { Console as NodeConsole } from 'node:console';
-import { Writable } from 'node:stream';
 import { redactForOutput } from './redact-output.ts';
 
 const loggingMethods = ['log', 'info', 'debug', 'warn', 'error', 'trace', 'dir'] as const;
@@ -13,6 +11,10 @@ export function createRedactingConsole(
   options: { env?: Readonly<Record<string, string | undefined>> } = {},
 ): Console {
   const env = options.env ?? process.env;
+  // Required here, not imported at the top: node:console loads util.inspect and node:stream the stream classes,
+  // ~25 ms of a start that logs nothing (stderrLogger below makes its console at the first use).
+  const { Writable } = require('node:stream') as typeof import('node:stream');
+  const { Console: NodeConsole } = require('node:console') as typeof import('node:console');
   const redacting = new Writable({
     write(chunk, _encoding, done) {
       target.write(redactForOutput(String(chunk), env));
@@ -27,8 +29,22 @@ export function createRedactingConsole(
   return logger;
 }
 
+let stderrConsole: Console | undefined;
+
 /**
  * Where tool and extension logs go in the CLI: standard error, so standard output stays the command's result;
- * redacted like the audit log, so a tool logging its request does not print the password in it.
+ * redacted like the audit log, so a tool logging its request does not print the password in it. The console is
+ * made at its first use (a proxy until then): a Node Console over process.stderr costs ~25 ms of a start (streams,
+ * util.inspect), and most runs log nothing.
  */
-export const stderrLogger = createRedactingConsole(process.stderr);
+export const stderrLogger: Console = new Proxy({} as Console, {
+  get(_target, key) {
+    stderrConsole ??= createRedactingConsole(process.stderr);
+    const value = Reflect.get(stderrConsole, key);
+    return typeof value === 'function' ? value.bind(stderrConsole) : value;
+  },
+  has(_target, key) {
+    stderrConsole ??= createRedactingConsole(process.stderr);
+    return Reflect.has(stderrConsole, key);
+  },
+});

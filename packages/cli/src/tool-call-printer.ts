@@ -24,13 +24,22 @@ function errorSummary(message: string | undefined, max = 100): string {
  * Prints each tool call as it starts and ends: name, short args, status, duration. The duration is the call's own
  * time: a wait for a person's approval is not counted (the runtime leaves it out of `durationMs`).
  */
-export function toolCallPrinter(options: { write: (line: string) => void; color: boolean }): TurnObserver {
-  const { color } = options;
+export function toolCallPrinter(options: {
+  write: (line: string) => void;
+  /** Or a function, asked at the first line (deciding may touch process.stderr, which costs a start ~20 ms). */
+  color: boolean | (() => boolean);
+}): TurnObserver {
+  let decided: boolean | undefined;
+  const colored = () => {
+    decided ??= typeof options.color === 'function' ? options.color() : options.color;
+    return decided;
+  };
   // Whole lines are redacted too: an error message can quote the request that failed, credentials and all.
   const write = (line: string) => options.write(redactForOutput(line));
   return {
-    onToolCallStart: ({ toolName, args }) => write(paint(`  ⚙ ${toolName} ${shortArgs(args)}`, 'dim', color)),
+    onToolCallStart: ({ toolName, args }) => write(paint(`  ⚙ ${toolName} ${shortArgs(args)}`, 'dim', colored())),
     onToolCallEnd: ({ toolName, result, durationMs }) => {
+      const color = colored();
       const status =
         result.status === 'ok'
           ? paint('ok', 'green', color)

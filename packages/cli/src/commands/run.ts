@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline';
+import type { Interface } from 'node:readline';
 import { type ApprovalAnswer, type ApprovalRecord, errorCodes, type TurnResult } from '@goondan/core';
 import { ApprovalQueue, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
@@ -62,8 +62,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
   const toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[] = [];
   const texts = stepTexts({ print: values.json ? null : (text) => console.log(text) });
-  const printer = toolCallPrinter({ write: (line) => console.error(line), color: useColor(process.stderr) });
-  const asker = approvalAsker({ interactive: process.stdin.isTTY === true && values.input !== '-' });
+  // Colour and whether a person can answer are read at the first line printed, not here: the first use of
+  // process.stderr or process.stdin builds Node's stream machinery (~20 ms before the model request).
+  const printer = toolCallPrinter({ write: (line) => console.error(line), color: () => useColor(process.stderr) });
+  const asker = approvalAsker({ interactive: () => process.stdin.isTTY === true && values.input !== '-' });
   const session = await openSessionFromFlags({
     onApproval: (record) => asker.ask(record),
     onApprovalResolved: (record) => asker.resolved(record),
@@ -72,7 +74,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     peerObserver: (agent) =>
       values.json
         ? undefined
-        : toolCallPrinter({ write: (line) => console.error(`[${agent}]${line}`), color: useColor(process.stderr) }),
+        : toolCallPrinter({
+            write: (line) => console.error(`[${agent}]${line}`),
+            color: () => useColor(process.stderr),
+          }),
     observer: {
       ...(values.json ? {} : { ...printer, onModelRetry: (event) => console.error(modelRetryLine(event)) }),
       onTextDelta: texts.push,
@@ -143,18 +148,25 @@ export async function runCommand(argv: string[]): Promise<number> {
  * Shows approvals on standard error. On a terminal they are answered there, one at a time; otherwise the run
  * waits for an answer given elsewhere (`gdn approvals`), which the instance picks up from its database.
  */
-function approvalAsker(options: { interactive: boolean }) {
-  const color = useColor(process.stderr);
+function approvalAsker(options: { interactive: () => boolean }) {
+  let terminal: { color: boolean; interactive: boolean } | undefined;
+  const onTerminal = () => {
+    terminal ??= { color: useColor(process.stderr), interactive: options.interactive() };
+    return terminal;
+  };
   let deliver: ((record: ApprovalRecord, answer: ApprovalAnswer) => Promise<boolean>) | null = null;
-  let lines: ReturnType<typeof createInterface> | null = null;
+  let lines: Interface | null = null;
   const show = (head: ApprovalRecord) => {
-    console.error(describeApproval(head, color, { choices: options.interactive }));
-    if (!options.interactive) {
+    const { color, interactive } = onTerminal();
+    console.error(describeApproval(head, color, { choices: interactive }));
+    if (!interactive) {
       console.error(
         `  answer elsewhere: gdn approvals approve ${head.id} [--conversation] | gdn approvals deny ${head.id} --reason TEXT`,
       );
       return;
     }
+    // Required here: only a run that asks a person on a terminal needs node:readline.
+    const { createInterface } = require('node:readline') as typeof import('node:readline');
     lines ??= createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     lines.question('approve> ', (line) => {
       const answer = parseApprovalAnswer(line);
@@ -172,7 +184,7 @@ function approvalAsker(options: { interactive: boolean }) {
     },
     ask: (record: ApprovalRecord) => queue.add(record),
     resolved(record: ApprovalRecord) {
-      console.error(describeResolution(record, color));
+      console.error(describeResolution(record, onTerminal().color));
       queue.remove(record.id);
     },
     close() {

@@ -1,4 +1,5 @@
-import { distance } from 'fastest-levenshtein';
+type Levenshtein = typeof import('fastest-levenshtein');
+let levenshtein: Levenshtein | undefined;
 
 /**
  * The names an unknown name most likely meant, best first: names containing it (or contained in it) first, then
@@ -18,7 +19,9 @@ export function closestNames(input: string, candidates: Iterable<string>, count 
       score = Math.abs(candidate.length - needle.length) / 1000;
     } else {
       if (Math.abs(candidate.length - needle.length) > limit) continue;
-      score = distance(needle, candidate);
+      // Required at the first suggestion, not imported at the top: every start loads this file, few suggest.
+      levenshtein ??= require('fastest-levenshtein') as Levenshtein;
+      score = levenshtein.distance(needle, candidate);
       if (score > limit) continue;
     }
     scored.push({ name, score });
