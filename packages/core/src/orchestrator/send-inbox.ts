@@ -40,13 +40,15 @@ export function createInstanceSendInbox(options: { rootDir: string; stateDir?: s
       const byDatabase = new Map<Database, AgentEvent[]>();
       for (const { agent, instanceKey, event } of entries) {
         const db = databaseOf(agent, instanceKey, true)!;
-        byDatabase.set(db, [...(byDatabase.get(db) ?? []), event]);
+        const events = byDatabase.get(db);
+        if (events) events.push(event);
+        else byDatabase.set(db, [event]);
       }
       for (const [db, events] of byDatabase) {
         const inbox = new InboxStore(db);
         db.transaction(() => {
           for (const event of events) inbox.put(event);
-        })();
+        }).immediate();
       }
     },
     stored(agents) {
