@@ -1,9 +1,10 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { type ModelMessage as AiModelMessage, streamText } from 'ai';
+import type { ModelMessage as AiModelMessage } from 'ai';
 import type { AgentResource, ModelResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { thrownStackOf } from '../errors/thrown-stack.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
+import { aiSdk } from '../models/ai-sdk.ts';
 import { describeModelCallFailure } from '../models/describe-model-call-failure.ts';
 import type { ModelCallSettings } from '../models/model-call-settings.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
@@ -689,7 +690,7 @@ export class AgentInstance {
     let calls: ToolCall[] = [];
     const cache: Record<string, number> = {};
     try {
-      const result = streamText({
+      const result = aiSdk().streamText({
         // Each failed attempt the AI SDK retries is told as it happens (onModelRetry), not only the last one.
         model: withRetryNotices(model, {
           maxRetries: this.options.callSettings?.maxRetries ?? 2,
