@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { closestName } from '@goondan/core';
+import { closestName } from '@goondan/core/session';
 import { UsageError } from './terminal.ts';
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;

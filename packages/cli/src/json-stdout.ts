@@ -1,4 +1,4 @@
-import { redactKnownSecrets } from '@goondan/core';
+import { redactKnownSecrets } from '@goondan/core/session';
 import { stderrLogger } from './stderr-logger.ts';
 
 // Kept when standard output is reserved, before anything can replace it, so the JSON document still reaches it.

@@ -59,7 +59,7 @@ const commands: Record<string, () => Promise<Command>> = {
 /** A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged. */
 async function guardCommand(): Promise<void> {
   const [{ guardProcessErrors }, { redactForOutput }] = await Promise.all([
-    import('@goondan/core'),
+    import('@goondan/core/session'),
     import('./redact-output.ts'),
   ]);
   guardProcessErrors({ log: (line) => console.error(`gdn: ${redactForOutput(line)}`) });

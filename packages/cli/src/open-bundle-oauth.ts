@@ -1,11 +1,4 @@
-import {
-  type AgentEvent,
-  type Bundle,
-  type OAuthHost,
-  openOAuthHost,
-  provideOAuthService,
-  serveOAuthCallbacks,
-} from '@goondan/core';
+import type { AgentEvent, Bundle, OAuthHost } from '@goondan/core';
 
 export interface BundleOAuth {
   host: OAuthHost;
@@ -20,11 +13,13 @@ export interface BundleOAuth {
  * ask it over IPC through the Orchestrator's `oauth` option). A callback port already taken (another gdn holds it)
  * is reported on stderr and the run goes on: tokens already granted still work.
  */
-export function openBundleOAuth(
+export async function openBundleOAuth(
   bundle: Bundle,
   options: { onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void } = {},
-): BundleOAuth | null {
+): Promise<BundleOAuth | null> {
   if (![...bundle.resources.values()].some((resource) => resource.kind === 'OAuthApp')) return null;
+  // Imported here: only a bundle with an OAuthApp needs the OAuth modules (and the whole core API they come with).
+  const { openOAuthHost, provideOAuthService, serveOAuthCallbacks } = await import('@goondan/core');
   const host = openOAuthHost({ bundle, ...(options.onGranted ? { onGranted: options.onGranted } : {}) });
   let callbacks: { stop(): Promise<void> } | null = null;
   try {

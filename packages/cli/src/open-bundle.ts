@@ -1,12 +1,6 @@
 import { resolve } from 'node:path';
-import {
-  type Bundle,
-  type BundleProblem,
-  findBundleDir,
-  GoondanError,
-  loadBundle,
-  type ToolHandler,
-} from '@goondan/core';
+import type { Bundle, BundleProblem, ToolHandler } from '@goondan/core';
+import { findBundleDir, GoondanError, loadBundle } from '@goondan/core/session';
 import { libraryBundleDirs } from './library-bundles.ts';
 
 export interface OpenedBundle {

@@ -1,14 +1,5 @@
-import {
-  type AgentInstance,
-  type AgentResource,
-  type Bundle,
-  GoondanError,
-  openAgentInstance,
-  parseObjectRef,
-  type SwarmResource,
-  selectAgent,
-  type TurnObserver,
-} from '@goondan/core';
+import type { AgentInstance, AgentResource, Bundle, SwarmResource, TurnObserver } from '@goondan/core';
+import { GoondanError, openAgentInstance, parseObjectRef, selectAgent } from '@goondan/core/session';
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
 import { stderrLogger } from './stderr-logger.ts';

@@ -1,25 +1,27 @@
 import { existsSync } from 'node:fs';
+import type {
+  AgentEvent,
+  AgentResource,
+  ApprovalAnswer,
+  ApprovalRecord,
+  Bundle,
+  Orchestrator,
+  ProcessLifecycleEvent,
+  SwarmTopology,
+  TurnObserver,
+  TurnResult,
+} from '@goondan/core';
 import {
-  type AgentEvent,
-  type AgentResource,
-  type ApprovalAnswer,
-  type ApprovalRecord,
-  type Bundle,
   ConversationStore,
   forwardNotification,
   GoondanError,
   instancePaths,
-  Orchestrator,
   openAgentInstance,
   openInstanceDatabase,
-  type ProcessLifecycleEvent,
   resolveSwarm,
-  type SwarmTopology,
   selectAgent,
-  type TurnObserver,
-  type TurnResult,
   userEvent,
-} from '@goondan/core';
+} from '@goondan/core/session';
 import { printProblems } from './commands/validate.ts';
 import { libraryBundleDirs } from './library-bundles.ts';
 import { openBundle } from './open-bundle.ts';
@@ -98,7 +100,7 @@ function storedMessages(bundle: Bundle, agent: string, instanceKey: string): num
 }
 
 /** A swarm session: an Orchestrator in this process, the chosen agent (default the entry agent) as the target. */
-function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFlags): AgentSession {
+async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFlags): Promise<AgentSession> {
   const agentName = flags.agent ?? topology.entryAgent;
   if (!topology.agents.includes(agentName)) {
     selectAgent(bundle, agentName);
@@ -111,7 +113,7 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
   instancePaths({ rootDir: bundle.rootDir, agentName, instanceKey });
   const history = storedMessages(bundle, agentName, instanceKey);
   // This process owns the OAuth store; a grant's auth.granted goes to the live instance that asked.
-  const oauth = openBundleOAuth(bundle, {
+  const oauth = await openBundleOAuth(bundle, {
     onGranted: (event, requester) => {
       orchestrator.send({
         type: event.type,
@@ -123,7 +125,9 @@ function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: SessionFla
       });
     },
   });
-  const orchestrator = new Orchestrator({
+  // The Orchestrator comes with the whole core API (index.ts), which a single agent run in this process does without.
+  const { Orchestrator } = await import('@goondan/core');
+  const orchestrator: Orchestrator = new Orchestrator({
     ...(oauth ? { oauth: oauth.host } : {}),
     bundle,
     topology,
@@ -205,7 +209,7 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
   const topology = resolveSwarm(bundle, flags.swarm);
   if (topology) return swarmSession(bundle, topology, flags);
   const agent: AgentResource = chooseAgent(bundle, flags.agent);
-  const oauth = openBundleOAuth(bundle);
+  const oauth = await openBundleOAuth(bundle);
   const instance = await openAgentInstance({
     bundle,
     handlers: opened.handlers,

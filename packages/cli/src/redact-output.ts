@@ -1,4 +1,5 @@
-import { type JsonValue, redactSecrets, secretValuesFromEnv } from '@goondan/core';
+import type { JsonValue } from '@goondan/core';
+import { redactSecrets, secretValuesFromEnv } from '@goondan/core/session';
 
 function isPlainData(value: object): boolean {
   if (Array.isArray(value)) return true;

@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { relative } from 'node:path';
-import { type Bundle, resolveSwarm, type SwarmTopology } from '@goondan/core';
+import type { Bundle, SwarmTopology } from '@goondan/core';
+import { resolveSwarm } from '@goondan/core/session';
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
 import type { AgentSession } from './open-session.ts';

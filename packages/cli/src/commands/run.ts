@@ -1,5 +1,6 @@
 import type { Interface } from 'node:readline';
-import { type ApprovalAnswer, type ApprovalRecord, errorCodes, type TurnResult } from '@goondan/core';
+import type { ApprovalAnswer, ApprovalRecord, TurnResult } from '@goondan/core';
+import { errorCodes } from '@goondan/core/session';
 import { ApprovalQueue, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';

@@ -1,12 +1,6 @@
 import { resolve } from 'node:path';
-import {
-  type Bundle,
-  type BundleProblem,
-  formatProblems,
-  GoondanError,
-  readSourceText,
-  toToolError,
-} from '@goondan/core';
+import type { Bundle, BundleProblem } from '@goondan/core';
+import { formatProblems, GoondanError, readSourceText, toToolError } from '@goondan/core/session';
 import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
