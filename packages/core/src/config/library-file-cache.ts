@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { goondanCacheDir, writeCacheFile } from './cache-file.ts';
 import { checkerFingerprint } from './checker-fingerprint.ts';
@@ -117,6 +117,10 @@ export async function readLibraryFile(options: {
   });
   const key = cacheDir === null ? null : checkerFingerprint();
   if (cacheDir === null || key === null) return uncached();
+  // Checked before reading, as readBundleFile does: a FIFO or device named goondan.yaml (the bundle's own file comes
+  // through here too) must not block the load, nor a huge file be read; readBundleFile reports either.
+  const stats = await stat(absoluteFile).catch(() => null);
+  if (!stats?.isFile() || stats.size > yamlLimits.maxBytes) return uncached();
   const text = await readFile(absoluteFile, 'utf8').catch(() => null);
   if (text === null || Buffer.byteLength(text, 'utf8') > yamlLimits.maxBytes) return uncached();
 
