@@ -11,6 +11,7 @@ import {
   ORCHESTRATOR,
   type ReplyData,
   replyEvent,
+  type SendAckData,
 } from './ipc-message.ts';
 import type { Transport } from './transport.ts';
 
@@ -167,6 +168,10 @@ export class AgentProcessHost {
     const event = message.payload;
     if (event.type === eventTypes.reply) {
       this.client?.receiveReply(event.data as unknown as ReplyData);
+      return;
+    }
+    if (event.type === eventTypes.sendAck) {
+      this.client?.receiveSendAck(event.data as unknown as SendAckData);
       return;
     }
     if (event.type === eventTypes.requestHold) {

@@ -21,6 +21,7 @@ import {
   ORCHESTRATOR,
   type ReplyData,
   type RequestReplyTo,
+  type SendAckData,
 } from './ipc-message.ts';
 import { PausableTimer } from './pausable-timer.ts';
 import { agentCatalog, checkTarget, type SwarmTopology } from './swarm-topology.ts';
@@ -48,6 +49,11 @@ interface Waiter {
   timer: PausableTimer;
 }
 
+/** A send waiting to hear that the orchestrator stored it. */
+interface SendWaiter {
+  settle(error?: GoondanError): void;
+}
+
 /**
  * The agents runtime inside an agent process (`ctx.agents`): turns tool calls into `event` messages to the
  * orchestrator (spec v2.0-b §11.1) and matches replies by correlationId. Targets are checked here first, so a
@@ -55,6 +61,9 @@ interface Waiter {
  */
 export class AgentsClient implements AgentsRuntime {
   private readonly waiters = new Map<string, Waiter>();
+  /** Sends not acknowledged yet, by event id (one backup timer for all: sends are acknowledged in batches). */
+  private readonly sends = new Map<string, SendWaiter & { deadline: number }>();
+  private sendTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly address: string;
 
   constructor(
@@ -74,7 +83,15 @@ export class AgentsClient implements AgentsRuntime {
           error: { code: 'E_AGENT_SHUTTING_DOWN', message: 'The orchestrator went away before answering.' },
         });
       }
+      const gone = new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator went away before accepting the send.');
+      for (const waiter of [...this.sends.values()]) waiter.settle(gone);
     });
+  }
+
+  /** The orchestrator accepted (stored) or refused these sends: their `send` calls answer now. */
+  receiveSendAck(data: SendAckData): void {
+    const error = data.error ? wireError(data.error) : undefined;
+    for (const eventId of data.eventIds ?? []) this.sends.get(eventId)?.settle(error);
   }
 
   /** Hands a reply to whoever waits for it; false when no one does (it came after a timeout). */
@@ -120,11 +137,46 @@ export class AgentsClient implements AgentsRuntime {
     });
   }
 
+  /**
+   * Answers once the orchestrator has accepted the send: stored in the target's inbox and committed (where there is
+   * no inbox, routed), so a send reported `sent` survives a kill of any process (docs/orchestrator.md).
+   */
   async send(options: AgentSendOptions) {
     const target = this.resolveTarget(options.target, options.instanceKey);
     const event = this.agentEvent(options, undefined);
+    const accepted = new Promise<void>((resolve, reject) => {
+      const settle = (error?: GoondanError) => {
+        this.sends.delete(event.id);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.sends.set(event.id, { settle, deadline: Date.now() + QUERY_TIMEOUT_MS });
+    });
+    this.armSendTimer();
     this.options.transport.send({ type: 'event', from: this.address, to: target.address, payload: event });
+    await accepted;
     return { sent: true as const, eventId: event.id, agent: target.agent, instanceKey: target.instanceKey };
+  }
+
+  /** Sends the orchestrator has not acknowledged within QUERY_TIMEOUT_MS fail (it is gone or stuck). */
+  private armSendTimer(): void {
+    if (this.sendTimer !== undefined) return;
+    const check = () => {
+      this.sendTimer = undefined;
+      const now = Date.now();
+      for (const [eventId, waiter] of this.sends) {
+        if (waiter.deadline > now) break; // in the order they were sent: the rest are younger
+        const message = `The orchestrator did not accept the send ${eventId} within ${QUERY_TIMEOUT_MS} ms.`;
+        waiter.settle(new GoondanError('E_AGENT_REQUEST_TIMEOUT', message));
+      }
+      const oldest = this.sends.values().next().value;
+      if (oldest) {
+        this.sendTimer = setTimeout(check, Math.max(1, oldest.deadline - now));
+        this.sendTimer.unref?.();
+      }
+    };
+    this.sendTimer = setTimeout(check, QUERY_TIMEOUT_MS);
+    this.sendTimer.unref?.();
   }
 
   async spawn(options: { target: string; instanceKey?: string }): Promise<AgentProcessInfo> {

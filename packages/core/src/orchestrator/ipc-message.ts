@@ -93,7 +93,18 @@ export const eventTypes = {
   requestHold: 'agent.request.hold',
   /** Orchestrator → process: a person's answer (`data`: { id, answer: ApprovalAnswer }). */
   approvalAnswer: 'approval.answer',
+  /**
+   * Orchestrator → the sending process: its sends were accepted (stored in their target's inbox, committed) or
+   * refused (`data`: SendAckData); `agents__send` answers only then.
+   */
+  sendAck: 'agent.send.ack',
 } as const;
+
+/** What `agent.send.ack` carries: the ids of the sends accepted, or of those refused with the error. */
+export interface SendAckData {
+  eventIds: string[];
+  error?: { code: string; message: string; suggestion?: string };
+}
 
 /** A request's replyTo with the caller's terms (addition: how long it waits, and whether it blocks its turn). */
 export interface RequestReplyTo {

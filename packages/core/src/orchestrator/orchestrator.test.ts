@@ -5,9 +5,11 @@ import type { AgentEvent } from '../agent/agent-event.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle, Resource } from '../config/resources.ts';
 import { AgentProcessHost, type TurnRunner } from './agent-process-host.ts';
+import { AgentsClient } from './agents-client.ts';
 import { eventTypes } from './ipc-message.ts';
 import { createLinkedTransports } from './linked-transports.ts';
 import { Orchestrator } from './orchestrator.ts';
+import type { SendInbox } from './send-inbox.ts';
 import type { ProcessExit, SpawnAgentProcess } from './spawn-agent-process.ts';
 import { resolveSwarm } from './swarm-topology.ts';
 
@@ -55,7 +57,11 @@ function echoRunner(log: string[], delayMs = 0): TurnRunner {
 }
 
 /** Agent "processes" in memory: a host on one end of a linked pair, ready after `readyAfterMs`. */
-function inMemorySpawn(options: { runner: () => TurnRunner; readyAfterMs?: number; pid?: () => number }) {
+function inMemorySpawn(options: {
+  runner: (client: AgentsClient) => TurnRunner;
+  readyAfterMs?: number;
+  pid?: () => number;
+}) {
   const spawned: { agent: string; exit: (exit: ProcessExit) => void }[] = [];
   const spawn: SpawnAgentProcess = ({ config }) => {
     const [parentEnd, childEnd] = createLinkedTransports();
@@ -74,10 +80,17 @@ function inMemorySpawn(options: { runner: () => TurnRunner; readyAfterMs?: numbe
       observe: false,
       exit: (code) => exit({ exitCode: code, signalCode: null }),
     });
+    const client = new AgentsClient({
+      transport: childEnd,
+      agent: config.agent,
+      instanceKey: config.instanceKey,
+      bundle,
+      topology: resolveSwarm(bundle)!,
+    });
     const stop = childEnd.onMessage((message) => {
       if (message.type !== 'event' || message.payload.type !== eventTypes.bundle) return;
       stop();
-      setTimeout(() => host.attach(options.runner()), options.readyAfterMs ?? 0);
+      setTimeout(() => host.attach(options.runner(client), { client }), options.readyAfterMs ?? 0);
     });
     spawned.push({ agent: config.agent, exit });
     return {
@@ -146,6 +159,41 @@ describe('Orchestrator routing', () => {
     await Bun.sleep(20);
     expect(log).toEqual(['start fyi', 'end fyi']);
     expect(orchestrator.list()[0]!.turnsServed).toBe(1);
+  });
+
+  test("an agent's send answers once its inbox commit is done; one the inbox cannot store fails the call", async () => {
+    const log: string[] = [];
+    let diskFull = false;
+    const inbox: SendInbox = {
+      put() {},
+      putMany(entries) {
+        if (diskFull) throw new Error('disk full');
+        log.push(`stored ${entries.map((entry) => entry.event.input).join(', ')}`);
+      },
+      stored: () => [],
+      close() {},
+    };
+    const { spawn } = inMemorySpawn({
+      runner: (client) => ({
+        async enqueue(event) {
+          if (event.input === 'note') return result(event, '');
+          try {
+            const sends = ['note', 'note'].map((input) => client.send({ target: 'b', input }));
+            log.push(`sent ${(await Promise.all(sends)).length}`);
+          } catch (thrown) {
+            log.push(`refused ${(thrown as { code?: string }).code}`);
+          }
+          return result(event, 'done');
+        },
+        async close() {},
+      }),
+    });
+    const orchestrator = start(spawn, { inbox });
+    await orchestrator.request({ input: 'go', target: 'a' });
+    diskFull = true;
+    await orchestrator.request({ input: 'again', target: 'a' });
+    // Both sends of a turn were stored in one commit before the caller heard of them.
+    expect(log).toEqual(['stored note, note', 'sent 2', 'refused E_STORE_OPEN']);
   });
 });
 

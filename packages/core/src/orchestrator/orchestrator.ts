@@ -23,6 +23,7 @@ import {
   type ReplyData,
   type RequestReplyTo,
   replyEvent,
+  type SendAckData,
 } from './ipc-message.ts';
 import {
   type OrchestratorSnapshot,
@@ -101,6 +102,8 @@ interface SendBatchItem {
   put?: { agent: string; instanceKey: string; event: AgentEvent };
   deliver: () => void;
   fail?: (error: GoondanError) => void;
+  /** The agent process that sent it: told once the send is stored (its `agents__send` answers then). */
+  sender?: ProcessRecord;
 }
 
 type LocalReply = TurnResult & { agent: string; instanceKey: string };
@@ -435,12 +438,10 @@ export class Orchestrator {
     const fail = (error: GoondanError) => {
       if (replyTo) answerTo(errorReplyEvent({ correlationId: replyTo.correlationId, eventId: event.id, error }));
       else if (onSendFailure) onSendFailure(error);
+      // An agent's send fails its agents__send call.
+      else if (from) this.ackSends(from, [event.id], error);
       else {
-        const source = {
-          agent: from?.agent ?? 'user',
-          instanceKey: from?.instanceKey ?? '',
-          stream: 'stderr' as const,
-        };
+        const source = { agent: 'user', instanceKey: '', stream: 'stderr' as const };
         (this.options.onOutput ?? defaultOutput)(`dropped a send to ${to}: ${error.code} ${error.message}`, source);
       }
     };
@@ -504,9 +505,12 @@ export class Orchestrator {
     // is handled, in this run or when the target next starts.
     if (!replyTo) this.acceptedSends.set(event.id, callee.address);
     if (!replyTo && this.inbox) {
-      this.inSendBatch({ put: { agent: callee.agent, instanceKey: callee.instanceKey, event }, deliver, fail });
+      const put = { agent: callee.agent, instanceKey: callee.instanceKey, event };
+      this.inSendBatch({ put, deliver, fail, ...(from ? { sender: from } : {}) });
     } else if (this.sendBatch) this.sendBatch.push({ deliver });
     else deliver();
+    // Without an inbox (workers on other machines) a send is accepted once routed.
+    if (!replyTo && !this.inbox && from) this.ackSends(from, [event.id]);
   }
 
   /**
@@ -532,13 +536,42 @@ export class Orchestrator {
       const reason = thrown instanceof Error ? thrown.message : String(thrown);
       failure = new GoondanError('E_STORE_OPEN', `Could not store sent events: ${reason}`);
     }
+    const stored = new Map<ProcessRecord, string[]>();
     for (const item of batch) {
       if (item.put && failure) {
         this.acceptedSends.delete(item.put.event.id);
         item.fail?.(failure);
-      } else item.deliver();
+        continue;
+      }
+      item.deliver();
+      if (item.put && item.sender) {
+        const ids = stored.get(item.sender);
+        if (ids) ids.push(item.put.event.id);
+        else stored.set(item.sender, [item.put.event.id]);
+      }
     }
+    // Committed: each sender hears, in one message, which of its sends are stored.
+    for (const [sender, eventIds] of stored) this.ackSends(sender, eventIds);
     if (failure && this.acceptedSends.size === 0) for (const wake of this.drainWaiters.splice(0)) wake();
+  }
+
+  /** Tells an agent process its sends were accepted (stored), or refused with `error` (agent.send.ack). */
+  private ackSends(sender: ProcessRecord, eventIds: string[], error?: GoondanError): void {
+    if (!sender.connection) return;
+    const data: SendAckData = { eventIds };
+    if (error) {
+      data.error = {
+        code: error.code,
+        message: error.message,
+        ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+      };
+    }
+    const payload = controlEvent({
+      type: eventTypes.sendAck,
+      source: ORCHESTRATOR,
+      data: data as unknown as JsonValue,
+    });
+    sender.connection.transport.send({ type: 'event', from: ORCHESTRATOR, to: sender.address, payload });
   }
 
   /** How answers reach an agent process: as an `event` on its pipe, if it is still the same process. */
