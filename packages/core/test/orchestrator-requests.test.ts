@@ -160,7 +160,9 @@ for (const kase of transportCases) {
           30_000,
           "the worker's sleep to start",
         );
-        const report = await swarm.orchestrator.shutdown({ gracePeriodMs: 200 });
+        // The grace period is long enough for the idle coordinator's ack to cross a busy broker (four JetStream
+        // hops on NATS), and the worker, 30 s into its sleep, outlasts it.
+        const report = await swarm.orchestrator.shutdown({ gracePeriodMs: 2000 });
         expect(report.killed).toEqual(['worker/default']);
         expect(report.acked).toEqual(['coordinator/default']);
       });
