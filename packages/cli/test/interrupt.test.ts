@@ -86,8 +86,11 @@ describe('interrupting gdn run while a tool runs', () => {
     expect(repaired.error!.message).toContain('stopped before this tool call finished');
     expect(messages[4]).toEqual({ role: 'user', content: 'Are you back?' });
 
-    // The killed turn stays visible in the trace as never finished.
-    const { json } = await gdnJson<{ traces: { spans: { kind: string; status: string }[] }[] }>([
+    // The killed turn stays visible in the trace, closed by the next run as cancelled and interrupted (not left
+    // running forever). Its step's spans were still in memory (they are written when the step ends).
+    const { json } = await gdnJson<{
+      traces: { spans: { kind: string; status: string; attributes: Record<string, unknown> }[] }[];
+    }>([
       'trace',
       '--bundle',
       bundle,
@@ -97,7 +100,8 @@ describe('interrupting gdn run while a tool runs', () => {
     ]);
     expect(json.traces).toHaveLength(2);
     const killedTurn = json.traces[0]!.spans.find((span) => span.kind === 'turn');
-    expect(killedTurn!.status).toBe('running');
+    expect(killedTurn).toMatchObject({ status: 'cancelled', attributes: { interrupted: true } });
+    expect(json.traces[0]!.spans.filter((span) => span.status === 'running')).toEqual([]);
     const resumedTurn = json.traces[1]!.spans.find((span) => span.kind === 'turn');
     expect(resumedTurn!.status).toBe('ok');
   });

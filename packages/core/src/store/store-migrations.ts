@@ -144,4 +144,11 @@ export const storeMigrations: readonly StoreMigration[] = [
       )`);
     },
   },
+  {
+    version: 5,
+    description: 'spans still running, found at once when a new process closes those a dead one left',
+    up: (db) => {
+      db.run("CREATE INDEX trace_spans_running ON trace_spans (trace_id) WHERE status = 'running'");
+    },
+  },
 ];

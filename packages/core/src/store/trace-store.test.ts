@@ -38,6 +38,34 @@ describe('trace ids', () => {
 });
 
 describe('TraceStore', () => {
+  test("closeInterrupted: spans a dead process left running end cancelled at their trace's last moment; kept traces and ended spans stay", () => {
+    const traces = freshTraces();
+    const dead = newTraceId();
+    const resumed = newTraceId();
+    const turn = span({ traceId: dead, startedAt: 1000, attributes: { agent: 'a' } });
+    const done = span({ traceId: dead, parentSpanId: turn.spanId, kind: 'step', name: 'step 0', startedAt: 1100 });
+    const tool = span({ traceId: dead, parentSpanId: turn.spanId, kind: 'tool', name: 'tool x', startedAt: 1300 });
+    const waiting = span({ traceId: resumed, startedAt: 2000 });
+    traces.recordSpans([turn, { ...done, endedAt: 1250, status: 'ok' }, tool, waiting]);
+
+    expect(traces.closeInterrupted([resumed])).toBe(2);
+    const byId = new Map(traces.spansOfTrace(dead).map((stored) => [stored.spanId, stored]));
+    expect(byId.get(turn.spanId)).toMatchObject({
+      status: 'cancelled',
+      endedAt: 1300,
+      attributes: { agent: 'a', interrupted: true },
+    });
+    expect(byId.get(tool.spanId)).toMatchObject({
+      status: 'cancelled',
+      endedAt: 1300,
+      attributes: { interrupted: true },
+    });
+    expect(byId.get(done.spanId)).toMatchObject({ status: 'ok', endedAt: 1250, attributes: {} });
+    expect(traces.spansOfTrace(resumed)[0]).toMatchObject({ status: 'running', endedAt: null });
+    expect(traces.closeInterrupted([resumed])).toBe(0);
+    expect(traces.closeInterrupted()).toBe(1);
+  });
+
   test('a span written as running is replaced by its final write', () => {
     const traces = freshTraces();
     const traceId = newTraceId();

@@ -114,6 +114,34 @@ export class TraceStore {
     })();
   }
 
+  /**
+   * Closes the spans a process that died left `running` (every trace but `keep`, a turn that will resume): status
+   * `cancelled`, attribute `interrupted: true`, ended at the last moment its trace is known to have lived (the latest
+   * start or end in it). Only the instance's writer calls it, before it runs a turn. Returns how many it closed.
+   */
+  closeInterrupted(keep: readonly string[] = []): number {
+    const running = this.db
+      .query<{ trace_id: string }, []>("SELECT DISTINCT trace_id FROM trace_spans WHERE status = 'running'")
+      .all()
+      .map((row) => row.trace_id)
+      .filter((traceId) => !keep.includes(traceId));
+    if (running.length === 0) return 0;
+    let closed = 0;
+    this.db.transaction(() => {
+      for (const traceId of running) {
+        closed += this.db
+          .query<unknown, [string, string]>(
+            `UPDATE trace_spans SET status = 'cancelled',
+               ended_at = (SELECT MAX(MAX(started_at, COALESCE(ended_at, started_at))) FROM trace_spans WHERE trace_id = ?),
+               attributes = json_set(attributes, '$.interrupted', json('true'))
+             WHERE trace_id = ? AND status = 'running'`,
+          )
+          .run(traceId, traceId).changes;
+      }
+    })();
+    return closed;
+  }
+
   /** Spans of one trace, by start time (ties in the order they were first recorded). */
   spansOfTrace(traceId: string): SpanRecord[] {
     return this.db
