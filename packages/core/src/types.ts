@@ -1,3 +1,4 @@
+import type { JsonObject, JsonValue } from './json-types.ts';
 import type { AgentsRuntime, ToolTraceContext } from './orchestrator/agents-runtime.ts';
 
 /**
@@ -5,10 +6,7 @@ import type { AgentsRuntime, ToolTraceContext } from './orchestrator/agents-runt
  * additions beyond the spec are marked and documented in docs/decisions.md.
  */
 
-export type JsonPrimitive = string | number | boolean | null;
-export type JsonValue = JsonPrimitive | JsonObject | JsonArray;
-export type JsonObject = { [key: string]: JsonValue };
-export type JsonArray = JsonValue[];
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from './json-types.ts';
 
 /** JSON Schema for tool parameters (spec §6.1). Any valid JSON Schema object is accepted; `type` must be object. */
 export interface JsonSchemaObject {

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../types.ts';
+import type { JsonValue } from '../json-types.ts';
 
 /**
  * One unit of input to an agent instance (spec v2.0-b §2.6, §11). A Turn handles exactly one event.

@@ -227,7 +227,8 @@ export class AgentInstance {
     }
     if (!this.suspended && options.writer !== false) store?.clearResults();
     // Spans a dead process left running would show as running forever; a suspended turn's trace goes on.
-    if (options.writer !== false) options.traces.closeInterrupted(this.suspended?.traceId ? [this.suspended.traceId] : []);
+    if (options.writer !== false)
+      options.traces.closeInterrupted(this.suspended?.traceId ? [this.suspended.traceId] : []);
     this.runTurnPipeline = composeMiddleware<TurnState, TurnMiddlewareContext, TurnResult>({
       middlewares: options.turnMiddlewares ?? [],
       bind: (state, next) => ({

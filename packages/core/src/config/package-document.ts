@@ -1,23 +1,8 @@
 import { problemAt } from './create-problem.ts';
 import type { YamlDocument } from './locate-field.ts';
-import { API_VERSION, type BundleProblem } from './resources.ts';
+import { API_VERSION, type BundleProblem, type PackageDependency, type PackageInfo } from './resources.ts';
 
-/** What a bundle's `kind: Package` document says (docs/packages.md). */
-export interface PackageInfo {
-  /** An npm package name, scoped (`@acme/helpdesk`) or not. */
-  name: string;
-  version: string;
-  description?: string;
-  dependencies: PackageDependency[];
-}
-
-export interface PackageDependency {
-  name: string;
-  /** A semver range (`^0.1.0`), checked against the installed package's version. */
-  version: string;
-  /** Its index in spec.dependencies, for problems. */
-  index: number;
-}
+export type { PackageDependency, PackageInfo } from './resources.ts';
 
 /** npm's rule for package names (lowercase, URL-safe, an optional @scope/). */
 export const npmNamePattern = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;

@@ -1,7 +1,6 @@
 import type { OAuthAppResourceSpec } from '../oauth/oauth-types.ts';
 import type { AgentPermissionsSpec, RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, ObjectRef, ToolExportSpec, ValueSource } from '../types.ts';
-import type { PackageInfo } from './package-document.ts';
 
 /** Resource shapes (spec §4, DESIGN.md §2). Every resource keeps where it was declared, for error messages. */
 
@@ -204,4 +203,21 @@ export interface Bundle {
   libraries?: string[];
   /** The bundle's `kind: Package` document, when it has one (docs/packages.md). */
   package?: PackageInfo;
+}
+
+/** What a bundle's `kind: Package` document says (docs/packages.md). */
+export interface PackageInfo {
+  /** An npm package name, scoped (`@acme/helpdesk`) or not. */
+  name: string;
+  version: string;
+  description?: string;
+  dependencies: PackageDependency[];
+}
+
+export interface PackageDependency {
+  name: string;
+  /** A semver range (`^0.1.0`), checked against the installed package's version. */
+  version: string;
+  /** Its index in spec.dependencies, for problems. */
+  index: number;
 }

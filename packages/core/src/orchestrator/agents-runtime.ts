@@ -1,5 +1,5 @@
 import type { TraceCaller } from '../agent/agent-event.ts';
-import type { JsonValue } from '../types.ts';
+import type { JsonValue } from '../json-types.ts';
 
 /** Default time an inter-agent request waits for the callee's turn to end (DESIGN.md §5). */
 export const DEFAULT_AGENT_REQUEST_TIMEOUT_MS = 60_000;

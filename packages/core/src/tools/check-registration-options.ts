@@ -1,7 +1,16 @@
 import { GoondanError } from '../errors/goondan-error.ts';
 import { MIN_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
-import { riskCategories } from '../permissions/permission-types.ts';
-import type { ToolRegistrationOptions } from './tool-registry.ts';
+import type { JsonObject } from '../json-types.ts';
+import { type RiskCategory, riskCategories } from '../permissions/permission-types.ts';
+
+export interface ToolRegistrationOptions {
+  errorMessageLimit?: number;
+  timeoutMs?: number;
+  outputLimit?: number;
+  config?: JsonObject;
+  /** Risk category (permissions); default DEFAULT_RISK_CATEGORY. */
+  category?: RiskCategory;
+}
 
 /**
  * Refuses registration options the executor could not honour (spec §2.4.2, §12.1): a limit of 0, NaN or Infinity

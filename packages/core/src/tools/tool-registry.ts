@@ -3,7 +3,7 @@ import { GoondanError } from '../errors/goondan-error.ts';
 import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
 import { DEFAULT_RISK_CATEGORY, type RiskCategory } from '../permissions/permission-types.ts';
 import type { JsonObject, ToolCatalogItem, ToolHandler } from '../types.ts';
-import { checkRegistrationOptions } from './check-registration-options.ts';
+import { checkRegistrationOptions, type ToolRegistrationOptions } from './check-registration-options.ts';
 import { freezeCatalogItem } from './freeze-catalog-item.ts';
 import { compileParameters } from './schema-validator.ts';
 import { checkToolName } from './tool-name.ts';
@@ -11,14 +11,7 @@ import { checkToolName } from './tool-name.ts';
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_OUTPUT_LIMIT = 100_000;
 
-export interface ToolRegistrationOptions {
-  errorMessageLimit?: number;
-  timeoutMs?: number;
-  outputLimit?: number;
-  config?: JsonObject;
-  /** Risk category (permissions); default DEFAULT_RISK_CATEGORY. */
-  category?: RiskCategory;
-}
+export type { ToolRegistrationOptions } from './check-registration-options.ts';
 
 /** One executable tool: what the model may see, and what runs. */
 export interface RegisteredTool {
