@@ -90,14 +90,7 @@ describe('interrupting gdn run while a tool runs', () => {
     // running forever). Its step's spans were still in memory (they are written when the step ends).
     const { json } = await gdnJson<{
       traces: { spans: { kind: string; status: string; attributes: Record<string, unknown> }[] }[];
-    }>([
-      'trace',
-      '--bundle',
-      bundle,
-      '--instance',
-      'crashy',
-      '--json',
-    ]);
+    }>(['trace', '--bundle', bundle, '--instance', 'crashy', '--json']);
     expect(json.traces).toHaveLength(2);
     const killedTurn = json.traces[0]!.spans.find((span) => span.kind === 'turn');
     expect(killedTurn).toMatchObject({ status: 'cancelled', attributes: { interrupted: true } });
