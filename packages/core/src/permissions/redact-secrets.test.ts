@@ -166,6 +166,12 @@ describe('redactSecrets', () => {
       [`stripe ${'sk_live'}_${'a1B2'.repeat(6)} ok`, `stripe ${REDACTED} ok`],
       [`maps AIza${'b'.repeat(35)} ok`, `maps ${REDACTED} ok`],
       [`cut off:\n${pem.split('\n').slice(0, 2).join('\n')}`, `cut off:\n${REDACTED}`],
+      ['mysql -u root -phunter2 shop', `mysql -u root -p${REDACTED} shop`],
+      ['mysqldump -h db -pS3cr3t! shop > dump.sql', `mysqldump -h db -p${REDACTED} shop > dump.sql`],
+      ['sshpass -p hunter2 ssh deploy@host', `sshpass -p ${REDACTED} ssh deploy@host`],
+      ['sshpass -v -phunter2 scp a host:', `sshpass -v -p${REDACTED} scp a host:`],
+      ['curl -H "X-Token: abc123" https://x', `curl -H "X-Token: ${REDACTED}" https://x`],
+      ['X-Vault-Token: s.abcdef\nX-Goog-Api-Key: AIzaX', `X-Vault-Token: ${REDACTED}\nX-Goog-Api-Key: ${REDACTED}`],
       [
         'HTTP/1.1 200 OK\r\nSet-Cookie: sid=abc; HttpOnly\r\nServer: x',
         `HTTP/1.1 200 OK\r\nSet-Cookie: ${REDACTED}\r\nServer: x`,
@@ -203,6 +209,11 @@ describe('redactSecrets', () => {
       'Please enter your password to continue.',
       'max_tokens=100 tokens=5 password_file=/etc/pw',
       'docker run -u 1000:1000 image',
+      'mysql -p shop',
+      'mysql -P 3306 -h db shop',
+      'grep -phrase mysql.log',
+      'X-Request-Id: 42\nX-Forwarded-For: 10.0.0.1',
+      'Output tokens: 42',
     ])
       expect(redactSecrets(text)).toBe(text);
   });
@@ -234,7 +245,15 @@ describe('redactSecrets', () => {
   });
 
   test('stays linear on long runs of characters that start a pattern', () => {
-    for (const text of ['--a-'.repeat(250_000), 'sk-'.repeat(300_000), 'a.b+c'.repeat(200_000), 'A_'.repeat(500_000)]) {
+    for (const text of [
+      '--a-'.repeat(250_000),
+      'sk-'.repeat(300_000),
+      'a.b+c'.repeat(200_000),
+      'A_'.repeat(500_000),
+      'mysql '.repeat(200_000),
+      'x-'.repeat(400_000),
+      'sshpass -v '.repeat(100_000),
+    ]) {
       const started = performance.now();
       expect(redactSecrets(text)).toBe(text);
       // Linear takes milliseconds; a quadratic pattern took 10-30 s on these.

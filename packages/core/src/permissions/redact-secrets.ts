@@ -137,9 +137,15 @@ export function containsCredential(text: string): boolean {
 /** Values given next to a name that says what they are: headers, env assignments, query parameters, flags. */
 const namedValuePatterns: readonly [RegExp, string][] = [
   [
-    /(?<![A-Za-z0-9-])((?:proxy-)?authorization|set-cookie|cookie|x-api-key|api-key|x-auth-token)(\s*:\s*)(?!\[REDACTED\])[^\r\n"']+/gi,
+    /(?<![A-Za-z0-9-])((?:proxy-)?authorization|set-cookie|cookie|api-key|x-[a-z0-9-]{0,64}?(?:token|key|secret|password|auth)[a-z0-9-]{0,64})(\s*:\s*)(?!\[REDACTED\])[^\r\n"']+/gi,
     `$1$2${REDACTED}`,
   ],
+  // A password glued to mysql's -p (`mysql -u root -phunter2`; a bare -p prompts), and sshpass's -p.
+  [
+    /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb|mariadb-dump)\b[^\r\n|;&]{0,512}?\s-p)(?!\[REDACTED\])[^\s'"]+/g,
+    `$1${REDACTED}`,
+  ],
+  [/(\bsshpass\s+(?:-[a-zA-Z]\S*\s+){0,8}?-p\s*)(?!\[REDACTED\])[^\s'"]+/g, `$1${REDACTED}`],
   [
     // Any case: `DB_PASSWORD=…` in a command line, `password=…` in an echo or a form body.
     /(?<![A-Za-z0-9_])([A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|CREDENTIALS?)=)(?!\[REDACTED\])(?:"[^"]*"|'[^']*'|[^\s"'&;]+)/gi,
