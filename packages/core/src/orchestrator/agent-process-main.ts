@@ -8,6 +8,7 @@ import { openAgentInstance } from '../agent/open-agent-instance.ts';
 import type { AgentResource, Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
+import { aiSdk } from '../models/ai-sdk.ts';
 import { createOAuthIpcClient } from '../oauth/oauth-ipc-client.ts';
 import { provideOAuthService } from '../oauth/oauth-service-slot.ts';
 import { guardProcessErrors } from '../tools/guard-process-errors.ts';
@@ -57,6 +58,9 @@ let configured = !spare;
 transport.onClose(() => {
   if (!configured) exit(0);
 });
+// A spare exists to make its agent's first turn quick, and that turn calls the model: it loads the AI SDK while it
+// waits (an agent process started directly loads it at its first model call, so an idle one does without it).
+if (spare) setImmediate(aiSdk);
 const config: AgentProcessConfig = !spare
   ? (JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig)
   : await new Promise<AgentProcessConfig>((resolve) => {
