@@ -108,7 +108,7 @@ export class PermissionPolicy {
   }
 }
 
-/** A tool-name pattern as a glob (Bun.Glob): `*` any run of characters, `?` one, `{a,b}` either, `[ab]` a class. */
+/** A tool-name pattern as a glob (Bun.Glob): `*` any run of characters, `?` one, `{a,b}` either. */
 export function toolNameGlob(pattern: string): { test(name: string): boolean } {
   const glob = new Bun.Glob(pattern);
   return { test: (name) => glob.match(name) };
