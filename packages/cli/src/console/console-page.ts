@@ -36,9 +36,14 @@ export const consoleSecurityHeaders = {
 };
 
 /** A docs page (Markdown) shown as preformatted text, escaped. */
-export function errorDocPage(code: string, markdown: string): string {
-  const escaped = markdown.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${code}</title>
+export function errorDocPage(code: string, markdown: string, link?: string): string {
+  const more = link ? `<p>See <a href="${escapeHtml(link)}">${escapeHtml(link)}</a>.</p>` : '';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(code)}</title>
 <link rel="stylesheet" href="/console/app.css"></head><body><main id="main"><p><a href="/console">← Console</a></p>
-<pre class="doc">${escaped}</pre></main></body></html>`;
+<pre class="doc">${escapeHtml(markdown)}</pre>${more}</main></body></html>`;
+}
+
+/** Text made safe for an HTML element or a quoted attribute (the code in the URL is the requester's text). */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,4 +1,4 @@
-import { helpUrlFor } from '@goondan/core';
+import { errorPageLink } from '../docs-link.ts';
 import { badRequest } from '../serve/api-error.ts';
 import type { Route } from '../serve/serve-api.ts';
 import { consoleScript, consoleStyle, errorPage } from './console-assets.ts';
@@ -100,12 +100,12 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
       path: '/console/errors/:code',
       public: true,
       handle: async (_request, _url, params) => {
-        const page = errorPage(params.code!);
-        if (page) return html(errorDocPage(params.code!, await page));
-        return html(
-          errorDocPage(params.code!, `No page for ${params.code} here. See ${helpUrlFor(params.code!)}.`),
-          404,
-        );
+        const code = params.code!;
+        const page = errorPage(code);
+        if (page) return html(errorDocPage(code, await page));
+        if (!/^E_[A-Z0-9_]{1,64}$/.test(code))
+          return html(errorDocPage('Not an error code', 'Not an error code.'), 404);
+        return html(errorDocPage(code, `No page for ${code} in this installation.`, errorPageLink(code)), 404);
       },
     },
     { method: 'GET', path: '/console/api/overview', handle: () => Response.json(consoleOverview(source)) },
