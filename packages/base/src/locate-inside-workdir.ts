@@ -1,6 +1,6 @@
 import { fstatSync, lstatSync, mkdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, normalize, relative, sep } from 'node:path';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { confinementCheckpoint } from './confinement-test-hook.ts';
 import {
   type DirectoryHandle,

@@ -1,5 +1,5 @@
 import { isAbsolute, posix } from 'node:path';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** E_PATH_OUTSIDE_WORKDIR for a path a file tool refuses. */
 export function outsideWorkdir(userPath: string, why: string): GoondanError {

@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { outsideWorkdir as outside, relativeComponents } from './relative-components.ts';
 
 /** Where a user-given path leads, once checked to stay inside the workdir. */

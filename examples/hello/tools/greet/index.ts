@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { GoondanError, type ToolHandlers } from '@goondan/core';
+import type { ToolHandlers } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { ToolInputs } from '../../goondan-tools';
 
 // Inputs are typed from the parameters in goondan.yaml: `gdn types` writes goondan-tools.d.ts (docs/writing-a-tool.md).

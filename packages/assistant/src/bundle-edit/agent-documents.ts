@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { type Document, isMap, isScalar, Scalar } from 'yaml';
 
 /** Agent memory lives in the Agent's system prompt after this line, so it reaches the model with the persona. */

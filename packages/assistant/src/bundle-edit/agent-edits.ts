@@ -1,4 +1,5 @@
-import { GoondanError, type GuardrailPlan, type JsonValue, type ToolContext } from '@goondan/core';
+import type { GuardrailPlan, JsonValue, ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { activeDocuments } from './active-documents.ts';
 import {
   agentDocument,

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GoondanError, type JsonValue, type ToolContext } from '@goondan/core';
+import type { JsonValue, ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { Document } from 'yaml';
 
 /** The bundle's goondan.yaml as editable documents (comments and formatting kept by the yaml Document API). */

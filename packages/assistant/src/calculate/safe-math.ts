@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { MathJsInstance, MathNode } from 'mathjs';
 
 /** Longest expression accepted, in characters. */

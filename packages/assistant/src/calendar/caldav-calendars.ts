@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { DAVCalendar, DAVCalendarObject } from 'tsdav';
 import type { PimBackend } from '../dav/dav-config.ts';
 import { withDavClient } from '../dav/dav-session.ts';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { readWhen } from '../reminders/read-when.ts';
 import { addDays, checkTimeZone, epochOfWallClock, hostTimeZone, isoInZone, wallClockOf } from '../when/zoned-time.ts';
 import { buildEventCalendar } from './build-event.ts';

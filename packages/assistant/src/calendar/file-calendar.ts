@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { PimBackend } from '../dav/dav-config.ts';
 import type { CalendarBackendSession } from './calendar-backend.ts';
 import type { CalendarRef } from './calendar-types.ts';

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type ICALNamespace from 'ical.js';
 import { epochOfWallClock, isoInZone } from '../when/zoned-time.ts';
 import type { CalendarOccurrence } from './calendar-types.ts';

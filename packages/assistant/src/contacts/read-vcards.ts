@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { loadIcal } from '../calendar/ical-module.ts';
 
 /** A contact as the tools answer it (text kept as written: Korean names, NFC). */

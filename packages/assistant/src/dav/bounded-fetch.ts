@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** A fetch for DAV clients that turns what goes wrong on the wire into coded errors, and keeps the first one. */
 export interface BoundedFetch {

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { resolveInsideWorkdir } from '@goondan/base';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { deviceEnvironment } from './run-device-command.ts';
 
 /** How long an opener may take to hand over before it is left running (xdg-open can wait for the program it starts). */

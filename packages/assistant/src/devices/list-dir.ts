@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resolveInsideWorkdir } from '@goondan/base';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 const MAX_ENTRIES = 500;
 

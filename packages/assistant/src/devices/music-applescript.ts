@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { NowPlaying } from './music-mpris.ts';
 import { runDeviceCommandOk } from './run-device-command.ts';
 

@@ -1,6 +1,6 @@
 import { opendir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 const AUDIO = /\.(mp3|flac|ogg|oga|opus|m4a|aac|wav|wma|alac|aiff?)$/i;
 /** The walk stops here: a library of a few thousand albums is read in well under a second. */

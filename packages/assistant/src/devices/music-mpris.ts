@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { type DeviceRun, runDeviceCommand } from './run-device-command.ts';
 
 /** What is playing, in the same shape from every backend. */

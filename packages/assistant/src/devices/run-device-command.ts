@@ -1,5 +1,5 @@
 import { scrubEnvironment } from '@goondan/base/scrub-environment';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** What a desktop helper (playerctl, xsel, xdg-open, osascript…) printed; stdout is cut at the cap. */
 export interface DeviceRun {

@@ -1,7 +1,8 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 import { resolveInsideWorkdir } from '@goondan/base';
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { type GitRun, runHardenedGit } from './hardened-git.ts';
 
 /** A repository inside the workdir that a git tool works on, and the part of it the call names. */

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { GitRepository } from './git-repository.ts';
 import { gitOutput } from './git-repository.ts';
 

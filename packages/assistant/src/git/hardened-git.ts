@@ -1,5 +1,5 @@
 import { scrubEnvironment } from '@goondan/base';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** What one git command printed; stdout is cut at the cap. */
 export interface GitRun {

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { Octokit } from '@octokit/rest';
 
 const MAX_LIST = 30;

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { resolveInsideWorkdir } from '@goondan/base';
-import { GoondanError, type JsonValue, type ToolContext } from '@goondan/core';
+import type { JsonValue, ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { serviceCredential } from '../services/service-credential.ts';
 import { imageError } from './image-errors.ts';
 import { type ImageSizeName, pixelSize } from './image-sizes.ts';

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { retryAfterSeconds, serviceHttpError, serviceUnreachable } from '../services/service-errors.ts';
 
 interface ApiFailure {

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { resolveInsideWorkdir, scrubEnvironment } from '@goondan/base';
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 const LP_TIMEOUT_MS = 30_000;
 

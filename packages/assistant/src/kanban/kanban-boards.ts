@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { boardColumns, boardId } from './kanban-lookup.ts';
 import { defaultKanbanColumns, type KanbanBoard } from './kanban-types.ts';
 

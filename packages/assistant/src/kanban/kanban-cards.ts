@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { boardColumns, boardId, columnSize, findBoard, findCard, findColumn, toCard } from './kanban-lookup.ts';
 import type { KanbanCard, KanbanCardFields, KanbanCardRow, KanbanPriority } from './kanban-types.ts';
 

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { KanbanCard, KanbanCardRow, KanbanPriority } from './kanban-types.ts';
 
 /** A board found by id or name. */

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { indexText, matchExpression } from './search-terms.ts';
 
 /** The longest memory entry, in characters: a memory is a fact to recall, not a document. */

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
-import { GoondanError, type GuardrailPlan, type JsonValue } from '@goondan/core';
+import type { GuardrailPlan, JsonValue } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { resolveProfile } from './people-store.ts';
 
 /** What happens to the personal memories when two profiles become one (docs/assistant.md#people). */

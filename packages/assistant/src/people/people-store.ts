@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** The longest profile name or alias, in characters. */
 export const NAME_MAX_CHARS = 100;

@@ -1,4 +1,5 @@
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { assistantDatabase } from '../store/assistant-database.ts';
 import { readWhen } from './read-when.ts';
 import { remindersSchema } from './reminders-schema.ts';

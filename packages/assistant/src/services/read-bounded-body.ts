@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /**
  * Reads a response body up to `maxBytes`, chunk by chunk: a body announced (content-length) or found to be larger

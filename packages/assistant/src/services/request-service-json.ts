@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { parseServiceJson, readBoundedBody } from './read-bounded-body.ts';
 import { retryAfterSeconds, serviceHttpError, serviceUnreachable } from './service-errors.ts';
 

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** Longest piece of a service's own error text quoted in a message (it may be an HTML page). */
 const QUOTED_CHARS = 300;

@@ -1,5 +1,6 @@
 import { resolve, sep } from 'node:path';
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 const stateSegment = `${sep}.goondan${sep}workspaces${sep}`;
 

@@ -1,4 +1,5 @@
-import { GoondanError, type JsonValue } from '@goondan/core';
+import type { JsonValue } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { requestServiceJson } from '../services/request-service-json.ts';
 import { serviceCredential } from '../services/service-credential.ts';
 import { type SearchProviderName, type SearchResult, searchProviders } from './search-providers.ts';

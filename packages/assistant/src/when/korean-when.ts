@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { koreanNumber, koreanNumberPattern } from './korean-numbers.ts';
 import { addDays, daysInMonth, epochOfWallClock, type WallClock, wallClockOf } from './zoned-time.ts';
 

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { ParsedResult, Parser } from 'chrono-node';
 import { koreanWhenPattern, resolveKoreanWhen } from './korean-when.ts';
 import { looksRecurring, parseRecurring, type RecurringWhen } from './recurring-when.ts';

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { koreanNumber, koreanNumberPattern } from './korean-numbers.ts';
 import { type Groups, koreanWhenPattern, resolveTime } from './korean-when.ts';
 import { addDays, epochOfWallClock, isoInZone, rfc5545Stamp, wallClockOf } from './zoned-time.ts';

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** Wall-clock fields of an instant in a zone. `weekday` is 0 (Sunday) … 6 (Saturday), `month` 1 … 12. */
 export interface WallClock {

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { randomUUID } from 'node:crypto';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { Profile } from '../people/people-store.ts';
 import { inviteCodeHash, newInviteCode } from './invite-code.ts';
 

@@ -2,7 +2,8 @@
  * clipboard__read / clipboard__write: this machine's clipboard (docs/assistant-devices.md#clipboard). Reading is
  * refused to turns from remote sources unless config.readSources names them: the clipboard can hold anything.
  */
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import {
   DEFAULT_CLIPBOARD_READ_SOURCES,
   mayReadClipboard,

@@ -2,7 +2,8 @@
  * Contacts over CardDAV or in a local vCard file (docs/assistant.md#calendar-and-contacts): search and detail,
  * both safe. Answers are bounded: at most 20 search hits, 5 details.
  */
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { findContacts } from '../../src/contacts/find-contacts.ts';
 import { loadContacts } from '../../src/contacts/load-contacts.ts';
 import { answerPendingAuthorization } from '../../src/dav/answer-pending-authorization.ts';

@@ -2,7 +2,8 @@
  * github__* (docs/assistant-pack-2.md#github) on Octokit. Without a grant yet, a call answers the OAuth host's
  * authorization_required (the link or device code to show the person) instead of calling GitHub.
  */
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { Octokit } from '@octokit/rest';
 import { DEFAULT_GITHUB_API, githubClient } from '../../src/github/github-client.ts';
 import { githubError } from '../../src/github/github-errors.ts';

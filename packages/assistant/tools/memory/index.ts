@@ -1,4 +1,5 @@
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import {
   checkedMemoryText,
   type MemoryOwner,

@@ -4,7 +4,8 @@
  * remembered as a secret (masked in every log and trace) and never part of a result.
  */
 import { readTelegramBotSettings } from '@goondan/base';
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import {
   storeTelegramBot,
   telegramApi,

@@ -3,7 +3,8 @@
  * assistant.db, no outside service. Members are people profiles (user__set_current says who speaks); each agent
  * instance is in one workspace at a time, and workspace memory and kanban boards are that workspace's.
  */
-import { GoondanError, type ToolContext } from '@goondan/core';
+import type { ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { speakerOf } from '../../src/people/people-database.ts';
 import { currentProfile, type Profile } from '../../src/people/people-store.ts';
 import { workspaceDatabase } from '../../src/workspaces/workspace-database.ts';

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type ConnectorResource, GoondanError } from '@goondan/core';
+import type { ConnectorResource } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 function real(path: string): string {
   try {

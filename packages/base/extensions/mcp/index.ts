@@ -13,7 +13,8 @@
  * described in docs; the rules live next to the code: parse-config.ts (config), mcp-connection.ts (connect,
  * reconnect, timeouts), mcp-bridge.ts (registration, list_changed, collisions), to-tool-output.ts (results).
  */
-import { type ExtensionApi, GoondanError } from '@goondan/core';
+import type { ExtensionApi } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { McpBridge } from './mcp-bridge.ts';
 import { parseMcpConfig } from './parse-config.ts';
 

@@ -1,4 +1,5 @@
-import { GoondanError, type OAuthCaller } from '@goondan/core';
+import type { OAuthCaller } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {

@@ -1,4 +1,5 @@
-import { GoondanError, type JsonValue } from '@goondan/core';
+import type { JsonValue } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /**

@@ -1,4 +1,5 @@
-import { GoondanError, type JsonValue, type ValueSource } from '@goondan/core';
+import type { JsonValue, ValueSource } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** Where grammY sends Bot API calls unless the config says otherwise. */
 export const DEFAULT_API_ROOT = 'https://api.telegram.org';

@@ -1,5 +1,5 @@
 import type { JsonValue, Message, ToolCallMiddleware, ToolCatalogItem } from '@goondan/core';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { exposeCatalog, isControlTool } from './expose-catalog.ts';
 
 /** The same item marked deferred, one copy per item (so the model-tool conversion cache keeps hitting). */

@@ -1,5 +1,5 @@
 import type { JsonValue, ToolCallMiddleware, TurnMiddleware } from '@goondan/core';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** Identical calls allowed per turn by default; the next one is answered with a hint (E_TOOL_REPEATED). */
 export const DEFAULT_REPEAT_LIMIT = 2;

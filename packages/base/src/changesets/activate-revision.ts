@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { withActivationLock } from './activation-lock.ts';
 import type { BundleRepository } from './locate-bundle-repository.ts';
 import { git, runGit } from './run-git.ts';

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import type { BundleRepository } from './locate-bundle-repository.ts';
 import { git } from './run-git.ts';
 

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { git, runGit } from './run-git.ts';
 
 /** The git facts a changeset needs about a bundle: where its repository is and which branch is active. */

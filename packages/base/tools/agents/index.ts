@@ -3,7 +3,8 @@
  * (fire-and-forget), spawn, list and catalog. Everything goes through `ctx.agents`, the Orchestrator client of the
  * agent process; failures come back as error ToolResults with agent error codes (E_AGENT_UNKNOWN, E_AGENT_CRASHED, …) (spec §2.6.5).
  */
-import { type AgentsRuntime, GoondanError, type JsonValue, type ToolContext } from '@goondan/core';
+import type { AgentsRuntime, JsonValue, ToolContext } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 interface TargetInput {
   target: string;

@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import type { ToolContext, ToolHandler } from '@goondan/core';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { resolveInsideWorkdir } from '../../src/resolve-inside-workdir.ts';
 import { type ProcessResult, runProcess } from './run-process.ts';
 

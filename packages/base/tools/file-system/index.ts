@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import type { ToolContext, ToolHandler } from '@goondan/core';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { confinementCheckpoint } from '../../src/confinement-test-hook.ts';
 import { withWorkdir } from '../../src/directory-handle.ts';
 import { type Location, withLocation } from '../../src/locate-inside-workdir.ts';

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import type { ToolContext } from '@goondan/core';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { confinementCheckpoint } from '../../src/confinement-test-hook.ts';
 import {
   type DirectoryHandle,

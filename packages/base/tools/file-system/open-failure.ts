@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 
 /** E_FILE_NOT_FOUND for a path with nothing there. */
 export function notFound(target: { relativePath: string }, what = 'file'): GoondanError {

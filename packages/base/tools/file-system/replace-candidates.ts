@@ -1,5 +1,5 @@
 import type { ToolContext } from '@goondan/core';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { confinementCheckpoint } from '../../src/confinement-test-hook.ts';
 import { release, type Workdir } from '../../src/directory-handle.ts';
 import { openLocatedDirectory, withLocation } from '../../src/locate-inside-workdir.ts';

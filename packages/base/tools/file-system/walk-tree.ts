@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync } from 'node:fs';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import {
   type DirectoryHandle,
   entryPath,

@@ -5,7 +5,7 @@ import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { JsonValue } from '@goondan/core';
-import { GoondanError } from '@goondan/core';
+import { GoondanError } from '@goondan/core/errors';
 import { blockedAddressReason } from '../../src/is-blocked-address.ts';
 import { concatBytes, decodeUtf8Strict } from '../../src/utf8.ts';
 
