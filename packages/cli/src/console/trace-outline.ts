@@ -10,9 +10,13 @@ const pendingNow = (record: ApprovalRecord, now: number): ApprovalRecord =>
 
 function checkTraceId(traceId: string): void {
   if (!/^[0-9a-f]{32}$/.test(traceId)) {
-    throw new GoondanError('E_CONSOLE_TRACE_NOT_FOUND', `'${traceId}' is not a trace id (32 hexadecimal characters).`, {
-      suggestion: 'Pick a trace from the list (GET /console/api/traces) or from gdn trace --json.',
-    });
+    throw new GoondanError(
+      'E_CONSOLE_TRACE_NOT_FOUND',
+      `'${traceId.length > 40 ? `${traceId.slice(0, 40)}…` : traceId}' is not a trace id (32 hexadecimal characters).`,
+      {
+        suggestion: 'Pick a trace from the list (GET /console/api/traces) or from gdn trace --json.',
+      },
+    );
   }
 }
 

@@ -378,7 +378,7 @@ export const errorCodes = {
   E_SERVE_BAD_REQUEST: {
     name: 'ServeBadRequestError',
     suggestion:
-      'Send a JSON object (Content-Type: application/json) with the fields the endpoint documents, of the types it documents; the message names the field.',
+      'Send the fields the endpoint documents (a JSON object with Content-Type: application/json, or the query parameters of a GET), of the types it documents; the message names the field.',
   },
   E_SERVE_BODY_TOO_LARGE: {
     name: 'ServeBodyTooLargeError',
