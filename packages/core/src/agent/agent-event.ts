@@ -33,11 +33,27 @@ export type TraceCaller = {
 };
 
 let counter = 0;
+let lastMs = -1;
+let lastMsText = '';
+/** 36⁴: four base-36 digits of randomness. */
+const RANDOM_SPAN = 1_679_616;
 
-/** A fresh id with a readable prefix: `evt_lz3k9a_1`. */
+/**
+ * A fresh id with a readable prefix: `evt_lz3k9a_1`. Several go into every message (docs/performance.md): the
+ * time's digits are reused within a millisecond, and the random part is an integer's (a float's base-36 digits cost
+ * several times more).
+ */
 export function newId(prefix: string): string {
   counter += 1;
-  return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}_${counter}`;
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastMsText = now.toString(36);
+  }
+  const random = Math.floor(Math.random() * RANDOM_SPAN)
+    .toString(36)
+    .padStart(4, '0');
+  return `${prefix}_${lastMsText}${random}_${counter}`;
 }
 
 export function userEvent(input: string, source = 'cli'): AgentEvent {

@@ -173,7 +173,7 @@ async function openLocked(
     model,
     callSettings: modelResource ? modelCallSettings(modelResource, agent.spec.modelConfig?.params) : {},
     ...(modelResource ? { modelResource } : {}),
-    conversation: new ConversationStore(db),
+    conversation: new ConversationStore(db, { soleWriter: options.writer }),
     traces: new TraceStore(db),
     workdir: paths.workdir,
     observer: options.observer,

@@ -117,12 +117,8 @@ export class AgentsClient implements AgentsRuntime {
       MAX_AGENT_REQUEST_TIMEOUT_MS,
     );
     const correlationId = newId('corr');
-    const replyTo: RequestReplyTo = {
-      target: this.options.agent,
-      correlationId,
-      timeoutMs,
-      ...(options.async ? { async: true } : {}),
-    };
+    const replyTo: RequestReplyTo = { target: this.options.agent, correlationId, timeoutMs };
+    if (options.async) replyTo.async = true;
     const event = this.agentEvent(options, replyTo);
     return this.exchange({
       to: target.address,
@@ -212,25 +208,23 @@ export class AgentsClient implements AgentsRuntime {
     return { agent, instanceKey: key, address: formatAddress(agent, key) };
   }
 
+  /** Built field by field, not with conditional spreads: one goes into every request and send. */
   private agentEvent(options: AgentSendOptions, replyTo: RequestReplyTo | undefined): AgentEvent {
-    return {
+    const event: AgentEvent = {
       id: newId('evt'),
       type: eventTypes.agentMessage,
       input: options.input,
       source: { kind: 'agent', name: this.options.agent },
-      ...(replyTo ? { replyTo } : {}),
-      ...(options.trace
-        ? {
-            traceContext: {
-              traceId: options.trace.traceId,
-              parentSpanId: options.trace.spanId,
-              ...(options.trace.caller ? { caller: options.trace.caller } : {}),
-            },
-          }
-        : {}),
-      ...(options.data === undefined ? {} : { data: options.data }),
       createdAt: new Date().toISOString(),
     };
+    if (replyTo) event.replyTo = replyTo;
+    const trace = options.trace;
+    if (trace) {
+      event.traceContext = { traceId: trace.traceId, parentSpanId: trace.spanId };
+      if (trace.caller) event.traceContext.caller = trace.caller;
+    }
+    if (options.data !== undefined) event.data = options.data;
+    return event;
   }
 
   /** Asks the orchestrator (a query it answers itself, e.g. `oauth.token`) and resolves with its result. */
@@ -261,7 +255,8 @@ export class AgentsClient implements AgentsRuntime {
     signal?: AbortSignal;
     timeoutMessage: string;
   }): Promise<ReplyData> {
-    const { to, event, correlationId, signal, transport } = { ...options, transport: this.options.transport };
+    const { to, event, correlationId, signal } = options;
+    const transport = this.options.transport;
     if (signal?.aborted)
       return Promise.reject(new GoondanError('E_TOOL_ABORTED', 'The request was cancelled before it was sent.'));
     return new Promise((resolve, reject) => {

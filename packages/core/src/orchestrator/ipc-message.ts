@@ -143,15 +143,17 @@ export function controlEvent(options: {
   input?: string;
   replyTo?: RequestReplyTo;
 }): AgentEvent {
-  return {
+  // Field by field, not with conditional spreads: every reply and notification is one.
+  const event: AgentEvent = {
     id: newId('evt'),
     type: options.type,
     input: options.input ?? '',
     source: { kind: 'system', name: options.source },
-    ...(options.replyTo ? { replyTo: options.replyTo } : {}),
-    ...(options.data === undefined ? {} : { data: options.data }),
     createdAt: new Date().toISOString(),
   };
+  if (options.replyTo) event.replyTo = options.replyTo;
+  if (options.data !== undefined) event.data = options.data;
+  return event;
 }
 
 /** A reply event answering `correlationId`. */

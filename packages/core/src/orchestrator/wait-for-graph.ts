@@ -27,6 +27,8 @@ export class WaitForGraph {
    */
   cycleThrough(from: string, to: string): string[] | null {
     if (from === to) return [from, to];
+    // The usual case: the callee waits on nobody.
+    if (!this.edges.has(to)) return null;
     const previous = new Map<string, string>([[to, to]]);
     const stack = [to];
     while (stack.length > 0) {

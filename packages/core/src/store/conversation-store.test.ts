@@ -265,3 +265,26 @@ describe('ConversationStore compaction schedule', () => {
     expect(store.load()).toHaveLength(1_000);
   });
 });
+
+describe('ConversationStore handled events', () => {
+  test('a sole writer answers hasEvent like the database: ids stored earlier, written since, rolled back, pruned', () => {
+    const { db, store: earlier } = freshStore();
+    earlier.appendMany([textMessage('u-1', 'one')], { eventId: 'evt-1' });
+    const store = new ConversationStore(db, { compactAfterEvents: 0, soleWriter: true });
+    expect(store.hasEvent('evt-1')).toBe(true);
+    expect(store.hasEvent('evt-2')).toBe(false);
+    store.appendMany([textMessage('u-2', 'two')], { eventId: 'evt-2' });
+    expect(store.hasEvent('evt-2')).toBe(true);
+    // A write that rolls back leaves no handled event behind.
+    expect(() =>
+      store.inTransaction(() => {
+        store.appendMany([textMessage('u-3', 'three')], { eventId: 'evt-3' });
+        throw new Error('rolled back');
+      }),
+    ).toThrow();
+    expect(store.hasEvent('evt-3')).toBe(false);
+    store.appendMany([textMessage('u-4', 'four')], { eventId: 'evt-4' });
+    store.pruneHandledEvents(1);
+    expect([store.hasEvent('evt-1'), store.hasEvent('evt-2'), store.hasEvent('evt-4')]).toEqual([false, false, true]);
+  });
+});

@@ -20,6 +20,11 @@ export interface ConversationStoreOptions {
   compactAfterEvents?: number;
   /** Told when an automatic compaction fails; the write that triggered it has committed, and a later write retries. */
   onCompactionError?: (error: unknown) => void;
+  /**
+   * This store's process holds the instance's writer lock, so no other connection records handled events:
+   * `hasEvent` may then answer "not handled" from memory (see handledIds).
+   */
+  soleWriter?: boolean;
 }
 
 export interface ConversationWriteOptions {
@@ -92,6 +97,14 @@ export class ConversationStore {
   private readonly readState: Transaction<[], ReadState>;
   private readonly compactNow: Transaction<[], CompactionResult>;
   private readonly runWrite: Transaction<[() => void], void>;
+  private readonly soleWriter: boolean;
+  /**
+   * With soleWriter: every id handled_events may hold (a superset: the id of a write that rolled back stays), read
+   * at the first `hasEvent` and added to by this store's writes. An id not in it was never recorded, so the usual
+   * answer (a new event) reads nothing: a read of the database takes the WAL read locks, several µs on every turn
+   * (docs/performance.md). An id in it is checked in the database.
+   */
+  private handledIds: Set<string> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -99,6 +112,7 @@ export class ConversationStore {
   ) {
     this.compactAfterEvents = Math.max(0, options.compactAfterEvents ?? DEFAULT_COMPACT_AFTER_EVENTS);
     this.onCompactionError = options.onCompactionError;
+    this.soleWriter = options.soleWriter === true;
     this.writeMany = db.transaction(
       (events: readonly ConversationEvent[], turnId: string | null, eventId: string | null) =>
         this.writeUnlocked(events, turnId, eventId),
@@ -165,6 +179,10 @@ export class ConversationStore {
 
   /** True when a write recorded this event id (its turn appended its input): a redelivery must not run again. */
   hasEvent(eventId: string): boolean {
+    if (this.soleWriter) {
+      this.handledIds ??= this.readHandledIds();
+      if (!this.handledIds.has(eventId)) return false;
+    }
     return (
       this.db
         .query<{ one: number }, [string]>('SELECT 1 AS one FROM handled_events WHERE event_id = ?')
@@ -179,6 +197,14 @@ export class ConversationStore {
         'DELETE FROM handled_events WHERE seq <= (SELECT coalesce(max(seq), 0) FROM handled_events) - ?',
       )
       .run(Math.max(0, Math.floor(keep)));
+    // Read again now, off the path of a turn, so the ids pruned do not pile up in memory (inside a transaction,
+    // which may yet roll back, at the next hasEvent instead).
+    if (this.handledIds) this.handledIds = this.db.inTransaction ? null : this.readHandledIds();
+  }
+
+  private readHandledIds(): Set<string> {
+    const rows = this.db.query<{ event_id: string }, []>('SELECT event_id FROM handled_events').all();
+    return new Set(rows.map((row) => row.event_id));
   }
 
   /** The conversation now: the latest base with every later event applied in order. */
@@ -219,6 +245,7 @@ export class ConversationStore {
   private writeUnlocked(events: readonly ConversationEvent[], turnId: string | null, eventId: string | null): void {
     for (const event of events) this.insert(event, turnId);
     if (eventId !== null) {
+      this.handledIds?.add(eventId);
       this.db
         .query<unknown, [string, string | null, number]>(
           'INSERT OR IGNORE INTO handled_events (event_id, turn_id, created_at) VALUES (?, ?, ?)',
