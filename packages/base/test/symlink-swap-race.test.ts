@@ -67,7 +67,10 @@ describe('file-system confinement against a directory flipped to a symbolic link
     let succeeded = 0;
     try {
       expect(await firstLine(swapper.stdout)).toBe('swapping');
-      for (let attempt = 0; attempt < ROUNDS; attempt++) {
+      // On a loaded machine the swapper can be off the CPU with `d` a link for the whole of ROUNDS: every call is
+      // then (rightly) refused. Rounds go on until some call got through too, within a deadline.
+      const deadline = Date.now() + 30_000;
+      for (let attempt = 0; attempt < ROUNDS || (succeeded === 0 && Date.now() < deadline); attempt++) {
         for (const [name, input] of round) {
           try {
             const result = JSON.stringify(await handlers[name]!(ctx, input));
