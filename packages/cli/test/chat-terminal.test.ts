@@ -1,0 +1,86 @@
+// gdn chat on a real terminal: run under script(1), which gives it a pseudo-terminal for stdin, stdout and stderr,
+// as a person's shell would. The piped-input behaviour is in chat.test.ts.
+import { afterAll, describe, expect, test } from 'bun:test';
+import { stripVTControlCharacters } from 'node:util';
+import { agentBundle, cleanupTempDirs, cliEnv, mainTs, scriptedModel } from './helpers.ts';
+
+afterAll(cleanupTempDirs);
+
+/** Starts `gdn ARGS` on a pseudo-terminal; `type` writes to its keyboard, `waitFor` reads what the terminal shows. */
+function onTerminal(args: string[]) {
+  const command = [process.execPath, mainTs, ...args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
+  const proc = Bun.spawn(['script', '--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
+    env: cliEnv({ TERM: 'xterm-256color', FORCE_COLOR: '1', NO_COLOR: '', COLUMNS: '100', LINES: '40' }),
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  let screen = '';
+  const waiters: { text: string | RegExp; resolve: () => void }[] = [];
+  const shows = (text: string | RegExp) => (typeof text === 'string' ? screen.includes(text) : text.test(screen));
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) {
+      screen += decoder.decode(chunk, { stream: true });
+      for (const waiter of waiters.splice(0)) {
+        if (shows(waiter.text)) waiter.resolve();
+        else waiters.push(waiter);
+      }
+    }
+  })();
+  return {
+    proc,
+    screen: () => screen,
+    type(text: string) {
+      proc.stdin.write(text);
+      proc.stdin.flush();
+    },
+    waitFor(text: string | RegExp, timeoutMs = 30_000): Promise<void> {
+      if (shows(text)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`the terminal never showed ${String(text)}; it shows:\n${screen}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          text,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+      });
+    },
+  };
+}
+
+const plain = (text: string) => stripVTControlCharacters(text).replaceAll('\r', '');
+const ESC = String.fromCharCode(27);
+
+describe('gdn chat on a terminal', () => {
+  test('prompt, a spinner while the model thinks, the reply rendered as Markdown, slash commands, /exit', async () => {
+    const bundle = await agentBundle(
+      scriptedModel([{ delayMs: 1500, text: 'Here is **the plan**:\n\n- first step\n- second step\n' }]),
+    );
+    const chat = onTerminal(['chat', '--bundle', bundle]);
+    await chat.waitFor('you>');
+    chat.type('/tools\r');
+    await chat.waitFor('tools in the catalog');
+    chat.type('What is the plan?\r');
+    // yocto-spinner draws braille frames on the terminal while the scripted model waits its 1.5 s.
+    await chat.waitFor('thinking…');
+    // The reply, then the next prompt.
+    await chat.waitFor(/second step[\s\S]*you>/);
+    chat.type('/exit\r');
+    expect(await chat.proc.exited).toBe(0);
+
+    const screen = chat.screen();
+    expect(screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    // Markdown on a terminal: bold drawn with an escape sequence, not with asterisks.
+    expect(screen).not.toContain('**the plan**');
+    expect(screen).toMatch(new RegExp(`${ESC}\\[1m(${ESC}\\[[0-9;]*m)*the plan`));
+    const text = plain(screen);
+    expect(text).toContain('the plan');
+    expect(text).toContain('second step');
+  });
+});
