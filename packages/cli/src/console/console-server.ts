@@ -22,7 +22,7 @@ export function startConsoleServer(options: {
   token?: string;
   allowedOrigins?: string[];
 }): ConsoleServer {
-  checkListenAddress(options.hostname, options.token);
+  checkListenAddress(options.hostname, options.token, 'gdn trace --serve');
   const { bundle } = options;
   const context = { bundle: () => bundle };
   const approvals: Route[] = [

@@ -19,7 +19,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** Throws E_SERVE_TOKEN_REQUIRED when asked to listen beyond loopback without a token. */
-export function checkListenAddress(hostname: string, token: string | undefined): void {
+export function checkListenAddress(hostname: string, token: string | undefined, command = 'gdn serve'): void {
   if (isLoopbackHost(hostname) || token) return;
-  throw new GoondanError('E_SERVE_TOKEN_REQUIRED', `gdn serve will not listen on ${hostname} without a token.`);
+  throw new GoondanError('E_SERVE_TOKEN_REQUIRED', `${command} will not listen on ${hostname} without a token.`);
 }
