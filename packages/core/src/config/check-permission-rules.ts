@@ -1,5 +1,5 @@
 import { closestName } from '../errors/closest-names.ts';
-import type { PermissionRules } from '../permissions/permission-types.ts';
+import { isToolNameGlob, type PermissionRules } from '../permissions/permission-types.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { problemAt } from './create-problem.ts';
 import type { AgentResource, BundleProblem, Resource, ToolResource } from './resources.ts';
@@ -53,7 +53,7 @@ function toolNames(rules: PermissionRules | unknown): string[] {
 }
 
 function unknownExport(name: string, resources: Map<string, Resource>): string | null {
-  if (/[*?{]/.test(name)) return null;
+  if (isToolNameGlob(name)) return null;
   const separator = name.indexOf('__');
   if (separator <= 0) return null;
   const tool = resources.get(`Tool/${name.slice(0, separator)}`) as ToolResource | undefined;

@@ -22,6 +22,7 @@ import {
   type ReplyData,
   type RequestReplyTo,
   type SendAckData,
+  type WireError,
 } from './ipc-message.ts';
 import { PausableTimer } from './pausable-timer.ts';
 import { agentCatalog, checkTarget, type SwarmTopology } from './swarm-topology.ts';
@@ -33,7 +34,7 @@ const QUERY_TIMEOUT_MS = 30_000;
 const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /** An error that crossed the wire: a GoondanError again when the code is ours. */
-export function wireError(error: NonNullable<ReplyData['error']>): GoondanError {
+export function wireError(error: WireError): GoondanError {
   if (error.code in errorCodes) {
     return new GoondanError(
       error.code as ErrorCode,

@@ -103,7 +103,7 @@ export const eventTypes = {
 /** What `agent.send.ack` carries: the ids of the sends accepted, or of those refused with the error. */
 export interface SendAckData {
   eventIds: string[];
-  error?: { code: string; message: string; suggestion?: string };
+  error?: WireError;
 }
 
 /** A request's replyTo with the caller's terms (addition: how long it waits, and whether it blocks its turn). */
@@ -120,7 +120,14 @@ export interface ReplyData {
   /** The request event this answers (lets the orchestrator count the callee's turn even after a timeout). */
   eventId?: string;
   result?: JsonValue;
-  error?: { code: string; message: string; suggestion?: string };
+  error?: WireError;
+}
+
+/** A coded error in a message (toWireError). */
+export interface WireError {
+  code: string;
+  message: string;
+  suggestion?: string;
 }
 
 /** `agent` + `instanceKey` → `agent/instanceKey`. */
@@ -166,20 +173,17 @@ export function replyEvent(options: { source: string; data: ReplyData; input?: s
   });
 }
 
+/** A coded error as it crosses the wire: its code, message and suggestion, nothing else (no stack, no cause). */
+export function toWireError(error: { code: string; message: string; suggestion?: string | undefined }): WireError {
+  const { code, message, suggestion } = error;
+  return suggestion ? { code, message, suggestion } : { code, message };
+}
+
 /** A reply event that fails `correlationId` with a coded error. */
-export function errorReplyEvent(options: {
-  correlationId: string;
-  eventId: string;
-  error: { code: string; message: string; suggestion?: string };
-}): AgentEvent {
-  const { code, message, suggestion } = options.error;
+export function errorReplyEvent(options: { correlationId: string; eventId: string; error: WireError }): AgentEvent {
   return replyEvent({
     source: ORCHESTRATOR,
-    data: {
-      correlationId: options.correlationId,
-      eventId: options.eventId,
-      error: { code, message, ...(suggestion ? { suggestion } : {}) },
-    },
+    data: { correlationId: options.correlationId, eventId: options.eventId, error: toWireError(options.error) },
   });
 }
 

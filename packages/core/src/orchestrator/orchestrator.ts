@@ -24,6 +24,7 @@ import {
   type RequestReplyTo,
   replyEvent,
   type SendAckData,
+  toWireError,
 } from './ipc-message.ts';
 import {
   type OrchestratorSnapshot,
@@ -559,13 +560,7 @@ export class Orchestrator {
   private ackSends(sender: ProcessRecord, eventIds: string[], error?: GoondanError): void {
     if (!sender.connection) return;
     const data: SendAckData = { eventIds };
-    if (error) {
-      data.error = {
-        code: error.code,
-        message: error.message,
-        ...(error.suggestion ? { suggestion: error.suggestion } : {}),
-      };
-    }
+    if (error) data.error = toWireError(error);
     const payload = controlEvent({
       type: eventTypes.sendAck,
       source: ORCHESTRATOR,

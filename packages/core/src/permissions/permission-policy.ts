@@ -5,7 +5,7 @@ import type {
   PermissionRules,
   RiskCategory,
 } from './permission-types.ts';
-import { DEFAULT_RISK_CATEGORY } from './permission-types.ts';
+import { DEFAULT_RISK_CATEGORY, isToolNameGlob } from './permission-types.ts';
 
 /** What an agent without `spec.permissions` does per category (docs/permissions.md). */
 export const DEFAULT_CATEGORY_DECISIONS: Readonly<Record<RiskCategory, PermissionDecision>> = {
@@ -123,11 +123,10 @@ function compile(rules: PermissionRules, label: string): CompiledRules {
   const exact = new Map<string, PermissionDecision>();
   const globs: CompiledRules['globs'] = [];
   for (const [pattern, decision] of Object.entries(rules.tools ?? {})) {
-    if (/[*?{[]/.test(pattern)) globs.push({ pattern, test: toolNameGlob(pattern), decision });
+    if (isToolNameGlob(pattern)) globs.push({ pattern, test: toolNameGlob(pattern), decision });
     else exact.set(pattern, decision);
   }
   globs.sort((left, right) => literalLength(right.pattern) - literalLength(left.pattern));
-
   const categories: CompiledRules['categories'] = {};
   for (const category of ['safe', 'sensitive', 'restricted'] as const) {
     if (rules[category] !== undefined) categories[category] = rules[category];

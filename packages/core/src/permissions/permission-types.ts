@@ -11,6 +11,11 @@ export const DEFAULT_RISK_CATEGORY: RiskCategory = 'sensitive';
 export const permissionDecisions = ['allow', 'ask', 'deny'] as const;
 export type PermissionDecision = (typeof permissionDecisions)[number];
 
+/** True when a tool rule is a glob (`*`, `?`, `{a,b}`, `[ab]`), matched with Bun.Glob, rather than one tool's name. */
+export function isToolNameGlob(pattern: string): boolean {
+  return /[*?{[]/.test(pattern);
+}
+
 /** One level of rules: a decision per category and per tool name (exact, or a glob with `*`). */
 export interface PermissionRules {
   safe?: PermissionDecision;

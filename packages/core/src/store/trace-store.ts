@@ -132,7 +132,7 @@ export class TraceStore {
         closed += this.db
           .query<unknown, [string, string]>(
             `UPDATE trace_spans SET status = 'cancelled',
-               ended_at = (SELECT MAX(MAX(started_at, COALESCE(ended_at, started_at))) FROM trace_spans WHERE trace_id = ?),
+               ended_at = (SELECT MAX(COALESCE(ended_at, started_at)) FROM trace_spans WHERE trace_id = ?),
                attributes = json_set(attributes, '$.interrupted', json('true'))
              WHERE trace_id = ? AND status = 'running'`,
           )
