@@ -36,6 +36,14 @@ async function authHeaders(ctx: Pick<ToolContext, 'agentName' | 'instanceKey' | 
   return { authorization: `${result.tokenType || 'Bearer'} ${result.accessToken}` };
 }
 
+/** Failures of the exchange itself: one the bounded fetch kept (the wire's own words) replaces them. */
+const davExchangeCodes: ReadonlySet<string> = new Set([
+  'E_DAV_UNREACHABLE',
+  'E_DAV_UNAUTHORIZED',
+  'E_DAV_REQUEST_FAILED',
+  'E_DAV_RESPONSE_TOO_LARGE',
+]);
+
 /** Any failure of a DAV exchange as a coded error: the wire's own (kept by the fetch) first, else E_DAV_REQUEST_FAILED. */
 function codedFailure(error: unknown, kept: GoondanError | undefined, host: string): GoondanError {
   if (kept) return kept;
@@ -81,7 +89,7 @@ export async function withDavClient<T>(
     });
     return await work(client, bounded.fetch);
   } catch (error) {
-    if (error instanceof GoondanError && !error.code.startsWith('E_DAV_')) throw error;
+    if (error instanceof GoondanError && !davExchangeCodes.has(error.code)) throw error;
     throw codedFailure(error, bounded.failure(), host);
   }
 }

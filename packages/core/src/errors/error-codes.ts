@@ -408,6 +408,11 @@ export const errorCodes = {
     suggestion:
       "The console's browser script (packages/cli/src/console/client) did not compile: reinstall @goondan/cli, or report the message.",
   },
+  E_CONSOLE_UNEXPECTED_RESPONSE: {
+    name: 'ConsoleUnexpectedResponseError',
+    suggestion:
+      'Something between the page and gdn answered instead of it (a proxy, a stopped server): check that gdn serve or gdn trace --serve still runs at that address, then reload.',
+  },
   E_INSTANCE_NOT_FOUND: {
     name: 'InstanceNotFoundError',
     suggestion:

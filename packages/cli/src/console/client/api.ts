@@ -34,7 +34,12 @@ async function failure(response: Response): Promise<ApiError> {
     const body = (await response.json()) as { error?: { code: string; message: string; suggestion?: string } };
     if (body.error) return new ApiError(response.status, body.error.code, body.error.message, body.error.suggestion);
   } catch {}
-  return new ApiError(response.status, 'E_HTTP', `The server answered ${response.status}.`);
+  // Not an answer of gdn's (a proxy's error page, a server that went away mid-answer): no code of its own.
+  return new ApiError(
+    response.status,
+    'E_CONSOLE_UNEXPECTED_RESPONSE',
+    `The server answered ${response.status} without a coded error.`,
+  );
 }
 
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
