@@ -76,9 +76,12 @@ export class AgentProcessHost {
       /** Called once the process should end: after the shutdown ack, or when the orchestrator is gone. */
       exit: (code: number) => void;
       observe: boolean;
+      /** Messages that came before this host existed (a spare's shutdown right after its config), handled first. */
+      earlier?: readonly IpcMessage[];
     },
   ) {
     this.address = formatAddress(options.agent, options.instanceKey);
+    for (const message of options.earlier ?? []) this.receive(message);
     options.transport.onMessage((message) => this.receive(message));
     options.transport.onClose(() => {
       // The orchestrator is gone: nobody can read our replies, and an orphan must not live on.

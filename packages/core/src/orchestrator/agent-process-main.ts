@@ -16,7 +16,7 @@ import type { JsonValue } from '../types.ts';
 import { AgentProcessHost } from './agent-process-host.ts';
 import { AgentsClient } from './agents-client.ts';
 import { bundleFromJson, lazyToolHandlers } from './bundle-transfer.ts';
-import { eventTypes } from './ipc-message.ts';
+import { eventTypes, type IpcMessage } from './ipc-message.ts';
 import { createParentTransport } from './process-transport.ts';
 import type { AgentProcessConfig } from './spawn-agent-process.ts';
 import { resolveSwarm } from './swarm-topology.ts';
@@ -39,6 +39,13 @@ const parentPid = spare
 setInterval(() => {
   if (process.ppid !== parentPid) exit(0);
 }, ORPHAN_CHECK_MS).unref();
+// Everything else that comes before the host exists is kept for it: a spare is told its config, and the
+// orchestrator may already send more (a shutdown, an event) before the code awaiting the config runs again.
+const startMessages: ReadonlySet<string> = new Set([eventTypes.environment, eventTypes.bundle, eventTypes.config]);
+const earlier: IpcMessage[] = [];
+const stopKeeping = transport.onMessage((message) => {
+  if (message.type !== 'event' || !startMessages.has(message.payload.type)) earlier.push(message);
+});
 const received = new Promise<Bundle>((resolve) => {
   const stop = transport.onMessage((message) => {
     if (message.type !== 'event') return;
@@ -74,12 +81,14 @@ const config: AgentProcessConfig = !spare
 // An error escaping a tool (its timer, an unawaited promise) fails that call or is logged; the agent lives on.
 guardProcessErrors({ log: (line) => console.error(`[agent ${config.agent}] ${line}`) });
 
+stopKeeping();
 const host = new AgentProcessHost({
   transport,
   agent: config.agent,
   instanceKey: config.instanceKey,
   exit,
   observe: config.observe,
+  earlier,
 });
 
 try {
