@@ -4,7 +4,8 @@
  * does: conversation, trace spans and audit rows in one SQLite file (WAL), one commit per group of messages. The
  * peer is the AI SDK's own tool loop (streamText with execute + stepCountIs(2)) on the same scripted model; it keeps
  * everything in memory and has no permissions, validation of its own, middleware, trace or audit.
- * CPU time per step (user + system of this process), turns of both sides interleaved.
+ * CPU time per step (user + system of this process), turns of both sides interleaved. Our own work per step is our
+ * turn less the same two model calls made alone (modelCallsAlone), measured the same way.
  * Usage: npm run bench:step [-- --json]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +28,7 @@ import {
   userEvent,
 } from '@goondan/core';
 import { jsonSchema, type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai';
+import { streamModelStep } from '../packages/core/src/models/stream-model-step.ts';
 import { type BenchRow, compare, cpuTime, report } from './harness.ts';
 
 const turns = 120;
@@ -80,7 +82,7 @@ function ours(size: number, past: Message[]) {
   if (past.length > 0) conversation.appendMany(past);
   const store = new AuditStore(db);
   // A checkout from before AuditBatch (for before/after figures) writes a row per call, as it did then.
-  const model = createScriptedModel(script(turns + warmup + 5));
+  const model = createScriptedModel(script(2 * (turns + warmup) + 5));
   const audit = 'AuditBatch' in core ? new core.AuditBatch(db, store) : undefined;
   const agent = { apiVersion: 'goondan.ai/v1', kind: 'Agent', metadata: { name: 'bench' }, spec: {} } as AgentResource;
   const instance = new AgentInstance({
@@ -145,6 +147,36 @@ function aiSdkLoop(size: number, past: ModelMessage[]) {
   };
 }
 
+/**
+ * The model calls of one of our turns and nothing else: the same two calls our step makes (prompt and tools
+ * converted by the AI SDK, the stream read), on the same history, without the runtime around them. What our turn
+ * costs beyond this is our own work: the loop, the catalog, permissions, the executor, persistence, spans.
+ */
+function modelCallsAlone(size: number, past: ModelMessage[]) {
+  const tools: ToolSet = {};
+  for (let index = 0; index < size; index += 1) {
+    tools[`tool${index}__run`] = tool({ description: `Tool ${index}`, inputSchema: jsonSchema(schema) });
+  }
+  const model = createScriptedModel(script(turns + warmup + 5));
+  const signal = new AbortController().signal;
+  return async () => {
+    model.calls.length = 0;
+    const messages: ModelMessage[] = [...past, { role: 'user', content: 'go' }];
+    const first = await streamModelStep({ model, messages, tools, abortSignal: signal });
+    messages.push(...first.messages, {
+      role: 'tool',
+      content: first.toolCalls.map((call) => ({
+        type: 'tool-result' as const,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: 'json' as const, value: { ok: true } },
+      })),
+    });
+    const second = await streamModelStep({ model, messages, tools, abortSignal: signal });
+    if (first.toolCalls.length !== 1 || second.text !== 'done') throw new Error('unexpected model calls');
+  };
+}
+
 const rows: BenchRow[] = [];
 const own = new Map<number, number>();
 for (const [size, length] of [
@@ -166,8 +198,22 @@ for (const [size, length] of [
     },
     peer: async () => (await cpuTime(peerTurn)) / 2,
   });
+  if (size === 10) {
+    // Our own work: our turn against its model calls alone, interleaved the same way.
+    const calls = modelCallsAlone(size, past.peer);
+    const { ours: withRuntime, peer: alone } = await compare({
+      rounds: turns,
+      warmup,
+      ours: async () => {
+        const ns = await cpuTime(side.turn);
+        side.rewind();
+        return ns / 2;
+      },
+      peer: async () => (await cpuTime(calls)) / 2,
+    });
+    own.set(length, withRuntime.median - alone.median);
+  }
   await side.close();
-  if (size === 10) own.set(length, o.median - p.median);
   const described = length === 0 ? 'no history' : `history ${length.toLocaleString('en-US')} messages`;
   rows.push({
     figure: `step, ${size.toLocaleString('en-US')} tools, ${described}`,
@@ -185,7 +231,7 @@ for (const [size, length] of [
 const ownShort = own.get(0)!;
 const ownLong = own.get(10_000)!;
 rows.push({
-  figure: 'our own work per step, 10,000 messages vs none (ours − AI SDK)',
+  figure: 'our own work per step, 10,000 messages vs none (ours − its model calls alone)',
   unit: '×',
   ours: ownLong / ownShort,
   goal: '≤ 1.2×',

@@ -4,11 +4,10 @@ import type { AgentResource, ModelResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { thrownStackOf } from '../errors/thrown-stack.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
-import { aiSdk } from '../models/ai-sdk.ts';
 import { describeModelCallFailure } from '../models/describe-model-call-failure.ts';
 import type { ModelCallSettings } from '../models/model-call-settings.ts';
+import { streamModelStep } from '../models/stream-model-step.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
-import { withRetryNotices } from '../models/with-retry-notices.ts';
 import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
 import { ApprovalCoordinator, type ApprovalGate } from '../permissions/approvals.ts';
 import type {
@@ -693,52 +692,36 @@ export class AgentInstance {
     let calls: ToolCall[] = [];
     const cache: Record<string, number> = {};
     try {
-      const result = aiSdk().streamText({
-        // Each failed attempt the AI SDK retries is told as it happens (onModelRetry), not only the last one.
-        model: withRetryNotices(model, {
-          maxRetries: this.options.callSettings?.maxRetries ?? 2,
-          onRetry: (notice) =>
-            this.notify('onModelRetry', {
-              turnId: state.turnId,
-              stepIndex: state.stepIndex,
-              model: this.options.modelResource?.metadata.name ?? `${model.provider}:${model.modelId}`,
-              ...notice,
-            }),
-        }),
+      const result = await streamModelStep({
+        model,
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
         messages: state.modelMessages.map((message) => message.data as unknown as AiModelMessage),
         tools: await toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
         abortSignal: state.signal,
-        // Errors are read from the stream below; the SDK's default handler would print them to the console.
-        onError: () => {},
-        ...this.options.callSettings,
+        ...(this.options.callSettings ? { settings: this.options.callSettings } : {}),
+        onTextDelta: (delta) => this.notify('onTextDelta', delta),
+        // Each failed attempt that is retried is told as it happens (onModelRetry), not only the last one.
+        onRetry: (notice) =>
+          this.notify('onModelRetry', {
+            turnId: state.turnId,
+            stepIndex: state.stepIndex,
+            model: this.options.modelResource?.metadata.name ?? `${model.provider}:${model.modelId}`,
+            ...notice,
+          }),
       });
-      let streamError: unknown;
-      for await (const part of result.fullStream) {
-        if (part.type === 'text-delta') this.notify('onTextDelta', part.text);
-        else if (part.type === 'error') streamError = part.error;
-      }
-      if (streamError !== undefined) throw streamError;
       if (state.signal.aborted) return { ...outcome, finishReason: 'cancelled' };
-      const [response, toolCalls, usage, finishReason, text] = await Promise.all([
-        result.response,
-        result.toolCalls,
-        result.usage,
-        result.finishReason,
-        result.text,
-      ]);
-      outcome.text = text;
-      outcome.finishReason = finishReason;
-      outcome.usage = { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
-      const { cacheReadTokens, cacheWriteTokens } = usage.inputTokenDetails ?? {};
-      if (typeof cacheReadTokens === 'number') cache.cacheReadTokens = cacheReadTokens;
-      if (typeof cacheWriteTokens === 'number') cache.cacheWriteTokens = cacheWriteTokens;
+      const { cacheReadTokens, cacheWriteTokens, ...usage } = result.usage;
+      outcome.text = result.text;
+      outcome.finishReason = result.finishReason;
+      outcome.usage = usage;
+      if (cacheReadTokens !== undefined) cache.cacheReadTokens = cacheReadTokens;
+      if (cacheWriteTokens !== undefined) cache.cacheWriteTokens = cacheWriteTokens;
       // A call the provider ran itself (Anthropic's tool search) is answered already, in the same response.
-      calls = toolCalls.filter((call) => call.providerExecuted !== true).map(toToolCall);
+      calls = result.toolCalls.filter((call) => call.providerExecuted !== true).map(toToolCall);
       outcome.toolCalls = calls.length;
-      assistant = response.messages
-        .filter((message) => message.role === 'assistant')
-        .map((message) => createMessage(message as unknown as ModelMessage, { type: 'assistant', stepId: stepSpanId }));
+      assistant = result.messages.map((message) =>
+        createMessage(message as unknown as ModelMessage, { type: 'assistant', stepId: stepSpanId }),
+      );
     } catch (thrown) {
       if (state.signal.aborted) return { ...outcome, finishReason: 'cancelled' };
       const error = toToolError(thrown, { fallbackCode: 'E_MODEL_CALL_FAILED' });

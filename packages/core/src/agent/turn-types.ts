@@ -1,4 +1,4 @@
-import type { ModelRetryNotice } from '../models/with-retry-notices.ts';
+import type { ModelRetryNotice } from '../models/stream-model-step.ts';
 import type { ApprovalRecord } from '../permissions/permission-types.ts';
 import type { JsonValue, Message, ToolCatalogItem, ToolResult } from '../types.ts';
 import type { AgentEvent } from './agent-event.ts';

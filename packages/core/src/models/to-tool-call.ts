@@ -7,7 +7,7 @@ function isPlainObject(value: unknown): value is JsonObject {
 }
 
 /**
- * A tool call from the AI SDK (`await result.toolCalls`, or a `tool-call` stream part) → our ToolCall, keeping
+ * A tool call as the AI SDK parsed it (a `tool-call` part of the model call's stream) → our ToolCall, keeping
  * what the model actually sent so the executor, not the SDK, decides the outcome:
  *
  * - the name is the model's raw tool name, also for a tool that does not exist (the SDK marks those

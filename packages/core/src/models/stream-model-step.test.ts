@@ -1,0 +1,238 @@
+import { describe, expect, test } from 'bun:test';
+import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { jsonSchema, RetryError, type ToolSet, tool } from 'ai';
+import { createScriptedModel } from './scripted-model.ts';
+import { type ModelRetryNotice, retryDelayMs, streamModelStep } from './stream-model-step.ts';
+
+const tools: ToolSet = {
+  greet__hello: tool({
+    description: 'Say hello',
+    inputSchema: jsonSchema({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }),
+  }),
+};
+
+function failure(options: { retryable: boolean; headers?: Record<string, string>; status?: number }): APICallError {
+  return new APICallError({
+    message: `HTTP ${options.status ?? 503}`,
+    url: 'http://127.0.0.1:9/v1/chat/completions',
+    requestBodyValues: {},
+    statusCode: options.status ?? 503,
+    isRetryable: options.retryable,
+    ...(options.headers ? { responseHeaders: options.headers } : {}),
+  });
+}
+
+/** A model whose first calls throw the given errors, then streams `parts`. */
+function failingModel(errors: Error[], parts: LanguageModelV4StreamPart[]): LanguageModelV4 & { attempts: number } {
+  const model = {
+    specificationVersion: 'v4' as const,
+    provider: 'test',
+    modelId: 'failing',
+    supportedUrls: {},
+    attempts: 0,
+    async doGenerate(): Promise<never> {
+      throw new Error('not used');
+    },
+    async doStream() {
+      model.attempts += 1;
+      const error = errors[model.attempts - 1];
+      if (error) throw error;
+      return {
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+  return model;
+}
+
+const usage = {
+  inputTokens: { total: 7, noCache: 4, cacheRead: 3, cacheWrite: undefined },
+  outputTokens: { total: 2, text: 2, reasoning: undefined },
+};
+const hello: LanguageModelV4StreamPart[] = [
+  { type: 'stream-start', warnings: [] },
+  { type: 'text-start', id: 't' },
+  { type: 'text-delta', id: 't', delta: 'Hel' },
+  { type: 'text-delta', id: 't', delta: 'lo' },
+  { type: 'text-end', id: 't' },
+  { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+];
+// Fast retries: the provider asks for 1 ms.
+const quick = { 'retry-after-ms': '1' };
+
+describe('streamModelStep', () => {
+  test('text deltas as they come, tool calls, usage, finish reason and the assistant message', async () => {
+    const model = createScriptedModel([
+      { text: 'Calling.', toolCalls: [{ name: 'greet__hello', args: { name: 'Ada' } }] },
+    ]);
+    const deltas: string[] = [];
+    const result = await streamModelStep({
+      model,
+      instructions: 'Be brief.',
+      messages: [{ role: 'user', content: 'greet Ada' }],
+      tools,
+      settings: { temperature: 0.2, maxRetries: 0, providerOptions: { scripted: { x: 1 } } },
+      abortSignal: new AbortController().signal,
+      onTextDelta: (delta) => deltas.push(delta),
+    });
+    expect(deltas.join('')).toBe('Calling.');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(result.text).toBe('Calling.');
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.usage.inputTokens).toBeGreaterThan(0);
+    expect(result.toolCalls.map((call) => [call.toolName, call.input])).toEqual([['greet__hello', { name: 'Ada' }]]);
+    expect(result.messages).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Calling.' },
+          { type: 'tool-call', toolCallId: 'call_1_0', toolName: 'greet__hello', input: { name: 'Ada' } },
+        ],
+      },
+    ]);
+    // What the model was sent: the system instructions, the tools, the settings (maxRetries is ours, not the model's).
+    const [call] = model.calls;
+    expect(call!.prompt[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    expect(call!.toolNames).toEqual(['greet__hello']);
+    expect(call!.settings.temperature).toBe(0.2);
+    expect(call!.settings.providerOptions).toEqual({ scripted: { x: 1 } });
+    expect('maxRetries' in call!.settings).toBe(false);
+  });
+
+  test('cache reads are reported apart from the totals', async () => {
+    const result = await streamModelStep({
+      model: failingModel([], hello),
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      abortSignal: new AbortController().signal,
+    });
+    expect(result.usage).toEqual({ inputTokens: 7, outputTokens: 2, cacheReadTokens: 3 });
+    expect(result.messages).toEqual([{ role: 'assistant', content: [{ type: 'text', text: 'Hello' }] }]);
+  });
+
+  test('retryable failures are retried, each told as it happens, then the answer', async () => {
+    const model = failingModel(
+      [failure({ retryable: true, headers: quick }), failure({ retryable: true, headers: quick })],
+      hello,
+    );
+    const notices: ModelRetryNotice[] = [];
+    const result = await streamModelStep({
+      model,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      abortSignal: new AbortController().signal,
+      onRetry: (notice) => notices.push(notice),
+    });
+    expect(result.text).toBe('Hello');
+    expect(model.attempts).toBe(3);
+    expect(notices).toEqual([
+      { attempt: 1, maxAttempts: 3, message: 'HTTP 503' },
+      { attempt: 2, maxAttempts: 3, message: 'HTTP 503' },
+    ]);
+  });
+
+  test('retries used up: a RetryError holding every attempt; maxRetries 0 throws the error itself', async () => {
+    const errors = [0, 1, 2].map(() => failure({ retryable: true, headers: quick }));
+    const thrown = await streamModelStep({
+      model: failingModel(errors, hello),
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      abortSignal: new AbortController().signal,
+    }).catch((error: unknown) => error);
+    expect(RetryError.isInstance(thrown)).toBe(true);
+    expect((thrown as RetryError).errors).toEqual(errors);
+    expect((thrown as Error).message).toStartWith('Failed after 3 attempts. Last error: ');
+    expect((thrown as Error).message).toEndWith('HTTP 503');
+
+    const only = failure({ retryable: true });
+    const direct = await streamModelStep({
+      model: failingModel([only], hello),
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      settings: { maxRetries: 0 },
+      abortSignal: new AbortController().signal,
+    }).catch((error: unknown) => error);
+    expect(direct).toBe(only);
+  });
+
+  test('a failure that is not retryable is thrown at once, with no notice', async () => {
+    const refused = failure({ retryable: false, status: 401 });
+    const model = failingModel([refused], hello);
+    const notices: ModelRetryNotice[] = [];
+    const thrown = await streamModelStep({
+      model,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      abortSignal: new AbortController().signal,
+      onRetry: (notice) => notices.push(notice),
+    }).catch((error: unknown) => error);
+    expect(thrown).toBe(refused);
+    expect(model.attempts).toBe(1);
+    expect(notices).toEqual([]);
+  });
+
+  test('an error in the stream is thrown (not retried); a throwing observer breaks nothing', async () => {
+    const broken: LanguageModelV4StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Hal' },
+      { type: 'error', error: failure({ retryable: true }) },
+    ];
+    const model = failingModel([], broken);
+    const thrown = await streamModelStep({
+      model,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      abortSignal: new AbortController().signal,
+    }).catch((error: unknown) => error);
+    expect(APICallError.isInstance(thrown)).toBe(true);
+    expect(model.attempts).toBe(1);
+
+    const retried = failingModel([failure({ retryable: true, headers: quick })], hello);
+    const result = await streamModelStep({
+      model: retried,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      abortSignal: new AbortController().signal,
+      onRetry: () => {
+        throw new Error('observer failed');
+      },
+    });
+    expect(result.text).toBe('Hello');
+  });
+
+  test('an abort rejects the call', async () => {
+    const controller = new AbortController();
+    const pending = streamModelStep({
+      model: createScriptedModel([{ text: 'late', delayMs: 10_000 }]),
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      abortSignal: controller.signal,
+    });
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+  });
+});
+
+describe('retryDelayMs', () => {
+  const now = Date.parse('2026-11-27T10:00:00Z');
+  const delayFor = (headers: Record<string, string> | undefined) =>
+    retryDelayMs(failure({ retryable: true, ...(headers ? { headers } : {}) }), 2000, now);
+
+  test('what the provider asks, when it is under a minute; the backoff otherwise', () => {
+    expect(delayFor(undefined)).toBe(2000);
+    expect(delayFor({ 'retry-after-ms': '150' })).toBe(150);
+    expect(delayFor({ 'retry-after': '3' })).toBe(3000);
+    expect(delayFor({ 'retry-after-ms': '150', 'retry-after': '3' })).toBe(150);
+    expect(delayFor({ 'retry-after': 'Fri, 27 Nov 2026 10:00:05 GMT' })).toBe(5000);
+    expect(delayFor({ 'retry-after': '3600' })).toBe(2000);
+    expect(delayFor({ 'retry-after': 'Fri, 27 Nov 2026 09:00:00 GMT' })).toBe(2000);
+    expect(delayFor({ 'retry-after': 'soon' })).toBe(2000);
+    expect(retryDelayMs(new Error('plain'), 4000, now)).toBe(4000);
+  });
+});

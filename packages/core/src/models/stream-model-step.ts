@@ -1,0 +1,143 @@
+import { APICallError, type LanguageModelV4 } from '@ai-sdk/provider';
+import { retryWithExponentialBackoff } from '@ai-sdk/provider-utils';
+import type { ModelMessage as AiModelMessage, ToolSet, TypedToolCall } from 'ai';
+import { aiSdk } from './ai-sdk.ts';
+import type { ModelCallSettings } from './model-call-settings.ts';
+import { toAssistantMessage } from './to-assistant-message.ts';
+
+/** One failed attempt of a model call that is about to be tried again. */
+export interface ModelRetryNotice {
+  /** The attempt that failed, from 1. */
+  attempt: number;
+  /** Attempts in all: maxRetries + 1. */
+  maxAttempts: number;
+  message: string;
+}
+
+export interface ModelStepRequest {
+  model: LanguageModelV4;
+  instructions?: string;
+  messages: AiModelMessage[];
+  tools: ToolSet;
+  settings?: ModelCallSettings;
+  abortSignal: AbortSignal;
+  onTextDelta?: (text: string) => void;
+  /** Each failed attempt that will be retried, as it happens (the waits grow: 2 s, 4 s, ...). */
+  onRetry?: (notice: ModelRetryNotice) => void;
+}
+
+export interface ModelStepUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+export interface ModelStepResult {
+  text: string;
+  /** The AI SDK's unified finish reason: stop, tool-calls, length, ... ('unknown' when the stream had no finish). */
+  finishReason: string;
+  usage: ModelStepUsage;
+  /** Every tool call of the response, as the AI SDK parsed it (invalid ones and provider-executed ones included). */
+  toolCalls: TypedToolCall<ToolSet>[];
+  /** The response as conversation messages: one assistant message, or none when the model said nothing. */
+  messages: AiModelMessage[];
+}
+
+/** Longest wait a provider's retry-after header may ask for (longer asks get the exponential backoff instead). */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** How long a provider asked to wait before the next attempt (retry-after-ms, retry-after), or the backoff. */
+export function retryDelayMs(error: unknown, backoffMs: number, now = Date.now()): number {
+  const headers = APICallError.isInstance(error) ? error.responseHeaders : undefined;
+  if (!headers) return backoffMs;
+  let ms: number | undefined;
+  const afterMs = Number.parseFloat(headers['retry-after-ms'] ?? '');
+  if (!Number.isNaN(afterMs)) ms = afterMs;
+  const after = headers['retry-after'];
+  if (ms === undefined && after) {
+    const seconds = Number.parseFloat(after);
+    ms = Number.isNaN(seconds) ? Date.parse(after) - now : seconds * 1000;
+  }
+  if (ms !== undefined && !Number.isNaN(ms) && ms >= 0 && (ms < MAX_RETRY_AFTER_MS || ms < backoffMs)) return ms;
+  return backoffMs;
+}
+
+/**
+ * One model call of a Step: the AI SDK converts the prompt and the tools and parses the tool calls
+ * (`experimental_streamLanguageModelCall`), and this drives it — retries, text deltas, the response message — with
+ * none of `streamText`'s loop machinery (stop conditions, tool execution, step results, result promises), which the
+ * runtime's own turn loop replaces: per step that machinery cost more than all of our own work
+ * (docs/performance.md#a-step).
+ *
+ * Retries follow the AI SDK's rule: a retryable API call error (HTTP 408/409/429/5xx, a connection dropped before the
+ * answer) is tried again up to `settings.maxRetries` times (default 2) after 2 s, 4 s, ... or what the provider's
+ * retry-after header asks when that is under a minute; once they are used up the error is a RetryError holding
+ * every attempt's error. An error in the middle of the stream is not retried (part of the answer was seen).
+ *
+ * Throws the model's error (a stream error part, or the call's own failure); an abort rejects with the abort error.
+ */
+export async function streamModelStep(request: ModelStepRequest): Promise<ModelStepResult> {
+  const sdk = aiSdk();
+  const { maxRetries = 2, providerOptions, ...callSettings } = request.settings ?? {};
+  let attempt = 0;
+  const retry = retryWithExponentialBackoff({
+    maxRetries,
+    abortSignal: request.abortSignal,
+    shouldRetry: (error) => APICallError.isInstance(error) && error.isRetryable,
+    getDelayInMs: ({ error, exponentialBackoffDelay }) => {
+      try {
+        request.onRetry?.({
+          attempt,
+          maxAttempts: maxRetries + 1,
+          message: error instanceof Error ? error.message : String(error),
+        });
+      } catch {
+        // An observer cannot break the call.
+      }
+      return retryDelayMs(error, exponentialBackoffDelay);
+    },
+    createRetryError: (options) => new sdk.RetryError(options),
+  });
+  let content: Parameters<typeof toAssistantMessage>[0] | undefined;
+  const { stream } = await retry(() => {
+    attempt += 1;
+    return sdk.experimental_streamLanguageModelCall({
+      model: request.model,
+      tools: request.tools,
+      messages: request.messages,
+      ...(request.instructions ? { instructions: request.instructions } : {}),
+      ...(providerOptions ? { providerOptions } : {}),
+      abortSignal: request.abortSignal,
+      ...callSettings,
+      // What the model produced, as the SDK collected it (text and reasoning merged per part, files resolved).
+      onLanguageModelCallEnd: (event) => {
+        content = event.content;
+      },
+    });
+  });
+  let text = '';
+  let finishReason = 'unknown';
+  const usage: ModelStepUsage = { inputTokens: 0, outputTokens: 0 };
+  const toolCalls: TypedToolCall<ToolSet>[] = [];
+  let streamError: unknown;
+  for await (const part of stream) {
+    if (part.type === 'text-delta') {
+      text += part.text;
+      request.onTextDelta?.(part.text);
+    } else if (part.type === 'tool-call') toolCalls.push(part);
+    else if (part.type === 'model-call-end') {
+      finishReason = part.finishReason;
+      usage.inputTokens = part.usage.inputTokens ?? 0;
+      usage.outputTokens = part.usage.outputTokens ?? 0;
+      const { cacheReadTokens, cacheWriteTokens } = part.usage.inputTokenDetails ?? {};
+      if (typeof cacheReadTokens === 'number') usage.cacheReadTokens = cacheReadTokens;
+      if (typeof cacheWriteTokens === 'number') usage.cacheWriteTokens = cacheWriteTokens;
+    } else if (part.type === 'error') streamError ??= part.error;
+  }
+  if (streamError !== undefined) throw streamError;
+  // A stream that ended without its finish part: what arrived is the answer.
+  content ??= [...(text ? [{ type: 'text' as const, text }] : []), ...toolCalls];
+  const assistant = toAssistantMessage(content);
+  return { text, finishReason, usage, toolCalls, messages: assistant ? [assistant] : [] };
+}
