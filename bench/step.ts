@@ -5,7 +5,8 @@
  * peer is the AI SDK's own tool loop (streamText with execute + stepCountIs(2)) on the same scripted model; it keeps
  * everything in memory and has no permissions, validation of its own, middleware, trace or audit.
  * CPU time per step (user + system of this process), turns of both sides interleaved. Our own work per step is our
- * turn less the same two model calls made alone (modelCallsAlone), measured the same way.
+ * turn less the CPU of its model calls (the AI SDK converting prompt and tools, the scripted model, the stream),
+ * timed through the instance's callModel option.
  * Usage: npm run bench:step [-- --json]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,14 +23,14 @@ import {
   type Message,
   openInstanceDatabase,
   type ScriptedStep,
+  streamModelStep,
   ToolExecutor,
   ToolRegistry,
   TraceStore,
   userEvent,
 } from '@goondan/core';
 import { jsonSchema, type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai';
-import { streamModelStep } from '../packages/core/src/models/stream-model-step.ts';
-import { type BenchRow, compare, cpuTime, report } from './harness.ts';
+import { type BenchRow, compare, cpuTime, median, report } from './harness.ts';
 
 const turns = 120;
 const warmup = 20;
@@ -82,7 +83,7 @@ function ours(size: number, past: Message[]) {
   if (past.length > 0) conversation.appendMany(past);
   const store = new AuditStore(db);
   // A checkout from before AuditBatch (for before/after figures) writes a row per call, as it did then.
-  const model = createScriptedModel(script(2 * (turns + warmup) + 5));
+  const model = createScriptedModel(script(turns + warmup + 5));
   const audit = 'AuditBatch' in core ? new core.AuditBatch(db, store) : undefined;
   const agent = { apiVersion: 'goondan.ai/v1', kind: 'Agent', metadata: { name: 'bench' }, spec: {} } as AgentResource;
   const instance = new AgentInstance({
@@ -101,9 +102,26 @@ function ours(size: number, past: Message[]) {
     workdir: dir,
     audit: (entry) => (audit ? audit.append(entry) : store.append(entry)),
     ...(audit ? { auditLog: audit } : {}),
+    // Times the model calls (prompt conversion, the stream), so the turn's own work is the rest.
+    callModel: async (request) => {
+      const started = process.cpuUsage();
+      try {
+        return await streamModelStep(request);
+      } finally {
+        const spent = process.cpuUsage(started);
+        modelNs += (spent.user + spent.system) * 1000;
+      }
+    },
   });
+  let modelNs = 0;
   return {
     // One turn (two steps), then back to the same history, so every turn sees the same length.
+    /** CPU of the model calls since the last call of this. */
+    takeModelNs: () => {
+      const ns = modelNs;
+      modelNs = 0;
+      return ns;
+    },
     turn: async () => {
       const result = await instance.enqueue(userEvent('go'));
       if (result.status !== 'completed' || result.steps !== 2) throw new Error(`unexpected ${JSON.stringify(result)}`);
@@ -122,7 +140,14 @@ function ours(size: number, past: Message[]) {
   };
 }
 
-function aiSdkLoop(size: number, past: ModelMessage[]) {
+/**
+ * The peers see the same conversation ours does: with a history, each turn's four messages (the input, the call,
+ * its result, the answer) are kept for the next turn, as our agent keeps them; tool calls and results cost the
+ * SDK's prompt conversion more than plain text, so a history that grew on one side only would not compare.
+ */
+function aiSdkLoop(size: number, history: readonly ModelMessage[]) {
+  const past = [...history];
+  const grow = past.length > 0;
   const tools: ToolSet = {};
   for (let index = 0; index < size; index += 1) {
     tools[`tool${index}__run`] = tool({
@@ -134,51 +159,18 @@ function aiSdkLoop(size: number, past: ModelMessage[]) {
   const model = createScriptedModel(script(turns + warmup + 5));
   return async () => {
     model.calls.length = 0;
-    const result = streamText({
-      model,
-      messages: [...past, { role: 'user', content: 'go' }],
-      tools,
-      stopWhen: stepCountIs(2),
-    });
+    const input: ModelMessage = { role: 'user', content: 'go' };
+    const result = streamText({ model, messages: [...past, input], tools, stopWhen: stepCountIs(2) });
     for await (const _part of result.fullStream) {
       // drain
     }
     if ((await result.steps).length !== 2) throw new Error('unexpected step count');
-  };
-}
-
-/**
- * The model calls of one of our turns and nothing else: the same two calls our step makes (prompt and tools
- * converted by the AI SDK, the stream read), on the same history, without the runtime around them. What our turn
- * costs beyond this is our own work: the loop, the catalog, permissions, the executor, persistence, spans.
- */
-function modelCallsAlone(size: number, past: ModelMessage[]) {
-  const tools: ToolSet = {};
-  for (let index = 0; index < size; index += 1) {
-    tools[`tool${index}__run`] = tool({ description: `Tool ${index}`, inputSchema: jsonSchema(schema) });
-  }
-  const model = createScriptedModel(script(turns + warmup + 5));
-  const signal = new AbortController().signal;
-  return async () => {
-    model.calls.length = 0;
-    const messages: ModelMessage[] = [...past, { role: 'user', content: 'go' }];
-    const first = await streamModelStep({ model, messages, tools, abortSignal: signal });
-    messages.push(...first.messages, {
-      role: 'tool',
-      content: first.toolCalls.map((call) => ({
-        type: 'tool-result' as const,
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        output: { type: 'json' as const, value: { ok: true } },
-      })),
-    });
-    const second = await streamModelStep({ model, messages, tools, abortSignal: signal });
-    if (first.toolCalls.length !== 1 || second.text !== 'done') throw new Error('unexpected model calls');
+    if (grow) past.push(input, ...(await result.response).messages);
   };
 }
 
 const rows: BenchRow[] = [];
-const own = new Map<number, number>();
+const own = new Map<string, number>();
 for (const [size, length] of [
   [10, 0],
   [1_000, 0],
@@ -188,31 +180,20 @@ for (const [size, length] of [
   const side = ours(size, past.ours);
   const peerTurn = aiSdkLoop(size, past.peer);
   // A reset is not a step: it runs outside the timed turn. Per step = per turn / 2.
+  const ownSamples: number[] = [];
   const { ours: o, peer: p } = await compare({
     rounds: turns,
     warmup,
     ours: async () => {
+      side.takeModelNs();
       const ns = await cpuTime(side.turn);
+      ownSamples.push((ns - side.takeModelNs()) / 2);
       side.rewind();
       return ns / 2;
     },
     peer: async () => (await cpuTime(peerTurn)) / 2,
   });
-  if (size === 10) {
-    // Our own work: our turn against its model calls alone, interleaved the same way.
-    const calls = modelCallsAlone(size, past.peer);
-    const { ours: withRuntime, peer: alone } = await compare({
-      rounds: turns,
-      warmup,
-      ours: async () => {
-        const ns = await cpuTime(side.turn);
-        side.rewind();
-        return ns / 2;
-      },
-      peer: async () => (await cpuTime(calls)) / 2,
-    });
-    own.set(length, withRuntime.median - alone.median);
-  }
+  own.set(`${size}/${length}`, median(ownSamples.slice(warmup)));
   await side.close();
   const described = length === 0 ? 'no history' : `history ${length.toLocaleString('en-US')} messages`;
   rows.push({
@@ -228,10 +209,10 @@ for (const [size, length] of [
     note: 'ours persists conversation, spans and audit rows; the peer keeps memory only',
   });
 }
-const ownShort = own.get(0)!;
-const ownLong = own.get(10_000)!;
+const ownShort = own.get('10/0')!;
+const ownLong = own.get('10/10000')!;
 rows.push({
-  figure: 'our own work per step, 10,000 messages vs none (ours − its model calls alone)',
+  figure: 'our own work per step, 10,000 messages vs none (ours less its model calls)',
   unit: '×',
   ours: ownLong / ownShort,
   goal: '≤ 1.2×',

@@ -44,6 +44,13 @@ export { checkModelCredentials } from './models/check-model-credentials.ts';
 export { createLanguageModel } from './models/create-language-model.ts';
 export { modelCallSettings } from './models/model-call-settings.ts';
 export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
+export {
+  type ModelRetryNotice,
+  type ModelStepRequest,
+  type ModelStepResult,
+  type ModelStepUsage,
+  streamModelStep,
+} from './models/stream-model-step.ts';
 export { AUTH_GRANTED, createOAuthHost, type OAuthHost } from './oauth/oauth-host.ts';
 export { provideOAuthService, useOAuthService } from './oauth/oauth-service-slot.ts';
 export { OAuthStore, type StoredSession } from './oauth/oauth-store.ts';

@@ -118,6 +118,46 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
     ]);
   });
 
+  test('each step sends the conversation as it stands: after turns, after a reset, and as a step middleware changed it', async () => {
+    const { instance, model } = await open(
+      [
+        { toolCalls: [{ name: 'calc__add', args: { a: 2, b: 3 } }] },
+        { text: 'five' },
+        { text: 'hi again' },
+        { text: 'after reset' },
+        { text: 'trimmed' },
+      ],
+      {
+        stepMiddlewares: [
+          async (ctx) => {
+            // Only the fifth call's step drops all but the last message, without touching the conversation.
+            if (model.calls.length === 4) ctx.messages = ctx.messages.slice(-1);
+            return ctx.next();
+          },
+        ],
+      },
+    );
+    const sent = (index: number) =>
+      model.calls[index]!.prompt.filter((message) => message.role !== 'system').map((message) => message.role);
+    await instance.enqueue(userEvent('add'));
+    await instance.enqueue(userEvent('hello'));
+    expect(sent(0)).toEqual(['user']);
+    expect(sent(1)).toEqual(['user', 'assistant', 'tool']);
+    expect(sent(2)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+    instance.reset();
+    await instance.enqueue(userEvent('fresh'));
+    expect(sent(3)).toEqual(['user']);
+    await instance.enqueue(userEvent('again'));
+    expect(sent(4)).toEqual(['user']);
+    expect(JSON.stringify(model.calls[4]!.prompt)).toContain('again');
+    expect(instance.conversation().map((message) => message.data.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+  });
+
   test('unknown tool, broken JSON and schema-violating arguments come back as error results and the turn goes on', async () => {
     const { instance, model } = await open([
       {

@@ -102,6 +102,11 @@ export interface AgentInstanceOptions {
   auditLog?: { commitWith(write: () => void): void; flush(): void };
   /** Where spans go besides the trace store (OpenTelemetry export, docs/telemetry.md). */
   telemetry?: SpanTelemetry;
+  /**
+   * How a step calls its model (default `streamModelStep`): a wrapper may observe or time the call (bench/step.ts
+   * measures the runtime's own work this way) but must return what the default returns.
+   */
+  callModel?: typeof streamModelStep;
 }
 
 /** The source of calls made outside a turn (`gdn tools call`, previews): the person at the command line. */
@@ -133,7 +138,11 @@ interface StepState extends TurnState {
   /** Set by previewCatalog: run step middleware, then stop before the model. */
   preview?: (catalog: ToolCatalog) => void;
   toolCatalog: StepMiddlewareContext['toolCatalog'];
-  modelMessages: Message[];
+  /**
+   * The messages this step sends, when a step middleware asked for them (a copy it may change); untouched, the
+   * step sends the conversation as it stands without copying it (modelHistory).
+   */
+  modelMessages?: Message[];
   stepMetadata: Record<string, JsonValue>;
 }
 
@@ -162,6 +171,8 @@ export class AgentInstance {
   readonly agentName: string;
   readonly instanceKey: string;
   private readonly messages: Message[];
+  /** `messages` as the model reads them (each message's data), kept beside it; null until a step needs it. */
+  private history: AiModelMessage[] | null = null;
   private readonly runTurnPipeline: (state: TurnState) => Promise<TurnResult>;
   private readonly runStepPipeline: (state: StepState) => Promise<StepOutcome>;
   private queue: Promise<unknown> = Promise.resolve();
@@ -245,6 +256,7 @@ export class AgentInstance {
       }),
       core: (state) => this.runSteps(state),
     });
+    const messages = this.messages;
     this.runStepPipeline = composeMiddleware<StepState, StepMiddlewareContext, StepOutcome>({
       middlewares: options.stepMiddlewares ?? [],
       bind: (state, next) => ({
@@ -254,6 +266,7 @@ export class AgentInstance {
         stepIndex: state.stepIndex,
         deferredTools: supportsDeferredTools(this.options.model.provider),
         get messages() {
+          state.modelMessages ??= [...messages];
           return state.modelMessages;
         },
         set messages(value) {
@@ -327,7 +340,6 @@ export class AgentInstance {
         metadata: {},
         stepIndex: this.messages.length === 0 ? 0 : 1,
         toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
-        modelMessages: [...this.messages],
         stepMetadata: {},
         preview,
       });
@@ -487,6 +499,7 @@ export class AgentInstance {
     const events = repair.messages.map((message) => ({ type: 'append' as const, message }));
     this.options.conversation.record([{ type: 'truncate' }, ...events]);
     this.messages.splice(0, this.messages.length, ...repair.messages);
+    this.history = null;
     (this.options.logger ?? console).warn?.(
       `Repaired the conversation of ${this.agentName}/${this.instanceKey}: ${repair.moved} tool result(s) put back after their call, ${repair.aborted} call(s) without a result answered with E_TOOL_ABORTED, ${repair.dropped} stray result(s) dropped.`,
     );
@@ -514,6 +527,7 @@ export class AgentInstance {
     this.suspended = null;
     this.options.conversation.truncate();
     this.messages.length = 0;
+    this.history = null;
     for (const listener of this.options.onReset ?? []) {
       try {
         listener();
@@ -658,7 +672,6 @@ export class AgentInstance {
         ...state,
         stepIndex,
         toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
-        modelMessages: [...this.messages],
         stepMetadata: {},
       });
       usage.inputTokens += outcome.usage.inputTokens;
@@ -692,10 +705,10 @@ export class AgentInstance {
     let calls: ToolCall[] = [];
     const cache: Record<string, number> = {};
     try {
-      const result = await streamModelStep({
+      const result = await (this.options.callModel ?? streamModelStep)({
         model,
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
-        messages: state.modelMessages.map((message) => message.data as unknown as AiModelMessage),
+        messages: this.stepMessages(state),
         tools: await toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
         abortSignal: state.signal,
         ...(this.options.callSettings ? { settings: this.options.callSettings } : {}),
@@ -977,6 +990,18 @@ export class AgentInstance {
       this.writeSpans();
     });
     this.messages.push(...masked);
+    if (this.history) for (const message of masked) this.history.push(message.data as unknown as AiModelMessage);
+  }
+
+  /**
+   * What a step sends the model: a middleware's messages, or the conversation kept as model messages from step to
+   * step (copying and mapping the whole conversation at every step made a step's own cost grow with its length).
+   * The model call only reads it; it grows after the call returns.
+   */
+  private stepMessages(state: StepState): AiModelMessage[] {
+    if (state.modelMessages) return state.modelMessages.map((message) => message.data as unknown as AiModelMessage);
+    this.history ??= this.messages.map((message) => message.data as unknown as AiModelMessage);
+    return this.history;
   }
 
   /** Runs `write` in one transaction, after the audit rows still queued (they commit together or not at all). */
@@ -1000,7 +1025,7 @@ export class AgentInstance {
     const system = this.options.agent.spec.prompt?.system;
     return {
       ...(system ? { system } : {}),
-      input: state.modelMessages.map((message) => message.data as unknown as JsonValue),
+      input: this.stepMessages(state) as unknown as JsonValue[],
       output: assistant.map((message) => message.data as unknown as JsonValue),
     };
   }
