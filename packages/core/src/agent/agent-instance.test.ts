@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { loadBundle } from '../config/load-bundle.ts';
 import type { AgentResource } from '../config/resources.ts';
 import { createScriptedModel, type ScriptedStep } from '../models/scripted-model.ts';
@@ -156,6 +157,40 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
       'user',
       'assistant',
     ]);
+  });
+
+  test("a provider's warning is logged once, and every model span carries it", async () => {
+    const warnings: string[] = [];
+    const logger = { ...console, warn: (line: string) => warnings.push(line) } as Console;
+    const { instance, model, stateDir } = await open(
+      [{ toolCalls: [{ name: 'calc__add', args: { a: 1, b: 2 } }] }, { text: 'three' }],
+      { logger },
+    );
+    const play = model.doStream.bind(model);
+    model.doStream = async (options) => {
+      const result = await play(options);
+      const warn = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+        transform(part, controller) {
+          controller.enqueue(
+            part.type === 'stream-start' ? { ...part, warnings: [{ type: 'unsupported', feature: 'topK' }] } : part,
+          );
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(warn) };
+    };
+    const result = await instance.enqueue(userEvent('add'));
+    expect(result.status).toBe('completed');
+    expect(warnings).toEqual(['Model scripted:scripted: topK is not supported']);
+    await instance.close();
+    const db = openInstanceDatabase(
+      instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir }).databaseFile,
+    );
+    const spans = new TraceStore(db).spansOfTrace(result.traceId).filter((span) => span.kind === 'model');
+    expect(spans.map((span) => span.attributes.warnings)).toEqual([
+      ['topK is not supported'],
+      ['topK is not supported'],
+    ]);
+    db.close();
   });
 
   test('unknown tool, broken JSON and schema-violating arguments come back as error results and the turn goes on', async () => {

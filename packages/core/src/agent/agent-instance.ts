@@ -173,6 +173,7 @@ export class AgentInstance {
   private readonly messages: Message[];
   /** `messages` as the model reads them (each message's data), kept beside it; null until a step needs it. */
   private history: AiModelMessage[] | null = null;
+  private readonly warned = new Set<string>();
   private readonly runTurnPipeline: (state: TurnState) => Promise<TurnResult>;
   private readonly runStepPipeline: (state: StepState) => Promise<StepOutcome>;
   private queue: Promise<unknown> = Promise.resolve();
@@ -704,6 +705,7 @@ export class AgentInstance {
     let assistant: Message[] = [];
     let calls: ToolCall[] = [];
     const cache: Record<string, number> = {};
+    let warnings: string[] | undefined;
     try {
       const result = await (this.options.callModel ?? streamModelStep)({
         model,
@@ -732,6 +734,10 @@ export class AgentInstance {
       // A call the provider ran itself (Anthropic's tool search) is answered already, in the same response.
       calls = result.toolCalls.filter((call) => call.providerExecuted !== true).map(toToolCall);
       outcome.toolCalls = calls.length;
+      if (result.warnings.length > 0) {
+        warnings = result.warnings;
+        this.warnOnce(model, result.warnings);
+      }
       assistant = result.messages.map((message) =>
         createMessage(message as unknown as ModelMessage, { type: 'assistant', stepId: stepSpanId }),
       );
@@ -757,6 +763,7 @@ export class AgentInstance {
           inputTokens: outcome.usage.inputTokens,
           outputTokens: outcome.usage.outputTokens,
           ...cache,
+          ...(warnings ? { warnings } : {}),
           finishReason: outcome.finishReason,
           toolCalls: outcome.toolCalls,
           tools: catalog.size,
@@ -991,6 +998,15 @@ export class AgentInstance {
     });
     this.messages.push(...masked);
     if (this.history) for (const message of masked) this.history.push(message.data as unknown as AiModelMessage);
+  }
+
+  /** A provider's warnings (settings it ignores) are logged the first time each is seen; every model span has them. */
+  private warnOnce(model: LanguageModelV4, warnings: readonly string[]): void {
+    for (const warning of warnings) {
+      if (this.warned.has(warning)) continue;
+      this.warned.add(warning);
+      (this.options.logger ?? console).warn?.(`Model ${model.provider}:${model.modelId}: ${warning}`);
+    }
   }
 
   /**

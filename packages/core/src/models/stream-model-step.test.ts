@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { jsonSchema, RetryError, type ToolSet, tool } from 'ai';
 import { createScriptedModel } from './scripted-model.ts';
-import { type ModelRetryNotice, retryDelayMs, streamModelStep } from './stream-model-step.ts';
+import { describeModelWarning, type ModelRetryNotice, retryDelayMs, streamModelStep } from './stream-model-step.ts';
 
 const tools: ToolSet = {
   greet__hello: tool({
@@ -204,6 +204,35 @@ describe('streamModelStep', () => {
       },
     });
     expect(result.text).toBe('Hello');
+  });
+
+  test("the provider's warnings come back as lines", async () => {
+    const [start, ...rest] = hello;
+    const warned: LanguageModelV4StreamPart[] = [
+      {
+        ...(start as Extract<LanguageModelV4StreamPart, { type: 'stream-start' }>),
+        warnings: [
+          { type: 'unsupported', feature: 'topK', details: 'ignored by this model' },
+          { type: 'compatibility', feature: 'seed' },
+          { type: 'deprecated', setting: 'maxTokens', message: 'use maxOutputTokens' },
+          { type: 'other', message: 'something else' },
+        ],
+      },
+      ...rest,
+    ];
+    const result = await streamModelStep({
+      model: failingModel([], warned),
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: {},
+      abortSignal: new AbortController().signal,
+    });
+    expect(result.warnings).toEqual([
+      'topK is not supported (ignored by this model)',
+      'seed runs in a compatibility mode',
+      'maxTokens is deprecated: use maxOutputTokens',
+      'something else',
+    ]);
+    expect(describeModelWarning({ type: 'unsupported', feature: 'tools' })).toBe('tools is not supported');
   });
 
   test('an abort rejects the call', async () => {

@@ -1,4 +1,4 @@
-import { APICallError, type LanguageModelV4 } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV4, type SharedV4Warning } from '@ai-sdk/provider';
 import { retryWithExponentialBackoff } from '@ai-sdk/provider-utils';
 import type { ModelMessage as AiModelMessage, ToolSet, TypedToolCall } from 'ai';
 import { aiSdk } from './ai-sdk.ts';
@@ -42,6 +42,16 @@ export interface ModelStepResult {
   toolCalls: TypedToolCall<ToolSet>[];
   /** The response as conversation messages: one assistant message, or none when the model said nothing. */
   messages: AiModelMessage[];
+  /** What the provider said it ignored or changed: settings it does not support, compatibility modes. */
+  warnings: string[];
+}
+
+/** A provider's warning as one line: "topK is not supported (details)". */
+export function describeModelWarning(warning: SharedV4Warning): string {
+  if (warning.type === 'other') return warning.message;
+  if (warning.type === 'deprecated') return `${warning.setting} is deprecated: ${warning.message}`;
+  const what = warning.type === 'unsupported' ? 'is not supported' : 'runs in a compatibility mode';
+  return `${warning.feature} ${what}${warning.details ? ` (${warning.details})` : ''}`;
 }
 
 /** Longest wait a provider's retry-after header may ask for (longer asks get the exponential backoff instead). */
@@ -121,6 +131,7 @@ export async function streamModelStep(request: ModelStepRequest): Promise<ModelS
   const usage: ModelStepUsage = { inputTokens: 0, outputTokens: 0 };
   const toolCalls: TypedToolCall<ToolSet>[] = [];
   let streamError: unknown;
+  let warnings: string[] = [];
   for await (const part of stream) {
     if (part.type === 'text-delta') {
       text += part.text;
@@ -133,11 +144,12 @@ export async function streamModelStep(request: ModelStepRequest): Promise<ModelS
       const { cacheReadTokens, cacheWriteTokens } = part.usage.inputTokenDetails ?? {};
       if (typeof cacheReadTokens === 'number') usage.cacheReadTokens = cacheReadTokens;
       if (typeof cacheWriteTokens === 'number') usage.cacheWriteTokens = cacheWriteTokens;
-    } else if (part.type === 'error') streamError ??= part.error;
+    } else if (part.type === 'model-call-start') warnings = part.warnings.map(describeModelWarning);
+    else if (part.type === 'error') streamError ??= part.error;
   }
   if (streamError !== undefined) throw streamError;
   // A stream that ended without its finish part: what arrived is the answer.
   content ??= [...(text ? [{ type: 'text' as const, text }] : []), ...toolCalls];
   const assistant = toAssistantMessage(content);
-  return { text, finishReason, usage, toolCalls, messages: assistant ? [assistant] : [] };
+  return { text, finishReason, usage, toolCalls, messages: assistant ? [assistant] : [], warnings };
 }
