@@ -120,6 +120,7 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
   });
 
   test('each step sends the conversation as it stands: after turns, after a reset, and as a step middleware changed it', async () => {
+    const seenAfter: number[] = [];
     const { instance, model } = await open(
       [
         { toolCalls: [{ name: 'calc__add', args: { a: 2, b: 3 } }] },
@@ -130,6 +131,12 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
       ],
       {
         stepMiddlewares: [
+          async (ctx) => {
+            // Read after the step ran, ctx.messages is still what the step started with.
+            const outcome = await ctx.next();
+            seenAfter.push(ctx.messages.length);
+            return outcome;
+          },
           async (ctx) => {
             // Only the fifth call's step drops all but the last message, without touching the conversation.
             if (model.calls.length === 4) ctx.messages = ctx.messages.slice(-1);
@@ -157,6 +164,7 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
       'user',
       'assistant',
     ]);
+    expect(seenAfter).toEqual([1, 3, 5, 1, 1]);
   });
 
   test("a provider's warning is logged once, and every model span carries it", async () => {

@@ -143,6 +143,8 @@ interface StepState extends TurnState {
    * step sends the conversation as it stands without copying it (modelHistory).
    */
   modelMessages?: Message[];
+  /** How many messages the conversation held when the step started (what `modelMessages` copies). */
+  historyLength: number;
   stepMetadata: Record<string, JsonValue>;
 }
 
@@ -267,7 +269,7 @@ export class AgentInstance {
         stepIndex: state.stepIndex,
         deferredTools: supportsDeferredTools(this.options.model.provider),
         get messages() {
-          state.modelMessages ??= [...messages];
+          state.modelMessages ??= messages.slice(0, state.historyLength);
           return state.modelMessages;
         },
         set messages(value) {
@@ -341,6 +343,7 @@ export class AgentInstance {
         metadata: {},
         stepIndex: this.messages.length === 0 ? 0 : 1,
         toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
+        historyLength: this.messages.length,
         stepMetadata: {},
         preview,
       });
@@ -673,6 +676,7 @@ export class AgentInstance {
         ...state,
         stepIndex,
         toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
+        historyLength: this.messages.length,
         stepMetadata: {},
       });
       usage.inputTokens += outcome.usage.inputTokens;
