@@ -32,6 +32,8 @@ const exit = (code: number) => {
 };
 // Belt and braces next to the IPC disconnect: a process whose orchestrator died is reparented; it must not live on.
 // `--spare PID`: started ahead by orchestrator PID, told its config later (its first message).
+/** How long a spare waits, not taken, before it loads the AI SDK. */
+const SPARE_PRELOAD_DELAY_MS = 250;
 const spare = process.argv[2] === '--spare';
 const parentPid = spare
   ? Number(process.argv[3])
@@ -66,8 +68,11 @@ transport.onClose(() => {
   if (!configured) exit(0);
 });
 // A spare exists to make its agent's first turn quick, and that turn calls the model: it loads the AI SDK while it
-// waits (an agent process started directly loads it at its first model call, so an idle one does without it).
-if (spare) setImmediate(aiSdk);
+// waits (an agent process started directly loads it at its first model call, so an idle one does without it). Not
+// at once: the load holds the process for ~100 ms, and a spare taken as soon as it is up (spawns back to back)
+// would answer its config only after it; such a spare's first model call loads the SDK instead.
+const preload = spare ? setTimeout(aiSdk, SPARE_PRELOAD_DELAY_MS) : undefined;
+preload?.unref();
 const config: AgentProcessConfig = !spare
   ? (JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig)
   : await new Promise<AgentProcessConfig>((resolve) => {
@@ -75,6 +80,7 @@ const config: AgentProcessConfig = !spare
         if (message.type !== 'event' || message.payload.type !== eventTypes.config) return;
         stop();
         configured = true;
+        clearTimeout(preload);
         resolve(message.payload.data as unknown as AgentProcessConfig);
       });
     });
