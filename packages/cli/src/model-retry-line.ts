@@ -6,5 +6,6 @@ type ModelRetryEvent = Parameters<NonNullable<TurnObserver['onModelRetry']>>[0];
 export function modelRetryLine(event: ModelRetryEvent): string {
   const message = event.message.replace(/\s+/g, ' ').trim();
   const cut = message.length > 120 ? `${message.slice(0, 119)}…` : message;
-  return `  ⟳ model ${event.model}: attempt ${event.attempt} of ${event.maxAttempts} failed (${cut}); retrying`;
+  const wait = event.delayMs < 1000 ? `${Math.round(event.delayMs)}ms` : `${(event.delayMs / 1000).toFixed(1)}s`;
+  return `  ⟳ model ${event.model}: attempt ${event.attempt} of ${event.maxAttempts} failed (${cut}); retrying in ${wait}`;
 }

@@ -22,7 +22,7 @@ describe('a model server that is down', () => {
     const bundle = await agentBundle(downModel(baseURL));
     const result = await gdn(['run', '--bundle', bundle, '--input', 'hi']);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/model main: attempt 1 of 2 failed .*; retrying/);
+    expect(result.stderr).toMatch(/model main: attempt 1 of 2 failed .*; retrying in 2\.0s/);
     expect(result.stderr).toContain(
       `[error] E_MODEL_CALL_FAILED: Model 'main' (provider openai-compatible, ${baseURL}, declared at goondan.yaml:`,
     );

@@ -5,6 +5,8 @@ export interface ServerResponseScript {
   /** HTTP status; 400 or more answers `errorBody` (or a generic OpenAI-style error) instead of a completion. */
   status?: number;
   errorBody?: object;
+  /** Headers of an error answer (e.g. `retry-after-ms`). */
+  errorHeaders?: Record<string, string>;
   /** Wait this long before answering. */
   delayMs?: number;
 }
@@ -204,9 +206,9 @@ export async function startOpenAICompatibleServer(options: {
     await delay(script.delayMs ?? 0);
     const status = script.status ?? 200;
     if (status >= 400) {
-      return json(
+      return Response.json(
         script.errorBody ?? { error: { message: `Scripted error (status ${status}).`, type: 'server_error' } },
-        status,
+        { status, ...(script.errorHeaders ? { headers: script.errorHeaders } : {}) },
       );
     }
     const answerModel = typeof body.model === 'string' ? body.model : model;

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { jsonSchema, RetryError, type ToolSet, tool } from 'ai';
+import { createLanguageModel } from './create-language-model.ts';
+import { startOpenAICompatibleServer } from './openai-compatible-test-server.ts';
 import { createScriptedModel } from './scripted-model.ts';
 import { describeModelWarning, type ModelRetryNotice, retryDelayMs, streamModelStep } from './stream-model-step.ts';
 
@@ -131,8 +133,8 @@ describe('streamModelStep', () => {
     expect(result.text).toBe('Hello');
     expect(model.attempts).toBe(3);
     expect(notices).toEqual([
-      { attempt: 1, maxAttempts: 3, message: 'HTTP 503' },
-      { attempt: 2, maxAttempts: 3, message: 'HTTP 503' },
+      { attempt: 1, maxAttempts: 3, message: 'HTTP 503', delayMs: 1 },
+      { attempt: 2, maxAttempts: 3, message: 'HTTP 503', delayMs: 1 },
     ]);
   });
 
@@ -245,6 +247,50 @@ describe('streamModelStep', () => {
     });
     controller.abort();
     await expect(pending).rejects.toThrow();
+  });
+});
+
+describe('over HTTP (OpenAI-compatible test server)', () => {
+  test('a 429 is retried after the wait its retry-after-ms header asks, then the answer; a 400 is not retried', async () => {
+    const server = await startOpenAICompatibleServer({
+      responses: [
+        { status: 429, errorHeaders: { 'retry-after-ms': '20' } },
+        { text: 'after the wait' },
+        { status: 400 },
+      ],
+    });
+    try {
+      const model = createLanguageModel({
+        apiVersion: 'goondan.ai/v1',
+        kind: 'Model',
+        metadata: { name: 'main' },
+        spec: {
+          provider: 'openai-compatible',
+          model: 'test-model',
+          baseURL: server.url,
+          apiKey: { value: 'test-key' },
+        },
+        location: { file: 'goondan.yaml', line: 1, column: 1, baseDir: '/tmp' },
+      });
+      const notices: ModelRetryNotice[] = [];
+      const request = {
+        model,
+        messages: [{ role: 'user' as const, content: 'hi' }],
+        tools: {},
+        abortSignal: new AbortController().signal,
+        onRetry: (notice: ModelRetryNotice) => notices.push(notice),
+      };
+      const result = await streamModelStep(request);
+      expect(result.text).toBe('after the wait');
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatchObject({ attempt: 1, maxAttempts: 3, delayMs: 20 });
+      const refused = await streamModelStep(request).catch((error: unknown) => error);
+      expect(APICallError.isInstance(refused) && refused.statusCode).toBe(400);
+      expect(notices).toHaveLength(1);
+      expect(server.requests).toHaveLength(3);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -11,6 +11,8 @@ export interface ModelRetryNotice {
   /** Attempts in all: maxRetries + 1. */
   maxAttempts: number;
   message: string;
+  /** How long until the next attempt: the backoff, or what the provider's retry-after header asked. */
+  delayMs: number;
 }
 
 export interface ModelStepRequest {
@@ -98,16 +100,18 @@ export async function streamModelStep(request: ModelStepRequest): Promise<ModelS
     abortSignal: request.abortSignal,
     shouldRetry: (error) => APICallError.isInstance(error) && error.isRetryable,
     getDelayInMs: ({ error, exponentialBackoffDelay }) => {
+      const delayMs = retryDelayMs(error, exponentialBackoffDelay);
       try {
         request.onRetry?.({
           attempt,
           maxAttempts: maxRetries + 1,
           message: error instanceof Error ? error.message : String(error),
+          delayMs,
         });
       } catch {
         // An observer cannot break the call.
       }
-      return retryDelayMs(error, exponentialBackoffDelay);
+      return delayMs;
     },
     createRetryError: (options) => new sdk.RetryError(options),
   });
