@@ -237,6 +237,32 @@ describe('streamModelStep', () => {
     expect(describeModelWarning({ type: 'unsupported', feature: 'tools' })).toBe('tools is not supported');
   });
 
+  test('a stream that ends without its finish part: what arrived is the answer', async () => {
+    const cut: LanguageModelV4StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Half' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'greet__hello', input: '{"name":"Ada"}' },
+    ];
+    const result = await streamModelStep({
+      model: failingModel([], cut),
+      messages: [{ role: 'user', content: 'hi' }],
+      tools,
+      abortSignal: new AbortController().signal,
+    });
+    expect(result.finishReason).toBe('unknown');
+    expect(result.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+    expect(result.messages).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Half' },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'greet__hello', input: { name: 'Ada' } },
+        ],
+      },
+    ]);
+  });
+
   test('an abort rejects the call', async () => {
     const controller = new AbortController();
     const pending = streamModelStep({
