@@ -161,12 +161,15 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
     const idOf = messageIds(request.connectionId);
     connection.transport.onMessage((message) => link.send({ m: message }, idOf(message)));
     void connection.exited.then(async (exit) => {
+      hosted.delete(request.connectionId);
+      // The lease goes before the exit is told: the host restarts the instance as soon as it hears the exit (50 ms
+      // later at the least), maybe on this worker, and a start that still found this dead process's lease was
+      // refused E_INSTANCE_LEASED and counted as a crash, three of which make a crash loop. Only if it is still this
+      // process's (compare-and-delete by revision).
+      await leases.delete(leaseKey, { previousSeq: entry.revision }).catch(() => {});
       link.send({ exit }, `${request.connectionId}:exit`);
       await link.flushed();
-      hosted.delete(request.connectionId);
       listen();
-      // The lease goes only if it is still this process's (compare-and-delete by revision).
-      await leases.delete(leaseKey, { previousSeq: entry.revision }).catch(() => {});
       await link.close({ remove: true });
       log(`ended ${address} (pid ${connection.pid}, ${exit.signalCode ?? `code ${exit.exitCode}`})`);
     });
