@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { agentBundle, cleanupTempDirs, gdn, gdnJson, serverModel } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, editBundle, gdn, gdnJson, serverModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -29,6 +29,18 @@ describe('a model server that is down', () => {
     expect(result.stderr).toContain('could not reach its server');
     expect(result.stderr).toContain(`suggestion: Is the model server running at ${baseURL}? Check spec.baseURL`);
     expect(result.stderr).toMatch(/help: https:\/\/\S+\/docs\/errors\/E_MODEL_CALL_FAILED\.md/);
+  });
+
+  test('in a Swarm the agent runs in its own process, and its retries are shown the same way', async () => {
+    const baseURL = `http://127.0.0.1:${closedPort()}/v1`;
+    const bundle = await agentBundle(downModel(baseURL));
+    const swarm =
+      'apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata:\n  name: solo\nspec:\n  entryAgent: Agent/helper\n  agents: [Agent/helper]\n---\n';
+    await editBundle(bundle, (text) => swarm + text);
+    const result = await gdn(['run', '--bundle', bundle, '--input', 'hi']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/model main: attempt 1 of 2 failed .*; retrying in 2\.0s/);
+    expect(result.stderr).toContain('[error] E_MODEL_CALL_FAILED');
   });
 
   test('gdn run --json carries the same error and suggestion, and prints no retry lines', async () => {

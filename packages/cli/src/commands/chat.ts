@@ -103,14 +103,19 @@ export async function chatCommand(argv: string[]): Promise<number> {
   });
   const session = await openSessionFromFlags({
     ...values,
-    peerObserver: (agent) =>
-      toolCallPrinter({
+    peerObserver: (agent) => ({
+      ...toolCallPrinter({
         write: (line) => {
           endStream();
           console.log(`[${agent}]${line}`);
         },
         color,
       }),
+      onModelRetry: (event) => {
+        endStream();
+        console.log(paint(`[${agent}]${modelRetryLine(event)}`, 'dim', color));
+      },
+    }),
     observer: {
       ...printer,
       // The model thinks again after its tools answered (a new step): the spinner shows it.

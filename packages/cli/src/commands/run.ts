@@ -75,10 +75,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     peerObserver: (agent) =>
       values.json
         ? undefined
-        : toolCallPrinter({
-            write: (line) => console.error(`[${agent}]${line}`),
-            color: () => useColor(process.stderr),
-          }),
+        : {
+            ...toolCallPrinter({
+              write: (line) => console.error(`[${agent}]${line}`),
+              color: () => useColor(process.stderr),
+            }),
+            onModelRetry: (event) => console.error(`[${agent}]${modelRetryLine(event)}`),
+          },
     observer: {
       ...(values.json ? {} : { ...printer, onModelRetry: (event) => console.error(modelRetryLine(event)) }),
       onTextDelta: texts.push,

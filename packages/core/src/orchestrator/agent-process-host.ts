@@ -159,6 +159,7 @@ export class AgentProcessHost {
         this.notify(eventTypes.toolStart, { toolCallId, toolName, args: args as JsonValue }),
       onToolCallEnd: ({ toolCallId, toolName, result, durationMs }) =>
         this.notify(eventTypes.toolEnd, { toolCallId, toolName, result: result as unknown as JsonValue, durationMs }),
+      onModelRetry: (event) => this.notify(eventTypes.modelRetry, { ...event }),
     };
   }
 

@@ -31,6 +31,17 @@ export function forwardNotification(event: AgentEvent, observer: TurnObserver): 
           durationMs: Number(data.durationMs),
         });
         return;
+      case eventTypes.modelRetry:
+        observer.onModelRetry?.({
+          turnId: String(data.turnId),
+          stepIndex: Number(data.stepIndex),
+          model: String(data.model),
+          attempt: Number(data.attempt),
+          maxAttempts: Number(data.maxAttempts),
+          message: String(data.message ?? ''),
+          delayMs: Number(data.delayMs),
+        });
+        return;
       case eventTypes.approvalRequested:
         observer.onApprovalRequested?.(data as unknown as ApprovalRecord);
         return;

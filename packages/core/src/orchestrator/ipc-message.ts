@@ -80,6 +80,8 @@ export const eventTypes = {
   textDelta: 'runtime.text.delta',
   toolStart: 'runtime.tool.start',
   toolEnd: 'runtime.tool.end',
+  /** A failed model call about to be tried again (`data`: the onModelRetry event), so a server that is down is not silence. */
+  modelRetry: 'runtime.model.retry',
   /** Sent for every turn that was not a request (a request's reply says the same). */
   turnEnd: 'runtime.turn.end',
   /** Process → orchestrator, always (not only when observed): a call waits for a person (`data`: ApprovalRecord). */
