@@ -9,7 +9,8 @@
 /** One figure of a bench: ours, and the peer's when there is one doing the same work. */
 export interface BenchRow {
   figure: string;
-  unit: 'ns' | 'µs' | 'ms' | 'MB' | 'ops/s' | '×';
+  /** '' for a plain count (a number of tools, calls, entries). */
+  unit: 'ns' | 'µs' | 'ms' | 'MB' | 'ops/s' | '×' | '';
   ours: number;
   oursP99?: number;
   peer?: number;
@@ -101,10 +102,27 @@ export function ratio(row: BenchRow): number | undefined {
   return row.peer === undefined || row.peer === 0 ? undefined : row.ours / row.peer;
 }
 
+/**
+ * The unit of a figure in a bench's own JSON, from the name it has there: `builderUs`, `medianMs`,
+ * `insertPerSecond`, `rssMb`, `ratio`, or a parent's name (`dueToAppendedMs.median`); anything else is a count.
+ */
+export function unitOfKey(path: string): BenchRow['unit'] {
+  for (const segment of path.split('.').reverse()) {
+    const key = segment.replace(/\[\d+\]$/, '');
+    if (/Ns$/.test(key)) return 'ns';
+    if (/Us$/.test(key)) return 'µs';
+    if (/Ms$/.test(key)) return 'ms';
+    if (/(Mb|MB)$/.test(key)) return 'MB';
+    if (/PerSec(ond)?$/.test(key)) return 'ops/s';
+    if (/^ratio$|Ratio$/.test(key)) return '×';
+  }
+  return '';
+}
+
 export function formatValue(value: number | undefined, unit: BenchRow['unit']): string {
   if (value === undefined || Number.isNaN(value)) return '';
   const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
-  return `${value.toFixed(digits)} ${unit}`;
+  return unit === '' ? value.toFixed(digits) : `${value.toFixed(digits)} ${unit}`;
 }
 
 /** Hands the rows to the runner, or prints them (`--json`) or the bench's own text when run alone. */

@@ -2,27 +2,18 @@
  * MCP call overhead: median µs per call of a trivial `echo` tool on the same stdio MCP server (a Bun process),
  * called (a) through our pipeline — the mcp extension's registered tool run by ToolExecutor.execute (guard,
  * validation, handler, result mapping) over its process-group stdio transport — and (b) by the SDK's Client with
- * its own StdioClientTransport, directly. Prints both and the ratio; `--json` prints `{"results": {...}}`.
+ * its own StdioClientTransport, directly. Prints both and the ratio; `--json` prints the row as JSON, and
+ * `npm run bench` shows it in its table.
  * Usage: npm run bench:mcp [-- --json]
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fixtureServer, startBridge, stdioServer } from '../packages/base/extensions/mcp/__fixtures__/harness.ts';
+import { median, percentile, report } from './harness.ts';
 
-const json = process.argv.includes('--json');
 const warmup = 300;
 const rounds = 20;
 const perRound = 100;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
-}
 
 const ours = await startBridge({ servers: [stdioServer('bench')] });
 const oursCall = async () => {
@@ -75,15 +66,27 @@ const results = {
   ratio: Number((oursMedian / sdkMedian).toFixed(2)),
 };
 
-if (json) {
-  console.log(JSON.stringify({ results }));
-} else {
-  console.log(`MCP call of a trivial echo tool over stdio (${results.calls} calls each, median)`);
-  console.log(
-    `  our pipeline via the mcp extension  ${results.pipelineViaMcpExtension.medianUs.toFixed(1).padStart(8)} µs/call  (p90 ${results.pipelineViaMcpExtension.p90Us} µs)`,
-  );
-  console.log(
-    `  SDK Client, direct                  ${results.sdkClientDirect.medianUs.toFixed(1).padStart(8)} µs/call  (p90 ${results.sdkClientDirect.p90Us} µs)`,
-  );
-  console.log(`  ratio ${results.ratio}  (overhead ${results.overheadUs} µs/call)`);
-}
+report(
+  [
+    {
+      figure: 'MCP tool call over stdio, through our pipeline (mcp extension)',
+      unit: 'µs',
+      ours: oursMedian,
+      oursP99: percentile(samples.ours, 0.99),
+      peer: sdkMedian,
+      peerP99: percentile(samples.sdk, 0.99),
+      peerName: 'MCP SDK Client, direct',
+      note: 'ours adds the guard, validation and result mapping; the server is the same process',
+    },
+  ],
+  () => {
+    console.log(`MCP call of a trivial echo tool over stdio (${results.calls} calls each, median)`);
+    console.log(
+      `  our pipeline via the mcp extension  ${results.pipelineViaMcpExtension.medianUs.toFixed(1).padStart(8)} µs/call  (p90 ${results.pipelineViaMcpExtension.p90Us} µs)`,
+    );
+    console.log(
+      `  SDK Client, direct                  ${results.sdkClientDirect.medianUs.toFixed(1).padStart(8)} µs/call  (p90 ${results.sdkClientDirect.p90Us} µs)`,
+    );
+    console.log(`  ratio ${results.ratio}  (overhead ${results.overheadUs} µs/call)`);
+  },
+);

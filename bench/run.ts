@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BenchRow, formatValue, jsonOutput, ROWS_MARKER, ratio } from './harness.ts';
+import { type BenchRow, formatValue, jsonOutput, ROWS_MARKER, ratio, unitOfKey } from './harness.ts';
 
 const here = import.meta.dir;
 const notBenches = new Set(['harness.ts', 'run.ts']);
@@ -27,7 +27,7 @@ interface BenchOutcome {
 function numbersOf(value: unknown, path: string, rows: BenchRow[]): void {
   if (rows.length >= 12) return;
   if (typeof value === 'number') {
-    rows.push({ figure: path, unit: path.toLowerCase().includes('ns') ? 'ns' : '×', ours: value });
+    rows.push({ figure: path, unit: unitOfKey(path), ours: value });
   } else if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) numbersOf(item, `${path}[${index}]`, rows);
   } else if (typeof value === 'object' && value !== null) {
