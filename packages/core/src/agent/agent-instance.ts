@@ -140,7 +140,7 @@ interface StepState extends TurnState {
   toolCatalog: StepMiddlewareContext['toolCatalog'];
   /**
    * The messages this step sends, when a step middleware asked for them (a copy it may change); untouched, the
-   * step sends the conversation as it stands without copying it (modelHistory).
+   * step sends the conversation as it stands without copying it (stepMessages).
    */
   modelMessages?: Message[];
   /** How many messages the conversation held when the step started (what `modelMessages` copies). */
@@ -1045,7 +1045,8 @@ export class AgentInstance {
     const system = this.options.agent.spec.prompt?.system;
     return {
       ...(system ? { system } : {}),
-      input: this.stepMessages(state) as unknown as JsonValue[],
+      // A copy: the kept history grows after the step, and an exporter may read this later.
+      input: [...this.stepMessages(state)] as unknown as JsonValue[],
       output: assistant.map((message) => message.data as unknown as JsonValue),
     };
   }
