@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { environmentBlock } from '../processes/environment-block.ts';
 import type { JsonValue } from '../types.ts';
 import { controlEvent, eventTypes, formatAddress, ORCHESTRATOR } from './ipc-message.ts';
+import { isProcessAlive } from './is-process-alive.ts';
 import { createFedTransport, type FedTransport } from './process-transport.ts';
 import type { Transport } from './transport.ts';
 
@@ -31,7 +32,10 @@ export interface AgentProcessConnection {
   pid: number;
   /** Resolves once `pid` is known (a worker reported the spawn); absent when it is known at once. */
   started?: Promise<void>;
-  /** Whether the process still runs (default: a signal 0 to `pid` on this machine). */
+  /**
+   * Whether the process still runs, or its exit is still to be reported by `exited` (default: a signal 0 to `pid`
+   * on this machine). The supervisor's check for processes gone without an exit reads it.
+   */
   alive?(): boolean;
   transport: Transport;
   exited: Promise<ProcessExit>;
@@ -221,5 +225,13 @@ export const spawnAgentProcess: SpawnAgentProcess = (options) => {
     const signal = subprocess.signalCode;
     return { exitCode: subprocess.exitCode, signalCode: signal === null ? null : String(signal) };
   });
-  return { pid, transport, exited, kill: (signal = 'SIGTERM') => killGroup(subprocess, signal) };
+  return {
+    pid,
+    transport,
+    exited,
+    // Once Bun has reaped the process its exit is on the way (`exited`, after the pipe drains): the supervisor's
+    // check for processes gone without an exit must not report it first, as `killed (unknown)`.
+    alive: () => subprocess.exitCode !== null || subprocess.signalCode !== null || isProcessAlive(pid),
+    kill: (signal = 'SIGTERM') => killGroup(subprocess, signal),
+  };
 };
