@@ -11,3 +11,12 @@ export function aiSdk(): AiSdk {
   sdk ??= require('ai') as AiSdk;
   return sdk;
 }
+
+type ProviderUtils = typeof import('@ai-sdk/provider-utils');
+let utils: ProviderUtils | undefined;
+
+/** The AI SDK's provider utilities (its retry with backoff), required with the SDK at the first model call. */
+export function providerUtils(): ProviderUtils {
+  utils ??= require('@ai-sdk/provider-utils') as ProviderUtils;
+  return utils;
+}

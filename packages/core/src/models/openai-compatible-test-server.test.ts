@@ -2,14 +2,13 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { APICallError } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
 import { generateText, jsonSchema, streamText, tool } from 'ai';
-import type { ModelResource, ModelResourceSpec } from '../config/resources.ts';
-import type { JsonObject } from '../types.ts';
 import { createLanguageModel } from './create-language-model.ts';
 import { modelCallSettings } from './model-call-settings.ts';
 import {
   type OpenAICompatibleTestServer,
   type ServerResponseScript,
   startOpenAICompatibleServer,
+  testServerModel,
 } from './openai-compatible-test-server.ts';
 
 const greetSchema = {
@@ -31,16 +30,6 @@ async function start(responses: ServerResponseScript[]): Promise<OpenAICompatibl
   return server;
 }
 
-function modelResource(provider: ModelResourceSpec['provider'], url: string, params?: JsonObject): ModelResource {
-  return {
-    apiVersion: 'goondan.ai/v1',
-    kind: 'Model',
-    metadata: { name: 'main' },
-    spec: { provider, model: 'test-model', baseURL: url, apiKey: { value: 'test-key' }, ...(params ? { params } : {}) },
-    location: { file: 'goondan.yaml', line: 1, column: 1, baseDir: '/tmp' },
-  };
-}
-
 interface ChatRequestBody {
   model: string;
   stream?: boolean;
@@ -56,7 +45,7 @@ const bodyOf = (index: number) => server?.requests[index]?.body as ChatRequestBo
 describe.each(['openai-compatible', 'openai'] as const)('provider %s against the test server', (provider) => {
   test('streams text in several deltas; the server saw the system prompt, a stream request and a key', async () => {
     const { url } = await start([{ text: 'Hello from the test server!' }]);
-    const model = createLanguageModel(modelResource(provider, url), { env: {} });
+    const model = createLanguageModel(testServerModel(url, { provider }), { env: {} });
     const result = streamText({ model, instructions: 'You are terse.', prompt: 'Say hello' });
     const deltas: string[] = [];
     for await (const delta of result.textStream) deltas.push(delta);
@@ -79,7 +68,7 @@ describe.each(['openai-compatible', 'openai'] as const)('provider %s against the
       { toolCalls: [{ name: 'greet__hello', arguments: '{"name":"Ada"}', id: 'call_ada' }] },
       { text: 'Greeted Ada.' },
     ]);
-    const model = createLanguageModel(modelResource(provider, server!.url), { env: {} });
+    const model = createLanguageModel(testServerModel(server!.url, { provider }), { env: {} });
     const first = streamText({ model, instructions: 'Be brief.', prompt: 'Greet Ada', tools });
     const calls = await first.toolCalls;
     expect(calls.map((call) => [call.toolCallId, call.toolName, call.input, call.invalid])).toEqual([
@@ -120,7 +109,7 @@ describe.each(['openai-compatible', 'openai'] as const)('provider %s against the
 
   test('Model and Agent params reach the request body', async () => {
     await start([{ text: 'ok' }]);
-    const resource = modelResource(provider, server!.url, { temperature: 0.3, maxTokens: 50, seed: 7 });
+    const resource = testServerModel(server!.url, { provider, params: { temperature: 0.3, maxTokens: 50, seed: 7 } });
     const model = createLanguageModel(resource, { env: {} });
     await generateText({
       model,
@@ -133,7 +122,7 @@ describe.each(['openai-compatible', 'openai'] as const)('provider %s against the
 
   test('an error status surfaces as an APICallError with the server’s message', async () => {
     await start([{ status: 400, errorBody: { error: { message: 'model not found', type: 'invalid_request_error' } } }]);
-    const model = createLanguageModel(modelResource(provider, server!.url), { env: {} });
+    const model = createLanguageModel(testServerModel(server!.url, { provider }), { env: {} });
     const thrown = await generateText({ model, prompt: 'x', maxRetries: 0 }).catch((error: unknown) => error);
     expect(APICallError.isInstance(thrown)).toBe(true);
     expect((thrown as APICallError).statusCode).toBe(400);
@@ -144,7 +133,10 @@ describe.each(['openai-compatible', 'openai'] as const)('provider %s against the
 describe('startOpenAICompatibleServer', () => {
   test('unknown params of an openai-compatible Model go into the request body', async () => {
     await start([{ text: 'ok' }]);
-    const resource = modelResource('openai-compatible', server!.url, { min_p: 0.05, repetition_penalty: 1.1 });
+    const resource = testServerModel(server!.url, {
+      provider: 'openai-compatible',
+      params: { min_p: 0.05, repetition_penalty: 1.1 },
+    });
     const model = createLanguageModel(resource, { env: {} });
     await generateText({ model, prompt: 'x', ...modelCallSettings(resource) });
     expect(bodyOf(0)).toMatchObject({ min_p: 0.05, repetition_penalty: 1.1 });

@@ -1,3 +1,6 @@
+import type { ModelResource, ModelResourceSpec } from '../config/resources.ts';
+import type { JsonObject } from '../types.ts';
+
 /** One scripted answer of the test server, used by the next POST /v1/chat/completions. */
 export interface ServerResponseScript {
   text?: string;
@@ -19,6 +22,21 @@ export interface RecordedRequest {
   body: unknown;
   headers: Record<string, string>;
   hasAuthorization: boolean;
+}
+
+/** A Model resource (`main`, model `test-model`, a test key) talking to the test server at `url`. */
+export function testServerModel(
+  url: string,
+  options: { provider?: ModelResourceSpec['provider']; params?: JsonObject } = {},
+): ModelResource {
+  const { provider = 'openai-compatible', params } = options;
+  return {
+    apiVersion: 'goondan.ai/v1',
+    kind: 'Model',
+    metadata: { name: 'main' },
+    spec: { provider, model: 'test-model', baseURL: url, apiKey: { value: 'test-key' }, ...(params ? { params } : {}) },
+    location: { file: 'goondan.yaml', line: 1, column: 1, baseDir: '/tmp' },
+  };
 }
 
 export interface OpenAICompatibleTestServer {

@@ -2,9 +2,15 @@ import { describe, expect, test } from 'bun:test';
 import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { jsonSchema, RetryError, type ToolSet, tool } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
-import { startOpenAICompatibleServer } from './openai-compatible-test-server.ts';
+import { startOpenAICompatibleServer, testServerModel } from './openai-compatible-test-server.ts';
 import { createScriptedModel } from './scripted-model.ts';
-import { describeModelWarning, type ModelRetryNotice, retryDelayMs, streamModelStep } from './stream-model-step.ts';
+import {
+  describeModelWarning,
+  type ModelRetryNotice,
+  type ModelStepRequest,
+  retryDelayMs,
+  streamModelStep,
+} from './stream-model-step.ts';
 
 const tools: ToolSet = {
   greet__hello: tool({
@@ -67,6 +73,17 @@ const hello: LanguageModelV4StreamPart[] = [
 // Fast retries: the provider asks for 1 ms.
 const quick = { 'retry-after-ms': '1' };
 
+/** A step's call with one user message and no tools (the test's model and options over it). */
+function ask(model: LanguageModelV4, extra: Partial<ModelStepRequest> = {}) {
+  return streamModelStep({
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: {},
+    abortSignal: new AbortController().signal,
+    ...extra,
+  });
+}
+
 describe('streamModelStep', () => {
   test('text deltas as they come, tool calls, usage, finish reason and the assistant message', async () => {
     const model = createScriptedModel([
@@ -107,12 +124,7 @@ describe('streamModelStep', () => {
   });
 
   test('cache reads are reported apart from the totals', async () => {
-    const result = await streamModelStep({
-      model: failingModel([], hello),
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      abortSignal: new AbortController().signal,
-    });
+    const result = await ask(failingModel([], hello));
     expect(result.usage).toEqual({ inputTokens: 7, outputTokens: 2, cacheReadTokens: 3 });
     expect(result.messages).toEqual([{ role: 'assistant', content: [{ type: 'text', text: 'Hello' }] }]);
   });
@@ -123,13 +135,7 @@ describe('streamModelStep', () => {
       hello,
     );
     const notices: ModelRetryNotice[] = [];
-    const result = await streamModelStep({
-      model,
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      abortSignal: new AbortController().signal,
-      onRetry: (notice) => notices.push(notice),
-    });
+    const result = await ask(model, { onRetry: (notice) => notices.push(notice) });
     expect(result.text).toBe('Hello');
     expect(model.attempts).toBe(3);
     expect(notices).toEqual([
@@ -140,25 +146,16 @@ describe('streamModelStep', () => {
 
   test('retries used up: a RetryError holding every attempt; maxRetries 0 throws the error itself', async () => {
     const errors = [0, 1, 2].map(() => failure({ retryable: true, headers: quick }));
-    const thrown = await streamModelStep({
-      model: failingModel(errors, hello),
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      abortSignal: new AbortController().signal,
-    }).catch((error: unknown) => error);
+    const thrown = await ask(failingModel(errors, hello)).catch((error: unknown) => error);
     expect(RetryError.isInstance(thrown)).toBe(true);
     expect((thrown as RetryError).errors).toEqual(errors);
     expect((thrown as Error).message).toStartWith('Failed after 3 attempts. Last error: ');
     expect((thrown as Error).message).toEndWith('HTTP 503');
 
     const only = failure({ retryable: true });
-    const direct = await streamModelStep({
-      model: failingModel([only], hello),
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      settings: { maxRetries: 0 },
-      abortSignal: new AbortController().signal,
-    }).catch((error: unknown) => error);
+    const direct = await ask(failingModel([only], hello), { settings: { maxRetries: 0 } }).catch(
+      (error: unknown) => error,
+    );
     expect(direct).toBe(only);
   });
 
@@ -166,13 +163,7 @@ describe('streamModelStep', () => {
     const refused = failure({ retryable: false, status: 401 });
     const model = failingModel([refused], hello);
     const notices: ModelRetryNotice[] = [];
-    const thrown = await streamModelStep({
-      model,
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      abortSignal: new AbortController().signal,
-      onRetry: (notice) => notices.push(notice),
-    }).catch((error: unknown) => error);
+    const thrown = await ask(model, { onRetry: (notice) => notices.push(notice) }).catch((error: unknown) => error);
     expect(thrown).toBe(refused);
     expect(model.attempts).toBe(1);
     expect(notices).toEqual([]);
@@ -186,21 +177,12 @@ describe('streamModelStep', () => {
       { type: 'error', error: failure({ retryable: true }) },
     ];
     const model = failingModel([], broken);
-    const thrown = await streamModelStep({
-      model,
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      abortSignal: new AbortController().signal,
-    }).catch((error: unknown) => error);
+    const thrown = await ask(model).catch((error: unknown) => error);
     expect(APICallError.isInstance(thrown)).toBe(true);
     expect(model.attempts).toBe(1);
 
     const retried = failingModel([failure({ retryable: true, headers: quick })], hello);
-    const result = await streamModelStep({
-      model: retried,
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      abortSignal: new AbortController().signal,
+    const result = await ask(retried, {
       onRetry: () => {
         throw new Error('observer failed');
       },
@@ -222,12 +204,7 @@ describe('streamModelStep', () => {
       },
       ...rest,
     ];
-    const result = await streamModelStep({
-      model: failingModel([], warned),
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      abortSignal: new AbortController().signal,
-    });
+    const result = await ask(failingModel([], warned));
     expect(result.warnings).toEqual([
       'topK is not supported (ignored by this model)',
       'seed runs in a compatibility mode',
@@ -244,12 +221,7 @@ describe('streamModelStep', () => {
       { type: 'text-delta', id: 't', delta: 'Half' },
       { type: 'tool-call', toolCallId: 'c1', toolName: 'greet__hello', input: '{"name":"Ada"}' },
     ];
-    const result = await streamModelStep({
-      model: failingModel([], cut),
-      messages: [{ role: 'user', content: 'hi' }],
-      tools,
-      abortSignal: new AbortController().signal,
-    });
+    const result = await ask(failingModel([], cut), { tools });
     expect(result.finishReason).toBe('unknown');
     expect(result.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
     expect(result.messages).toEqual([
@@ -265,12 +237,7 @@ describe('streamModelStep', () => {
 
   test('an abort rejects the call', async () => {
     const controller = new AbortController();
-    const pending = streamModelStep({
-      model: createScriptedModel([{ text: 'late', delayMs: 10_000 }]),
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: {},
-      abortSignal: controller.signal,
-    });
+    const pending = ask(createScriptedModel([{ text: 'late', delayMs: 10_000 }]), { abortSignal: controller.signal });
     controller.abort();
     await expect(pending).rejects.toThrow();
   });
@@ -286,31 +253,14 @@ describe('over HTTP (OpenAI-compatible test server)', () => {
       ],
     });
     try {
-      const model = createLanguageModel({
-        apiVersion: 'goondan.ai/v1',
-        kind: 'Model',
-        metadata: { name: 'main' },
-        spec: {
-          provider: 'openai-compatible',
-          model: 'test-model',
-          baseURL: server.url,
-          apiKey: { value: 'test-key' },
-        },
-        location: { file: 'goondan.yaml', line: 1, column: 1, baseDir: '/tmp' },
-      });
+      const model = createLanguageModel(testServerModel(server.url));
       const notices: ModelRetryNotice[] = [];
-      const request = {
-        model,
-        messages: [{ role: 'user' as const, content: 'hi' }],
-        tools: {},
-        abortSignal: new AbortController().signal,
-        onRetry: (notice: ModelRetryNotice) => notices.push(notice),
-      };
-      const result = await streamModelStep(request);
+      const onRetry = (notice: ModelRetryNotice) => notices.push(notice);
+      const result = await ask(model, { onRetry });
       expect(result.text).toBe('after the wait');
       expect(notices).toHaveLength(1);
       expect(notices[0]).toMatchObject({ attempt: 1, maxAttempts: 3, delayMs: 20 });
-      const refused = await streamModelStep(request).catch((error: unknown) => error);
+      const refused = await ask(model, { onRetry }).catch((error: unknown) => error);
       expect(APICallError.isInstance(refused) && refused.statusCode).toBe(400);
       expect(notices).toHaveLength(1);
       expect(server.requests).toHaveLength(3);

@@ -1,6 +1,6 @@
 import { APICallError, type LanguageModelV4, type SharedV4Warning } from '@ai-sdk/provider';
 import type { ModelMessage as AiModelMessage, ToolSet, TypedToolCall } from 'ai';
-import { aiSdk } from './ai-sdk.ts';
+import { aiSdk, providerUtils } from './ai-sdk.ts';
 import type { ModelCallSettings } from './model-call-settings.ts';
 import { toAssistantMessage } from './to-assistant-message.ts';
 
@@ -90,9 +90,7 @@ export function retryDelayMs(error: unknown, backoffMs: number, now = Date.now()
  */
 export async function streamModelStep(request: ModelStepRequest): Promise<ModelStepResult> {
   const sdk = aiSdk();
-  // Required here, not imported at the top, for the same reason as the AI SDK (models/ai-sdk.ts): an idle agent
-  // process makes no model call.
-  const { retryWithExponentialBackoff } = require('@ai-sdk/provider-utils') as typeof import('@ai-sdk/provider-utils');
+  const { retryWithExponentialBackoff } = providerUtils();
   const { maxRetries = 2, providerOptions, ...callSettings } = request.settings ?? {};
   let attempt = 0;
   const retry = retryWithExponentialBackoff({

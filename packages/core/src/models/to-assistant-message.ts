@@ -1,13 +1,7 @@
-import type { AssistantModelMessage, ContentPart, JSONValue, ProviderMetadata, ToolSet } from 'ai';
+import type { AssistantModelMessage, ContentPart, ProviderMetadata, ToolSet } from 'ai';
+import { toJsonSafe } from '../tools/to-json-safe.ts';
 
 type AssistantPart = Exclude<AssistantModelMessage['content'], string>[number];
-
-/** A value as plain JSON (toJSON applied, undefined dropped), as a tool output in a message must be. */
-function toJsonValue(value: unknown): JSONValue {
-  if (value === undefined) return null;
-  const text = JSON.stringify(value);
-  return text === undefined ? null : (JSON.parse(text) as JSONValue);
-}
 
 /** `providerOptions` only when the provider attached metadata (a thought signature, a cache hint, ...). */
 function options(metadata: ProviderMetadata | undefined): { providerOptions?: ProviderMetadata } {
@@ -63,10 +57,10 @@ export function toAssistantMessage(content: ReadonlyArray<ContentPart<ToolSet>>)
           toolName: part.toolName,
           output:
             part.type === 'tool-error'
-              ? { type: 'error-json', value: toJsonValue(part.error) }
+              ? { type: 'error-json', value: toJsonSafe(part.error) }
               : typeof part.output === 'string'
                 ? { type: 'text', value: part.output }
-                : { type: 'json', value: toJsonValue(part.output) },
+                : { type: 'json', value: toJsonSafe(part.output) },
           ...options(part.providerMetadata),
         });
         break;

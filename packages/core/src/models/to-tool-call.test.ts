@@ -7,7 +7,7 @@ import { ToolExecutor } from '../tools/tool-executor.ts';
 import { ToolRegistry } from '../tools/tool-registry.ts';
 import type { ToolCatalogItem } from '../types.ts';
 import { createLanguageModel } from './create-language-model.ts';
-import { startOpenAICompatibleServer } from './openai-compatible-test-server.ts';
+import { startOpenAICompatibleServer, testServerModel } from './openai-compatible-test-server.ts';
 import { createScriptedModel } from './scripted-model.ts';
 import { streamModelStep } from './stream-model-step.ts';
 import { toToolCall } from './to-tool-call.ts';
@@ -39,22 +39,7 @@ afterAll(() => server.close());
 
 const models: [string, () => LanguageModel][] = [
   ['scripted model', () => createScriptedModel([{ toolCalls: sent }])],
-  [
-    'openai-compatible over HTTP',
-    () =>
-      createLanguageModel({
-        apiVersion: 'goondan.ai/v1',
-        kind: 'Model',
-        metadata: { name: 'main' },
-        spec: {
-          provider: 'openai-compatible',
-          model: 'test-model',
-          baseURL: server.url,
-          apiKey: { value: 'test-key' },
-        },
-        location: { file: 'goondan.yaml', line: 1, column: 1, baseDir: '/tmp' },
-      }),
-  ],
+  ['openai-compatible over HTTP', () => createLanguageModel(testServerModel(server.url))],
 ];
 
 /** One model call the way a step makes it (the AI SDK parses the calls). */
