@@ -285,5 +285,9 @@ describe('retryDelayMs', () => {
     expect(delayFor({ 'retry-after': 'Fri, 27 Nov 2026 09:00:00 GMT' })).toBe(2000);
     expect(delayFor({ 'retry-after': 'soon' })).toBe(2000);
     expect(retryDelayMs(new Error('plain'), 4000, now)).toBe(4000);
+    // The doubling stops at a minute: a large maxRetries retries once a minute, never in a tight loop.
+    expect(retryDelayMs(new Error('plain'), 2 ** 40, now)).toBe(60_000);
+    expect(retryDelayMs(failure({ retryable: true, headers: { 'retry-after': '3600' } }), 2 ** 40, now)).toBe(60_000);
+    expect(delayFor({ 'retry-after': '59' })).toBe(59_000);
   });
 });

@@ -55,13 +55,18 @@ export function describeModelWarning(warning: SharedV4Warning): string {
   return `${warning.feature} ${what}${warning.details ? ` (${warning.details})` : ''}`;
 }
 
-/** Longest wait a provider's retry-after header may ask for (longer asks get the exponential backoff instead). */
-const MAX_RETRY_AFTER_MS = 60_000;
+/**
+ * Longest wait between two attempts: what a provider's retry-after header may ask for, and where the doubling
+ * backoff stops (a large `maxRetries` retries once a minute instead of waiting days, or overflowing the timer —
+ * a delay past 2^31 ms fires at once — and calling the provider in a tight loop).
+ */
+const MAX_RETRY_WAIT_MS = 60_000;
 
 /** How long a provider asked to wait before the next attempt (retry-after-ms, retry-after), or the backoff. */
 export function retryDelayMs(error: unknown, backoffMs: number, now = Date.now()): number {
+  const backoff = Math.min(backoffMs, MAX_RETRY_WAIT_MS);
   const headers = APICallError.isInstance(error) ? error.responseHeaders : undefined;
-  if (!headers) return backoffMs;
+  if (!headers) return backoff;
   let ms: number | undefined;
   const afterMs = Number.parseFloat(headers['retry-after-ms'] ?? '');
   if (!Number.isNaN(afterMs)) ms = afterMs;
@@ -70,8 +75,7 @@ export function retryDelayMs(error: unknown, backoffMs: number, now = Date.now()
     const seconds = Number.parseFloat(after);
     ms = Number.isNaN(seconds) ? Date.parse(after) - now : seconds * 1000;
   }
-  if (ms !== undefined && !Number.isNaN(ms) && ms >= 0 && (ms < MAX_RETRY_AFTER_MS || ms < backoffMs)) return ms;
-  return backoffMs;
+  return ms !== undefined && !Number.isNaN(ms) && ms >= 0 && ms < MAX_RETRY_WAIT_MS ? ms : backoff;
 }
 
 /**
@@ -82,9 +86,10 @@ export function retryDelayMs(error: unknown, backoffMs: number, now = Date.now()
  * (docs/performance.md#a-step).
  *
  * Retries follow the AI SDK's rule: a retryable API call error (HTTP 408/409/429/5xx, a connection dropped before the
- * answer) is tried again up to `settings.maxRetries` times (default 2) after 2 s, 4 s, ... or what the provider's
- * retry-after header asks when that is under a minute; once they are used up the error is a RetryError holding
- * every attempt's error. An error in the middle of the stream is not retried (part of the answer was seen).
+ * answer) is tried again up to `settings.maxRetries` times (default 2) after 2 s, 4 s, ... up to a minute, or
+ * what the provider's retry-after header asks when that is under a minute; once they are used up the error is a
+ * RetryError holding every attempt's error. An error in the middle of the stream is not retried (part of the answer
+ * was seen).
  *
  * Throws the model's error (a stream error part, or the call's own failure); an abort rejects with the abort error.
  */
