@@ -56,12 +56,28 @@ export function newId(prefix: string): string {
   return `${prefix}_${lastMsText}${random}_${counter}`;
 }
 
+let lastIsoMs = -1;
+let lastIso = '';
+
+/**
+ * The time now as an ISO 8601 string (an event's `createdAt`), made once per millisecond: several events are
+ * stamped in a millisecond under load, and formatting a Date costs more than the rest of building one.
+ */
+export function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastIsoMs) {
+    lastIsoMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
 export function userEvent(input: string, source = 'cli'): AgentEvent {
   return {
     id: newId('evt'),
     type: 'user.message',
     input,
     source: { kind: 'user', name: source },
-    createdAt: new Date().toISOString(),
+    createdAt: isoNow(),
   };
 }

@@ -10,8 +10,10 @@ import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { TraceStore } from '../store/trace-store.ts';
 import type { ToolCatalogItem } from '../types.ts';
 import { userEvent } from './agent-event.ts';
+import type { SpanWriteTiming } from './agent-instance.ts';
 import { instancePaths } from './instance-paths.ts';
 import { type OpenAgentInstanceOptions, openAgentInstance } from './open-agent-instance.ts';
+import type { TurnMiddleware } from './turn-types.ts';
 
 const fixture = join(import.meta.dir, '__fixtures__', 'basic');
 const dirs: string[] = [];
@@ -327,5 +329,65 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
     expect(spans.map((span) => span.kind).sort()).toEqual(['model', 'model', 'step', 'step', 'tool', 'turn']);
     const turn = spans.find((span) => span.kind === 'turn')!;
     expect(spans.filter((span) => span.kind === 'step').every((span) => span.parentSpanId === turn.spanId)).toBe(true);
+  });
+
+  test("a turn's end span is written after the turn returns: once the instance is quiet, and within the wait while turns keep ending", async () => {
+    // Timers run between these (a loop of setImmediate alone would starve them).
+    const nextTick = () => Bun.sleep(0);
+    // Turns answered by a middleware (as an agent answering requests without its model): nothing else commits, so
+    // their spans wait for the timer alone.
+    const answer: TurnMiddleware = async (ctx) => ({
+      turnId: ctx.turnId,
+      traceId: 'unused',
+      eventId: ctx.event.id,
+      status: 'completed',
+      text: 'pong',
+      steps: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
+    const opened = async (spanWrites: SpanWriteTiming) => {
+      const traceOf = new Map<string, string>();
+      const { instance, stateDir } = await open([], {
+        spanWrites,
+        turnMiddlewares: [answer],
+        observer: { onTurnStart: ({ turnId, traceId }) => traceOf.set(turnId, traceId) },
+      });
+      const traces = new TraceStore(
+        openInstanceDatabase(
+          instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir }).databaseFile,
+        ),
+      );
+      // The middleware's result does not know the turn's trace: the observer told it.
+      const status = (turnId: string) =>
+        traces.spansOfTrace(traceOf.get(turnId)!).find((span) => span.kind === 'turn')?.status ?? 'not written';
+      return { instance, status };
+    };
+
+    // Quiet: written once no turn has ended for quietMs (no upper wait here); closing writes those still waiting.
+    const quiet = await opened({ quietMs: 2, maxDelayMs: 1e9 });
+    const first = await quiet.instance.enqueue(userEvent('one'));
+    expect(quiet.status(first.turnId)).toBe('not written');
+    while (quiet.status(first.turnId) === 'not written') await nextTick();
+    expect(quiet.status(first.turnId)).toBe('ok');
+    const last = await quiet.instance.enqueue(userEvent('last'));
+    expect(quiet.status(last.turnId)).toBe('not written');
+    await quiet.instance.close();
+    expect(quiet.status(last.turnId)).toBe('ok');
+
+    // Busy (never quiet for that long): turns one after another, and the first one's end is still written while
+    // they go on, maxDelayMs after it ended, not when they stop.
+    const busy = await opened({ quietMs: 1e9, maxDelayMs: 20 });
+    const firstBusy = await busy.instance.enqueue(userEvent('busy 0'));
+    const ended = performance.now();
+    let turns = 1;
+    while (busy.status(firstBusy.turnId) === 'not written') {
+      await busy.instance.enqueue(userEvent(`busy ${turns}`));
+      turns += 1;
+      await nextTick();
+    }
+    expect(performance.now() - ended).toBeGreaterThanOrEqual(19);
+    expect(busy.status(firstBusy.turnId)).toBe('ok');
+    expect(turns).toBeGreaterThan(1);
+    await busy.instance.close();
   });
 });

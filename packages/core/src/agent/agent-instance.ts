@@ -30,7 +30,7 @@ import type { SpanContent, SpanTelemetry } from '../telemetry/span-telemetry.ts'
 import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
-import { type AgentEvent, newId } from './agent-event.ts';
+import { type AgentEvent, isoNow, newId } from './agent-event.ts';
 import { closeUnfinishedTurn } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
 import { abortedResult, answerUnansweredToolCalls, findUnansweredToolCalls } from './repair-conversation.ts';
@@ -51,9 +51,14 @@ export const DEFAULT_MAX_STEPS_PER_TURN = 16;
 export const DEFAULT_TOOL_CONCURRENCY = 4;
 /** Traces kept per instance; older ones are pruned (schedulePrune) so the database stays bounded. */
 export const MAX_STORED_TRACES = 1000;
-/** Spans of ended turns wait this long for their write (flushSpansSoon), or until this many are waiting. */
-const SPAN_WRITE_DELAY_MS = 5;
+/**
+ * Spans of ended turns are written once no turn has ended for 2 ms, at the latest 20 ms after the first of them
+ * ended, or at once when MAX_DEFERRED_SPANS wait (flushSpansSoon).
+ */
+const DEFAULT_SPAN_WRITES: SpanWriteTiming = { quietMs: 2, maxDelayMs: 20 };
 const MAX_DEFERRED_SPANS = 512;
+/** The longest delay a timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Pruning is due every 100 turns; it waits for a second without turns ending, or runs at 1000 turns. */
 const PRUNE_DUE_TURNS = 100;
 const PRUNE_FORCED_TURNS = 1000;
@@ -107,6 +112,16 @@ export interface AgentInstanceOptions {
    * measures the runtime's own work this way) but must return what the default returns.
    */
   callModel?: typeof streamModelStep;
+  /** When ended turns' spans are written (default: quiet for 2 ms, at the latest 20 ms after the first). */
+  spanWrites?: SpanWriteTiming;
+}
+
+/** See AgentInstance.flushSpansSoon. */
+export interface SpanWriteTiming {
+  /** Written once no turn has ended for this long. */
+  quietMs: number;
+  /** While turns keep ending, written at the latest this long after the first unwritten end. */
+  maxDelayMs: number;
 }
 
 /** The source of calls made outside a turn (`gdn tools call`, previews): the person at the command line. */
@@ -183,6 +198,9 @@ export class AgentInstance {
   private spanBuffer: SpanRecord[] = [];
   /** The write of ended turns' last spans, after their results went back (flushSpansSoon). */
   private spanFlush: ReturnType<typeof setTimeout> | undefined;
+  /** When the first and the last turn whose end is not written yet ended (performance.now()). */
+  private unwrittenSince = 0;
+  private lastUnwrittenEnd = 0;
   private turnsSincePrune = 0;
   private lastTurnEndedAt = 0;
   private pruneTimer: ReturnType<typeof setTimeout> | undefined;
@@ -300,7 +318,7 @@ export class AgentInstance {
         input: `Tool job ${handle} (${toolName}) finished: ${JSON.stringify(result)}`,
         source: { kind: 'system', name: 'jobs' },
         data: { handle, toolName, result: result as unknown as JsonValue },
-        createdAt: new Date().toISOString(),
+        createdAt: isoNow(),
       });
     });
   }
@@ -333,7 +351,7 @@ export class AgentInstance {
           type: 'catalog.preview',
           input: '',
           source: { kind: 'system', name: 'preview' },
-          createdAt: new Date().toISOString(),
+          createdAt: isoNow(),
         },
         source: COMMAND_LINE_SOURCE,
         turnId: newId('turn'),
@@ -482,7 +500,7 @@ export class AgentInstance {
       input: '',
       source: suspended.source as AgentEvent['source'],
       ...(suspended.traceId ? { traceContext: { traceId: suspended.traceId } } : {}),
-      createdAt: new Date().toISOString(),
+      createdAt: isoNow(),
     };
     this.waiting += 1;
     const run = this.queue.then(() => {
@@ -1062,15 +1080,41 @@ export class AgentInstance {
   }
 
   /**
-   * A turn's last span is written after its result is handed back (an agent process sends its reply first), up to
-   * 5 ms later, together with those of turns that end meanwhile: turns in quick succession (a burst of sends, a
-   * caller's requests one after another) commit their spans once, not once each. Any commit before then takes them
-   * along (writeSpans); closing the instance writes them. As with the audit rows' timer, a process killed within
-   * those milliseconds loses those turns' end (their start is on disk with their input).
+   * A turn's last span is written after its result is handed back (an agent process sends its reply first), once
+   * the instance has been quiet for 2 ms, or 20 ms after the first unwritten end while turns keep ending
+   * (options.spanWrites): a caller's run of requests or a burst of sends commits its spans in a few large writes, not one
+   * per 5 ms (each commit writes every index page it touched, and span ids are random, so a batch's cost per span
+   * falls as it grows). Any commit before then takes them along (writeSpans); closing the instance writes them.
+   * As with the audit rows' timer, a process killed meanwhile loses those turns' end (their start is on disk with
+   * their input).
    */
   private flushSpansSoon(): void {
-    if (this.spanBuffer.length >= MAX_DEFERRED_SPANS) this.writeEndedTurnSpans();
-    else this.spanFlush ??= setTimeout(() => this.writeEndedTurnSpans(), SPAN_WRITE_DELAY_MS);
+    const { quietMs } = this.options.spanWrites ?? DEFAULT_SPAN_WRITES;
+    if (this.spanBuffer.length >= MAX_DEFERRED_SPANS) {
+      this.writeEndedTurnSpans();
+      return;
+    }
+    const now = performance.now();
+    this.lastUnwrittenEnd = now;
+    if (this.spanFlush !== undefined) return;
+    this.unwrittenSince = now;
+    this.armSpanFlush(quietMs);
+  }
+
+  /** One timer at a time: it fires, and sets itself again while turns keep ending and the wait is not used up. */
+  private armSpanFlush(delayMs: number): void {
+    this.spanFlush = setTimeout(
+      () => {
+        this.spanFlush = undefined;
+        const { quietMs, maxDelayMs } = this.options.spanWrites ?? DEFAULT_SPAN_WRITES;
+        const now = performance.now();
+        const quietLeft = quietMs - (now - this.lastUnwrittenEnd);
+        const waitLeft = maxDelayMs - (now - this.unwrittenSince);
+        if (quietLeft > 0 && waitLeft > 0) this.armSpanFlush(Math.min(quietLeft, waitLeft));
+        else this.writeEndedTurnSpans();
+      },
+      Math.min(delayMs, MAX_TIMER_MS),
+    );
   }
 
   private writeEndedTurnSpans(): void {

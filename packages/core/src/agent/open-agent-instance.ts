@@ -23,7 +23,7 @@ import { TraceStore } from '../store/trace-store.ts';
 import { openSpanTelemetry } from '../telemetry/open-span-telemetry.ts';
 import { createAgentToolset } from '../tools/agent-toolset.ts';
 import type { JsonValue, ToolCallMiddleware, ToolHandler } from '../types.ts';
-import { AgentInstance } from './agent-instance.ts';
+import { AgentInstance, type SpanWriteTiming } from './agent-instance.ts';
 import { instancePaths } from './instance-paths.ts';
 import type { StepMiddleware, TurnMiddleware, TurnObserver } from './turn-types.ts';
 
@@ -55,6 +55,8 @@ export interface OpenAgentInstanceOptions {
   toolCallMiddlewares?: readonly ToolCallMiddleware[];
   /** The agents runtime tools reach as ctx.agents (agent processes under an Orchestrator). */
   agents?: AgentsRuntime;
+  /** When ended turns' spans are written (AgentInstanceOptions.spanWrites; tests). */
+  spanWrites?: SpanWriteTiming;
 }
 
 /** The Model an Agent points at (spec.modelConfig.modelRef). */
@@ -199,5 +201,6 @@ async function openLocked(
     audit: (entry) => audit.append(entry),
     auditLog: audit,
     ...(options.agents ? { agents: options.agents } : {}),
+    ...(options.spanWrites ? { spanWrites: options.spanWrites } : {}),
   });
 }

@@ -1,4 +1,4 @@
-import { type AgentEvent, newId } from '../agent/agent-event.ts';
+import { type AgentEvent, isoNow, newId } from '../agent/agent-event.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { type ErrorCode, errorCodes } from '../errors/error-codes.ts';
@@ -216,7 +216,7 @@ export class AgentsClient implements AgentsRuntime {
       type: eventTypes.agentMessage,
       input: options.input,
       source: { kind: 'agent', name: this.options.agent },
-      createdAt: new Date().toISOString(),
+      createdAt: isoNow(),
     };
     if (replyTo) event.replyTo = replyTo;
     const trace = options.trace;

@@ -1,4 +1,4 @@
-import { type AgentEvent, newId } from '../agent/agent-event.ts';
+import { type AgentEvent, isoNow, newId } from '../agent/agent-event.ts';
 import type { JsonValue } from '../types.ts';
 
 /** The orchestrator's name in `from` / `to`. */
@@ -158,7 +158,7 @@ export function controlEvent(options: {
     type: options.type,
     input: options.input ?? '',
     source: { kind: 'system', name: options.source },
-    createdAt: new Date().toISOString(),
+    createdAt: isoNow(),
   };
   if (options.replyTo) event.replyTo = options.replyTo;
   if (options.data !== undefined) event.data = options.data;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type AgentEvent, newId } from '../agent/agent-event.ts';
+import { type AgentEvent, isoNow, newId } from '../agent/agent-event.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
@@ -407,7 +407,7 @@ export class Orchestrator {
       source: options.source ?? { kind: 'user', name: 'cli' },
       ...(replyTo ? { replyTo } : {}),
       ...(options.data === undefined ? {} : { data: options.data }),
-      createdAt: new Date().toISOString(),
+      createdAt: isoNow(),
     };
   }
 
