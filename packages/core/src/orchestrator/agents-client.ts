@@ -32,6 +32,14 @@ import type { Transport } from './transport.ts';
 const BACKUP_MARGIN_MS = 2_000;
 const QUERY_TIMEOUT_MS = 30_000;
 const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+/** Checked targets kept per client (resolveTarget). */
+const MAX_KNOWN_TARGETS = 256;
+
+interface ResolvedTarget {
+  readonly agent: string;
+  readonly instanceKey: string;
+  readonly address: string;
+}
 
 /** An error that crossed the wire: a GoondanError again when the code is ours. */
 export function wireError(error: WireError): GoondanError {
@@ -66,6 +74,7 @@ export class AgentsClient implements AgentsRuntime {
   private readonly sends = new Map<string, SendWaiter & { deadline: number }>();
   private sendTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly address: string;
+  private readonly targets = new Map<string, ResolvedTarget>();
 
   constructor(
     private readonly options: {
@@ -192,21 +201,32 @@ export class AgentsClient implements AgentsRuntime {
     return agentCatalog(this.options.bundle, this.options.topology, this.options.agent);
   }
 
-  private resolveTarget(agent: string, instanceKey: string | undefined) {
+  /**
+   * Checks a target and makes its address. The bundle and topology do not change in a client's life, so a target
+   * that passed is kept (a caller's requests one after another check it once); what fails throws every time.
+   */
+  private resolveTarget(agent: string, instanceKey: string | undefined): ResolvedTarget {
+    const key = instanceKey ?? this.options.instanceKey;
+    const cacheKey = `${agent}\u0000${key}`;
+    const known = this.targets.get(cacheKey);
+    if (known) return known;
     checkTarget({
       bundle: this.options.bundle,
       topology: this.options.topology,
       from: this.options.agent,
       target: agent,
     });
-    const key = instanceKey ?? this.options.instanceKey;
     if (!instanceKeyPattern.test(key)) {
       throw new GoondanError(
         'E_INSTANCE_KEY_INVALID',
         `Instance key '${key}' must be 1-128 letters, digits, '_', '.' or '-'.`,
       );
     }
-    return { agent, instanceKey: key, address: formatAddress(agent, key) };
+    const target: ResolvedTarget = Object.freeze({ agent, instanceKey: key, address: formatAddress(agent, key) });
+    // Instance keys come from the model: the cache stays small whatever it asks for.
+    if (this.targets.size >= MAX_KNOWN_TARGETS) this.targets.clear();
+    this.targets.set(cacheKey, target);
+    return target;
   }
 
   /** Built field by field, not with conditional spreads: one goes into every request and send. */
