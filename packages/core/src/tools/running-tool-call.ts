@@ -7,6 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export class RunningToolCall {
   private escape: ((thrown: unknown) => void) | undefined;
   private done = false;
+  /** In the set of unsettled calls (trackUnsettled): only a handler that answered with a promise is. */
+  tracked = false;
 
   constructor(
     readonly toolName: string,
@@ -32,7 +34,7 @@ export class RunningToolCall {
   finish(): void {
     this.done = true;
     this.escape = undefined;
-    running.delete(this);
+    if (this.tracked) running.delete(this);
   }
 }
 
@@ -49,6 +51,7 @@ export function runToolHandler<T>(call: RunningToolCall, handler: () => T): T {
  * done before anything it left behind can be reported, so it never needs the only-running-call fallback below.
  */
 export function trackUnsettled(call: RunningToolCall): void {
+  call.tracked = true;
   running.add(call);
 }
 

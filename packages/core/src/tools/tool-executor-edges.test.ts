@@ -139,3 +139,33 @@ describe("an output that cannot be serialized is the tool's own error (spec §2.
     });
   });
 });
+
+describe('nothing thrown crosses the executor (spec §2.4.1)', () => {
+  test('a check that throws before the call runs is an E_TOOL result; a middleware that throws, E_TOOL_MIDDLEWARE', async () => {
+    const registry = registryWith([{ item: echo, handler: () => 'said', options: { category: 'safe' } }]);
+    const broken = new PermissionPolicy();
+    broken.decide = () => {
+      throw new Error('policy store unreadable');
+    };
+    const checks = new ToolExecutor({ registry, permissions: broken });
+    const call = { id: 'c1', name: 'echo__say', args: {} };
+    const catalog = new ToolCatalog([echo]);
+    const before = await checks.execute(call, { catalog, scope: testScope() });
+    expect(before).toMatchObject({ status: 'error', error: { code: 'E_TOOL', message: 'policy store unreadable' } });
+
+    const throwing: ToolCallMiddleware = () => {
+      throw new Error('middleware broke');
+    };
+    const rejecting: ToolCallMiddleware = async () => {
+      throw new Error('middleware rejected');
+    };
+    for (const [middleware, message] of [
+      [throwing, 'middleware broke'],
+      [rejecting, 'middleware rejected'],
+    ] as const) {
+      const executor = new ToolExecutor({ registry, middlewares: [middleware] });
+      const result = await executor.execute(call, { catalog, scope: testScope() });
+      expect(result).toMatchObject({ status: 'error', error: { code: 'E_TOOL_MIDDLEWARE', message } });
+    }
+  });
+});

@@ -76,6 +76,8 @@ interface CallRecord {
   args: JsonValue;
   /** Time spent waiting for a person's approval, left out of the call's duration. */
   approvalWaitMs: number;
+  /** The call went past its checks into the middleware chain. */
+  ran: boolean;
 }
 
 /** Messages are cut once, in `execute`, to the tool's limit (spec §2.4.2). */
@@ -127,7 +129,11 @@ export class ToolExecutor {
         : composeMiddleware<CallState, ToolCallMiddlewareContext, ToolResult>({
             middlewares,
             bind: bindToolCallContext,
-            core: async (state) => this.invokeHandler(state),
+            // A promise for next(), without an async function around the handler's answer.
+            core: (state) => {
+              const result = this.invokeHandler(state);
+              return isThenable(result) ? (result as Promise<ToolResult>) : Promise.resolve(result);
+            },
           });
   }
 
@@ -188,9 +194,21 @@ export class ToolExecutor {
       approval: null,
       args: call.args,
       approvalWaitMs: 0,
+      ran: false,
     };
     const limit = this.registry.get(call.name)?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
-    const result = withinErrorLimit(await this.executeRecorded(call, options, record), limit);
+    let outcome: ToolResult;
+    try {
+      // Not an async function of its own: a call answered at once pays one promise (this one), not two.
+      const pending = this.executeRecorded(call, options, record);
+      outcome = isThenable(pending) ? await pending : pending;
+    } catch (thrown) {
+      // Nothing thrown crosses this boundary (spec §2.4.1). The handler's own failures are results already, so a
+      // throw once the call ran is a middleware's.
+      const fallbackCode = record.ran ? 'E_TOOL_MIDDLEWARE' : 'E_TOOL';
+      outcome = { status: 'error', error: toToolError(thrown, { limit, fallbackCode }) };
+    }
+    const result = withinErrorLimit(outcome, limit);
     const { scope } = options;
     if (scope.audit) {
       try {
@@ -235,11 +253,11 @@ export class ToolExecutor {
     return result;
   }
 
-  private async executeRecorded(
+  private executeRecorded(
     call: ToolCall,
     options: { catalog: ToolCatalog; scope: CallScope },
     record: CallRecord,
-  ): Promise<ToolResult> {
+  ): ToolResult | Promise<ToolResult> {
     const { catalog, scope } = options;
     const tool = this.registry.get(call.name);
     // Spec §9.1: the catalog of this Step is the default scope, checked at execution time.
@@ -273,7 +291,6 @@ export class ToolExecutor {
       );
     }
     record.tool = tool;
-    const limit = tool.errorMessageLimit;
     // Permissions: after the catalog guard, before validation and middleware; a denial never reaches the tool.
     const verdict = this.permissions.decide(call.name, tool.category, scope.source);
     const args = parseArguments(call.args);
@@ -299,19 +316,21 @@ export class ToolExecutor {
       return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${problems.join('; ')}`);
     }
     record.verdict = verdict;
-    if (verdict.decision === 'ask') {
-      const asked = performance.now();
-      const refusal = await this.askApproval({ call, tool, scope, args, verdict, record });
-      record.approvalWaitMs = performance.now() - asked;
-      if (refusal) return refusal;
-    }
-    try {
-      const result = this.run({ tool, call, scope, args, metadata: {} });
-      return isThenable(result) ? await result : result;
-    } catch (thrown) {
-      // Only middleware can throw here: the handler's own failures are turned into results below.
-      return { status: 'error', error: toToolError(thrown, { limit, fallbackCode: 'E_TOOL_MIDDLEWARE' }) };
-    }
+    const state: CallState = { tool, call, scope, args, metadata: {} };
+    if (verdict.decision === 'ask') return this.runAfterApproval(state, verdict, record);
+    record.ran = true;
+    return this.run(state);
+  }
+
+  /** Waits for a person's decision, then runs the call (or answers with why it may not run). */
+  private async runAfterApproval(state: CallState, verdict: PolicyVerdict, record: CallRecord): Promise<ToolResult> {
+    const { tool, call, scope, args } = state;
+    const asked = performance.now();
+    const refusal = await this.askApproval({ call, tool, scope, args, verdict, record });
+    record.approvalWaitMs = performance.now() - asked;
+    if (refusal) return refusal;
+    record.ran = true;
+    return this.run(state);
   }
 
   /** Waits for a person's decision; returns the error result when the call may not run. */
