@@ -143,6 +143,39 @@ describe('workers', () => {
     expect(holder?.json()).toMatchObject({ workerId: worker.workerId });
   });
 
+  test('a lease whose renewal was in flight when its process died is still given up at the exit: the restart is not refused', async () => {
+    const namespace = nextNamespace();
+    // Far longer than the test: the restart below can only succeed if the worker gives the lease up itself.
+    const leaseTtlMs = 60_000;
+    const worker = await startNatsWorker({
+      nats: { servers: server.url, namespace, leaseTtlMs },
+      libraries: [baseDir],
+    });
+    cleanups.push(() => worker.close());
+    const transport = await createNatsSwarmTransport({ servers: server.url, namespace, leaseTtlMs });
+    cleanups.push(() => transport.close());
+    swarm = await startSwarm(
+      { scripts: { worker: [{ text: 'first' }, { text: 'after the restart' }] } },
+      { transport, restart: { initialMs: 50, maxMs: 200 } },
+    );
+    const { pid } = await swarm.orchestrator.spawn('worker');
+    // A renewal answered by the broker but not yet by the worker: the lease's revision moved under it.
+    const key = `instance.${Buffer.from('worker/default').toString('base64url')}`;
+    const lease = (await transport.session.leases.get(key))!;
+    await transport.session.leases.update(key, lease.string(), lease.revision);
+    process.kill(pid!, 'SIGKILL');
+    await waitFor(
+      () => swarm!.orchestrator.list()[0]?.state === 'ready' && swarm!.orchestrator.list()[0]?.pid !== pid,
+      30_000,
+      'the restart of worker/default',
+    );
+    expect(swarm.orchestrator.list()[0]).toMatchObject({ restarts: 1, lastExit: { signal: 'SIGKILL' } });
+    expect((await swarm.orchestrator.request({ input: 'hi', target: 'worker' })).text).toBe('first');
+    const holder = await transport.session.leases.get(key);
+    expect(holder?.json()).toMatchObject({ workerId: worker.workerId });
+    expect(holder!.revision).not.toBe(lease.revision);
+  });
+
   test('no orphans: a worker kills the processes of an orchestrator whose host key is gone', async () => {
     const namespace = nextNamespace();
     const worker = await startNatsWorker({

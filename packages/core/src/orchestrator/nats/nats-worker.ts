@@ -118,7 +118,7 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
       revision = await leases.create(leaseKey, JSON.stringify(lease));
     } catch {
       const holder = await leases.get(leaseKey).catch(() => null);
-      const by = holder ? ` by worker ${(holder.json() as InstanceLease).workerId}` : '';
+      const by = holder?.operation === 'PUT' ? ` by worker ${(holder.json() as InstanceLease).workerId}` : '';
       return void answer(
         refusal('E_INSTANCE_LEASED', `Agent ${address} is already running${by}; its lease has not lapsed.`),
       );
@@ -166,7 +166,7 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
       // later at the least), maybe on this worker, and a start that still found this dead process's lease was
       // refused E_INSTANCE_LEASED and counted as a crash, three of which make a crash loop. Only if it is still this
       // process's (compare-and-delete by revision).
-      await leases.delete(leaseKey, { previousSeq: entry.revision }).catch(() => {});
+      await releaseLease(entry);
       link.send({ exit }, `${request.connectionId}:exit`);
       await link.flushed();
       listen();
@@ -190,6 +190,26 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
       },
     }),
   ];
+
+  /**
+   * Deletes the lease of a hosted instance whose process ended, if it is still that process's. A renewal in flight
+   * when the process ended may have moved the lease's revision (the entry learns the new one only when the renewal
+   * answers): then the lease is read again and deleted at its current revision, as long as it still names this
+   * worker and connection. Left behind, it would refuse the restart until it lapsed.
+   */
+  const releaseLease = async (entry: Hosted) => {
+    try {
+      await leases.delete(entry.leaseKey, { previousSeq: entry.revision });
+      return;
+    } catch {
+      // Moved by a renewal, taken by someone else, or the broker is away.
+    }
+    const current = await leases.get(entry.leaseKey).catch(() => null);
+    if (current?.operation !== 'PUT') return;
+    const holder = current.json() as InstanceLease;
+    if (holder.workerId !== workerId || holder.connectionId !== entry.connectionId) return;
+    await leases.delete(entry.leaseKey, { previousSeq: current.revision }).catch(() => {});
+  };
 
   /** Renews every lease this worker holds; a lease someone else took meanwhile means this copy must stop. */
   const renew = async () => {
