@@ -62,6 +62,8 @@ export class AgentProcessHost {
   /** Approvals of this instance waiting for a person: a turn held by one does not delay a shutdown. */
   private readonly waitingApprovals = new Set<string>();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the process last became idle (performance.now()): garbage is collected a second later. */
+  private idleSince = 0;
   /** Ids of events taken from the inbox at start: the same event routed again meanwhile is not run twice. */
   private readonly fromInbox = new Set<string>();
   /** Sends whose turn ended, waiting to leave the inbox in one commit; their ends are reported after it. */
@@ -285,10 +287,21 @@ export class AgentProcessHost {
     // A shutdown does not wait for a turn that waits for a person: its approval stays stored for the restart.
     const held = this.draining && this.waitingApprovals.size > 0;
     if ((this.pumping || this.activeTurns > 0) && !held) return;
-    for (const resolve of this.idleWaiters.splice(0)) resolve();
-    // An idle agent process gives back what a burst of turns left behind (DESIGN.md §4: idle RSS budget).
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => Bun.gc(true), IDLE_COLLECT_MS);
+    if (this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    // An idle agent process gives back what a burst of turns left behind (DESIGN.md §4: idle RSS budget), once it
+    // has been idle for IDLE_COLLECT_MS. One timer, set again when it fires early, not one per turn.
+    this.idleSince = performance.now();
+    if (this.idleTimer === undefined) this.armIdleCollect(IDLE_COLLECT_MS);
+  }
+
+  private armIdleCollect(delayMs: number): void {
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      const busy = this.pumping || this.activeTurns > 0;
+      const left = IDLE_COLLECT_MS - (performance.now() - this.idleSince);
+      if (busy || left > 0) this.armIdleCollect(busy ? IDLE_COLLECT_MS : left);
+      else Bun.gc(true);
+    }, delayMs);
     this.idleTimer.unref?.();
   }
 

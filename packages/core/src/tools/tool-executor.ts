@@ -8,6 +8,7 @@ import type { ApprovalGate, ApprovalResolution } from '../permissions/approvals.
 import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
 import type { AuditEntry, CallSource, RiskCategory } from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
+import { type Deadline, startDeadline } from '../timers/deadline-timers.ts';
 import type {
   JsonObject,
   JsonValue,
@@ -20,7 +21,6 @@ import type {
   ToolJobs,
   ToolResult,
 } from '../types.ts';
-import { type Deadline, startDeadline } from './deadline-timers.ts';
 import { RunningToolCall, runToolHandler, trackUnsettled } from './running-tool-call.ts';
 import { describeSchemaErrors } from './schema-validator.ts';
 import { toJsonSafe } from './to-json-safe.ts';
