@@ -377,15 +377,16 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
     // Busy (never quiet for that long): turns one after another, and the first one's end is still written while
     // they go on, maxDelayMs after it ended, not when they stop.
     const busy = await opened({ quietMs: 1e9, maxDelayMs: 20 });
+    // Taken before the turn: its end (and so the wait) comes after this.
+    const started = performance.now();
     const firstBusy = await busy.instance.enqueue(userEvent('busy 0'));
-    const ended = performance.now();
     let turns = 1;
     while (busy.status(firstBusy.turnId) === 'not written') {
       await busy.instance.enqueue(userEvent(`busy ${turns}`));
       turns += 1;
       await nextTick();
     }
-    expect(performance.now() - ended).toBeGreaterThanOrEqual(19);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(19);
     expect(busy.status(firstBusy.turnId)).toBe('ok');
     expect(turns).toBeGreaterThan(1);
     await busy.instance.close();
