@@ -127,8 +127,14 @@ describe('bundle changesets through gdn run --watch (real git, real agent proces
     const committed = await git(bundle, 'rev-parse', 'HEAD');
     expect(committed).not.toBe(first);
     expect(await git(bundle, 'log', '-1', '--format=%B')).toContain('Goondan-Changeset: next');
-    const old = await builderProcess(bundle);
-    expect(old?.state).toBe('stopping');
+    // `gdn ps` reads the state file, written up to 100 ms after a change: the process is seen stopping (it waits for
+    // its turn) once the file has caught up.
+    let old: Awaited<ReturnType<typeof builderProcess>>;
+    await waitFor(async () => {
+      old = await builderProcess(bundle);
+      return old?.state === 'stopping';
+    }, 'gdn ps to show the old builder process stopping');
+    expect(old!.state).toBe('stopping');
     await writeFile(join(workdir, 'release'), 'go');
     await waitFor(async () => {
       const now = await builderProcess(bundle);
