@@ -1089,7 +1089,7 @@ export class AgentInstance {
    * their input).
    */
   private flushSpansSoon(): void {
-    const { quietMs } = this.options.spanWrites ?? DEFAULT_SPAN_WRITES;
+    const { quietMs, maxDelayMs } = this.options.spanWrites ?? DEFAULT_SPAN_WRITES;
     if (this.spanBuffer.length >= MAX_DEFERRED_SPANS) {
       this.writeEndedTurnSpans();
       return;
@@ -1098,7 +1098,7 @@ export class AgentInstance {
     this.lastUnwrittenEnd = now;
     if (this.spanFlush !== undefined) return;
     this.unwrittenSince = now;
-    this.armSpanFlush(quietMs);
+    this.armSpanFlush(Math.min(quietMs, maxDelayMs));
   }
 
   /** One timer at a time: it fires, and sets itself again while turns keep ending and the wait is not used up. */
