@@ -76,6 +76,24 @@ function userInputs(dir: string, agent: string): string[] {
 
 const sleep = (ms: number) => ({ toolCalls: [{ name: 'probe__sleep', args: { ms } }] });
 
+/**
+ * An in-process worker and a swarm whose agent `worker` it runs, on a namespace of their own with `leaseTtlMs`;
+ * `key` is that instance's lease in the bucket.
+ */
+async function leasedSwarm(leaseTtlMs: number, script: object[]) {
+  const namespace = nextNamespace();
+  const worker = await startNatsWorker({ nats: { servers: server.url, namespace, leaseTtlMs }, libraries: [baseDir] });
+  cleanups.push(() => worker.close());
+  const transport = await createNatsSwarmTransport({ servers: server.url, namespace, leaseTtlMs });
+  cleanups.push(() => transport.close());
+  const started = await startSwarm(
+    { scripts: { worker: script } },
+    { transport, restart: { initialMs: 50, maxMs: 200 } },
+  );
+  swarm = started;
+  return { worker, transport, started, key: `instance.${Buffer.from('worker/default').toString('base64url')}` };
+}
+
 describe('workers', () => {
   test('a worker that dies fails requests on its instance with E_AGENT_CRASHED; the instance restarts on another', async () => {
     const namespace = nextNamespace();
@@ -111,66 +129,43 @@ describe('workers', () => {
   });
 
   test('one owner per instance: a held lease refuses the start with E_INSTANCE_LEASED until it lapses', async () => {
-    const namespace = nextNamespace();
     // Long enough for the request below to meet the lease on a busy machine.
-    const leaseTtlMs = 5_000;
-    const worker = await startNatsWorker({
-      nats: { servers: server.url, namespace, leaseTtlMs },
-      libraries: [baseDir],
-    });
-    cleanups.push(() => worker.close());
-    const transport = await createNatsSwarmTransport({ servers: server.url, namespace, leaseTtlMs });
-    cleanups.push(() => transport.close());
-    swarm = await startSwarm(
-      { scripts: { worker: [{ text: 'mine now' }] } },
-      { transport, restart: { initialMs: 50, maxMs: 200 } },
-    );
+    const { worker, transport, started, key } = await leasedSwarm(5_000, [{ text: 'mine now' }]);
     // Another worker (gone without a trace) holds the instance: its lease has not lapsed yet.
-    const key = `instance.${Buffer.from('worker/default').toString('base64url')}`;
     await transport.session.leases.create(
       key,
       JSON.stringify({ workerId: 'wOther', connectionId: 'cOld', hostId: 'h' }),
     );
-    await expect(swarm.orchestrator.request({ input: 'hi', target: 'worker' })).rejects.toMatchObject({
+    await expect(started.orchestrator.request({ input: 'hi', target: 'worker' })).rejects.toMatchObject({
       code: 'E_INSTANCE_LEASED',
       message: expect.stringContaining('worker wOther'),
     });
     expect(worker.running().size).toBe(0);
     // The lease lapses (nobody renews it); a restart then takes it.
-    await waitFor(() => swarm!.orchestrator.list()[0]?.state === 'ready', 30_000, 'the start once the lease lapsed');
-    expect((await swarm.orchestrator.request({ input: 'hi', target: 'worker' })).text).toBe('mine now');
+    await waitFor(() => started.orchestrator.list()[0]?.state === 'ready', 30_000, 'the start once the lease lapsed');
+    expect((await started.orchestrator.request({ input: 'hi', target: 'worker' })).text).toBe('mine now');
     const holder = await transport.session.leases.get(key);
     expect(holder?.json()).toMatchObject({ workerId: worker.workerId });
   });
 
   test('a lease whose renewal was in flight when its process died is still given up at the exit: the restart is not refused', async () => {
-    const namespace = nextNamespace();
     // Far longer than the test: the restart below can only succeed if the worker gives the lease up itself.
-    const leaseTtlMs = 60_000;
-    const worker = await startNatsWorker({
-      nats: { servers: server.url, namespace, leaseTtlMs },
-      libraries: [baseDir],
-    });
-    cleanups.push(() => worker.close());
-    const transport = await createNatsSwarmTransport({ servers: server.url, namespace, leaseTtlMs });
-    cleanups.push(() => transport.close());
-    swarm = await startSwarm(
-      { scripts: { worker: [{ text: 'first' }, { text: 'after the restart' }] } },
-      { transport, restart: { initialMs: 50, maxMs: 200 } },
-    );
-    const { pid } = await swarm.orchestrator.spawn('worker');
+    const { worker, transport, started, key } = await leasedSwarm(60_000, [
+      { text: 'first' },
+      { text: 'after the restart' },
+    ]);
+    const { pid } = await started.orchestrator.spawn('worker');
     // A renewal answered by the broker but not yet by the worker: the lease's revision moved under it.
-    const key = `instance.${Buffer.from('worker/default').toString('base64url')}`;
     const lease = (await transport.session.leases.get(key))!;
     await transport.session.leases.update(key, lease.string(), lease.revision);
     process.kill(pid!, 'SIGKILL');
     await waitFor(
-      () => swarm!.orchestrator.list()[0]?.state === 'ready' && swarm!.orchestrator.list()[0]?.pid !== pid,
+      () => started.orchestrator.list()[0]?.state === 'ready' && started.orchestrator.list()[0]?.pid !== pid,
       30_000,
       'the restart of worker/default',
     );
-    expect(swarm.orchestrator.list()[0]).toMatchObject({ restarts: 1, lastExit: { signal: 'SIGKILL' } });
-    expect((await swarm.orchestrator.request({ input: 'hi', target: 'worker' })).text).toBe('first');
+    expect(started.orchestrator.list()[0]).toMatchObject({ restarts: 1, lastExit: { signal: 'SIGKILL' } });
+    expect((await started.orchestrator.request({ input: 'hi', target: 'worker' })).text).toBe('first');
     const holder = await transport.session.leases.get(key);
     expect(holder?.json()).toMatchObject({ workerId: worker.workerId });
     expect(holder!.revision).not.toBe(lease.revision);

@@ -27,6 +27,7 @@ import type { RuntimeNotices } from '../store/runtime-notices.ts';
 import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
 import type { SpanContent, SpanTelemetry } from '../telemetry/span-telemetry.ts';
+import { QuietTimer } from '../timers/quiet-timer.ts';
 import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
@@ -57,8 +58,6 @@ export const MAX_STORED_TRACES = 1000;
  */
 const DEFAULT_SPAN_WRITES: SpanWriteTiming = { quietMs: 2, maxDelayMs: 20 };
 const MAX_DEFERRED_SPANS = 512;
-/** The longest delay a timer takes (a longer one fires at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Pruning is due every 100 turns; it waits for a second without turns ending, or runs at 1000 turns. */
 const PRUNE_DUE_TURNS = 100;
 const PRUNE_FORCED_TURNS = 1000;
@@ -197,13 +196,16 @@ export class AgentInstance {
   /** Spans of the running step, written together when it ends (one commit per step, not per span). */
   private spanBuffer: SpanRecord[] = [];
   /** The write of ended turns' last spans, after their results went back (flushSpansSoon). */
-  private spanFlush: ReturnType<typeof setTimeout> | undefined;
-  /** When the first and the last turn whose end is not written yet ended (performance.now()). */
-  private unwrittenSince = 0;
-  private lastUnwrittenEnd = 0;
+  private readonly spanWrite: QuietTimer;
   private turnsSincePrune = 0;
-  private lastTurnEndedAt = 0;
-  private pruneTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Pruning once it is due: after a second without a turn ending (schedulePrune). */
+  private readonly pruneWhenQuiet = new QuietTimer({
+    quietMs: PRUNE_IDLE_MS,
+    unref: true,
+    onQuiet: () => {
+      if (!this.closed) this.pruneNow();
+    },
+  });
   private turnsServed = 0;
   private waiting = 0;
   private closed = false;
@@ -214,6 +216,10 @@ export class AgentInstance {
     this.agentName = options.agent.metadata.name;
     this.instanceKey = options.instanceKey;
     this.messages = options.conversation.load();
+    this.spanWrite = new QuietTimer({
+      ...(options.spanWrites ?? DEFAULT_SPAN_WRITES),
+      onQuiet: () => this.writeEndedTurnSpans(),
+    });
     const store = options.approvalStore;
     this.approvals = store
       ? new ApprovalCoordinator({
@@ -563,7 +569,7 @@ export class AgentInstance {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.pruneTimer);
+    this.pruneWhenQuiet.cancel();
     this.writeEndedTurnSpans();
     this.approvals?.close();
     this.options.toolset.executor.jobs.abortAll();
@@ -1089,37 +1095,12 @@ export class AgentInstance {
    * their input).
    */
   private flushSpansSoon(): void {
-    const { quietMs, maxDelayMs } = this.options.spanWrites ?? DEFAULT_SPAN_WRITES;
-    if (this.spanBuffer.length >= MAX_DEFERRED_SPANS) {
-      this.writeEndedTurnSpans();
-      return;
-    }
-    const now = performance.now();
-    this.lastUnwrittenEnd = now;
-    if (this.spanFlush !== undefined) return;
-    this.unwrittenSince = now;
-    this.armSpanFlush(Math.min(quietMs, maxDelayMs));
-  }
-
-  /** One timer at a time: it fires, and sets itself again while turns keep ending and the wait is not used up. */
-  private armSpanFlush(delayMs: number): void {
-    this.spanFlush = setTimeout(
-      () => {
-        this.spanFlush = undefined;
-        const { quietMs, maxDelayMs } = this.options.spanWrites ?? DEFAULT_SPAN_WRITES;
-        const now = performance.now();
-        const quietLeft = quietMs - (now - this.lastUnwrittenEnd);
-        const waitLeft = maxDelayMs - (now - this.unwrittenSince);
-        if (quietLeft > 0 && waitLeft > 0) this.armSpanFlush(Math.min(quietLeft, waitLeft));
-        else this.writeEndedTurnSpans();
-      },
-      Math.min(delayMs, MAX_TIMER_MS),
-    );
+    if (this.spanBuffer.length >= MAX_DEFERRED_SPANS) this.writeEndedTurnSpans();
+    else this.spanWrite.poke();
   }
 
   private writeEndedTurnSpans(): void {
-    if (this.spanFlush !== undefined) clearTimeout(this.spanFlush);
-    this.spanFlush = undefined;
+    this.spanWrite.cancel();
     this.flushSpans();
     if (this.turnsSincePrune >= PRUNE_FORCED_TURNS && !this.closed) this.pruneNow();
   }
@@ -1131,22 +1112,11 @@ export class AgentInstance {
    */
   private schedulePrune(): void {
     this.turnsSincePrune += 1;
-    this.lastTurnEndedAt = Date.now();
-    if (this.turnsSincePrune < PRUNE_DUE_TURNS || this.pruneTimer !== undefined) return;
-    const wait = (delayMs: number) => {
-      this.pruneTimer = setTimeout(() => {
-        const quietFor = Date.now() - this.lastTurnEndedAt;
-        if (quietFor < PRUNE_IDLE_MS) wait(PRUNE_IDLE_MS - quietFor);
-        else if (!this.closed) this.pruneNow();
-      }, delayMs);
-      this.pruneTimer.unref?.();
-    };
-    wait(PRUNE_IDLE_MS);
+    if (this.turnsSincePrune >= PRUNE_DUE_TURNS) this.pruneWhenQuiet.poke();
   }
 
   private pruneNow(): void {
-    clearTimeout(this.pruneTimer);
-    this.pruneTimer = undefined;
+    this.pruneWhenQuiet.cancel();
     this.turnsSincePrune = 0;
     this.pruneTraces();
   }

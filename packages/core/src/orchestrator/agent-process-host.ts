@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../agent/agent-event.ts';
 import type { TurnObserver, TurnResult } from '../agent/turn-types.ts';
 import type { ApprovalAnswer } from '../permissions/permission-types.ts';
+import { QuietTimer } from '../timers/quiet-timer.ts';
 import type { JsonValue } from '../types.ts';
 import type { AgentsClient } from './agents-client.ts';
 import {
@@ -61,9 +62,12 @@ export class AgentProcessHost {
   private idleWaiters: (() => void)[] = [];
   /** Approvals of this instance waiting for a person: a turn held by one does not delay a shutdown. */
   private readonly waitingApprovals = new Set<string>();
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
-  /** When the process last became idle (performance.now()): garbage is collected a second later. */
-  private idleSince = 0;
+  /** An idle agent process gives back what a burst of turns left behind, once idle for IDLE_COLLECT_MS. */
+  private readonly idleCollect: QuietTimer = new QuietTimer({
+    quietMs: IDLE_COLLECT_MS,
+    unref: true,
+    onQuiet: () => (this.pumping || this.activeTurns > 0 ? this.idleCollect.poke() : Bun.gc(true)),
+  });
   /** Ids of events taken from the inbox at start: the same event routed again meanwhile is not run twice. */
   private readonly fromInbox = new Set<string>();
   /** Sends whose turn ended, waiting to leave the inbox in one commit; their ends are reported after it. */
@@ -288,21 +292,8 @@ export class AgentProcessHost {
     const held = this.draining && this.waitingApprovals.size > 0;
     if ((this.pumping || this.activeTurns > 0) && !held) return;
     if (this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-    // An idle agent process gives back what a burst of turns left behind (DESIGN.md §4: idle RSS budget), once it
-    // has been idle for IDLE_COLLECT_MS. One timer, set again when it fires early, not one per turn.
-    this.idleSince = performance.now();
-    if (this.idleTimer === undefined) this.armIdleCollect(IDLE_COLLECT_MS);
-  }
-
-  private armIdleCollect(delayMs: number): void {
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined;
-      const busy = this.pumping || this.activeTurns > 0;
-      const left = IDLE_COLLECT_MS - (performance.now() - this.idleSince);
-      if (busy || left > 0) this.armIdleCollect(busy ? IDLE_COLLECT_MS : left);
-      else Bun.gc(true);
-    }, delayMs);
-    this.idleTimer.unref?.();
+    // DESIGN.md §4: idle RSS budget. One timer, not one per turn.
+    this.idleCollect.poke();
   }
 
   private finish(event: AgentEvent, result: TurnResult): void {
