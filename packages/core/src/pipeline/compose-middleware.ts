@@ -20,21 +20,20 @@ export function composeMiddleware<State, Context, Result>(
     if (typeof layer !== 'function') throw new TypeError(`Middleware at position ${index} is not a function`);
   }
   if (layers.length === 0) return core;
-  return (state) => {
-    const dispatch = (index: number): Promise<Result> => {
-      if (index === layers.length) return core(state);
-      let called = false;
-      const next = () => {
-        if (called) return Promise.reject(new Error('next() called more than once in one middleware'));
-        called = true;
-        return dispatch(index + 1);
-      };
-      try {
-        return layers[index]!(bind(state, next));
-      } catch (thrown) {
-        return Promise.reject(thrown);
-      }
+  const last = layers.length - 1;
+  // Per call and layer: the layer's `next` and its context, nothing else (no closure per call around them).
+  const dispatch = (state: State, index: number): Promise<Result> => {
+    let called = false;
+    const next = () => {
+      if (called) return Promise.reject(new Error('next() called more than once in one middleware'));
+      called = true;
+      return index === last ? core(state) : dispatch(state, index + 1);
     };
-    return dispatch(0);
+    try {
+      return layers[index]!(bind(state, next));
+    } catch (thrown) {
+      return Promise.reject(thrown);
+    }
   };
+  return (state) => dispatch(state, 0);
 }

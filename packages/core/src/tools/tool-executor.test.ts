@@ -261,6 +261,57 @@ describe('timeouts and cancellation', () => {
   });
 });
 
+describe('async handlers', () => {
+  // The turn's signal is watched (and the timeout armed) only for a handler still running after its first
+  // microtask; one that answered at once, or within that microtask, needs neither.
+  async function run(handler: () => Promise<unknown>) {
+    const turn = new AbortController();
+    let listeners = 0;
+    const add = turn.signal.addEventListener.bind(turn.signal);
+    turn.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      if (args[0] === 'abort') listeners += 1;
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    const { executor, catalog } = setup({ handler });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope({ signal: turn.signal }) },
+    );
+    return { result, listeners };
+  }
+
+  test('one that answered at once, or within one microtask, is answered without arming anything', async () => {
+    const atOnce = await run(async () => ({ big: 10n }));
+    expect(atOnce.result).toEqual({ status: 'ok', output: { big: '10' } });
+    expect(atOnce.listeners).toBe(0);
+    const soon = await run(async () => {
+      await null;
+      return 'soon';
+    });
+    expect(soon.result).toEqual({ status: 'ok', output: 'soon' });
+    expect(soon.listeners).toBe(0);
+    const later = await run(async () => {
+      await Bun.sleep(1);
+      return 'later';
+    });
+    expect(later.result).toEqual({ status: 'ok', output: 'later' });
+    expect(later.listeners).toBe(1);
+  });
+
+  test('one that failed at once, or later, is an E_TOOL result with its message', async () => {
+    const atOnce = await run(async () => {
+      throw new Error('failed at once');
+    });
+    expect(atOnce.result.error).toMatchObject({ code: 'E_TOOL', message: 'failed at once' });
+    const later = await run(async () => {
+      await Bun.sleep(1);
+      throw new Error('failed later');
+    });
+    expect(later.result.error).toMatchObject({ code: 'E_TOOL', message: 'failed later' });
+    expect(later.listeners).toBe(1);
+  });
+});
+
 describe('outputs', () => {
   test('a huge output is replaced by a preview that states the truncation', async () => {
     const { executor, catalog } = setup({ outputLimit: 100, handler: () => ({ data: 'z'.repeat(10_000) }) });

@@ -64,7 +64,8 @@ interface CallState {
   call: ToolCall;
   scope: CallScope;
   args: JsonObject;
-  metadata: Record<string, JsonValue>;
+  /** Made when a middleware first reads it. */
+  metadata?: Record<string, JsonValue>;
 }
 
 /** What the audit entry of one call says besides its result. */
@@ -196,11 +197,12 @@ export class ToolExecutor {
       approvalWaitMs: 0,
       ran: false,
     };
-    const limit = this.registry.get(call.name)?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
+    const tool = this.registry.get(call.name);
+    const limit = tool?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
     let outcome: ToolResult;
     try {
       // Not an async function of its own: a call answered at once pays one promise (this one), not two.
-      const pending = this.executeRecorded(call, options, record);
+      const pending = this.executeRecorded(call, tool, options, record);
       outcome = isThenable(pending) ? await pending : pending;
     } catch (thrown) {
       // Nothing thrown crosses this boundary (spec §2.4.1). The handler's own failures are results already, so a
@@ -255,11 +257,11 @@ export class ToolExecutor {
 
   private executeRecorded(
     call: ToolCall,
+    tool: RegisteredTool | undefined,
     options: { catalog: ToolCatalog; scope: CallScope },
     record: CallRecord,
   ): ToolResult | Promise<ToolResult> {
     const { catalog, scope } = options;
-    const tool = this.registry.get(call.name);
     // Spec §9.1: the catalog of this Step is the default scope, checked at execution time.
     if (!catalog.has(call.name)) {
       // A tool the permissions hid from this catalog goes on to their check below, which says why it is refused.
@@ -316,7 +318,7 @@ export class ToolExecutor {
       return errorResult('E_TOOL_INVALID_ARGS', `Invalid arguments for ${call.name}: ${problems.join('; ')}`);
     }
     record.verdict = verdict;
-    const state: CallState = { tool, call, scope, args, metadata: {} };
+    const state: CallState = { tool, call, scope, args };
     if (verdict.decision === 'ask') return this.runAfterApproval(state, verdict, record);
     record.ran = true;
     return this.run(state);
@@ -432,12 +434,22 @@ export class ToolExecutor {
       running.finish();
       return outputResult(output, tool, call.name);
     }
+    // An async handler that did its work without waiting (its promise is fulfilled already) is answered like a
+    // sync one: there is nothing left to race.
+    if (settledAlready(output) && Bun.peek.status(output) === 'fulfilled') {
+      running.finish();
+      return outputResult(Bun.peek(output), tool, call.name);
+    }
     return settleHandler({ work: output, lazy, tool, call, scope, running });
   }
 }
 
-/** Waits for a handler that answered with a promise, racing its timeout, the turn's signal and escaped errors. */
-async function settleHandler(options: {
+/**
+ * Waits for a handler that answered with a promise. The timeout, the turn's signal and errors escaping the handler
+ * (its timer threw, see guardProcessErrors) answer at once and abort the handler's signal; they are armed only for a
+ * handler still running one microtask later, so one that answered at once touches no timer, listener or set.
+ */
+function settleHandler(options: {
   work: PromiseLike<unknown>;
   lazy: LazyCallParts;
   tool: RegisteredTool;
@@ -445,18 +457,52 @@ async function settleHandler(options: {
   scope: CallScope;
   running: RunningToolCall;
 }): Promise<ToolResult> {
-  const { lazy, tool, call, running } = options;
-  trackUnsettled(running);
-  let output: unknown;
-  try {
-    output = await raceInterrupts(options);
-  } catch (thrown) {
-    lazy.abort('failed');
-    return { status: 'error', error: toToolError(thrown, { limit: tool.errorMessageLimit }) };
-  } finally {
-    running.finish();
-  }
-  return outputResult(output, tool, call.name);
+  const { work, lazy, tool, call, scope, running } = options;
+  return new Promise((resolve) => {
+    const parent = scope.signal;
+    let settled = false;
+    let deadline: Deadline | undefined;
+    let onAbort: (() => void) | undefined;
+    const finish = (result: ToolResult) => {
+      if (settled) return;
+      settled = true;
+      deadline?.cancel();
+      if (onAbort) parent?.removeEventListener('abort', onAbort);
+      running.finish();
+      resolve(result);
+    };
+    // The handler's signal says why: the interruption itself, or 'failed' when the handler's own promise rejected.
+    const fail = (thrown: unknown, abortReason: unknown = thrown) => {
+      if (settled) return;
+      lazy.abort(abortReason);
+      finish({ status: 'error', error: toToolError(thrown, { limit: tool.errorMessageLimit }) });
+    };
+    work.then(
+      (value) => finish(outputResult(value, tool, call.name)),
+      (thrown) => fail(thrown, 'failed'),
+    );
+    queueMicrotask(() => {
+      // A handler whose promise settled in the meantime is answered by the reaction above, next in the queue.
+      if (settled || settledAlready(work)) return;
+      trackUnsettled(running);
+      running.onEscape((thrown) => {
+        const reason = thrown instanceof Error ? thrown.message : String(thrown);
+        fail(
+          new GoondanError(
+            'E_TOOL',
+            `Tool '${call.name}' failed outside its awaited work (a timer or a promise it did not await): ${reason}`,
+          ),
+        );
+      });
+      // One shared timer per timeout length (deadline-timers.ts), not a setTimeout/clearTimeout pair per call.
+      deadline = startDeadline(tool.timeoutMs, () =>
+        fail(new GoondanError('E_TOOL_TIMEOUT', `Tool '${call.name}' did not finish within ${tool.timeoutMs} ms.`)),
+      );
+      onAbort = () => fail(new GoondanError('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled.`));
+      if (parent?.aborted) onAbort();
+      else parent?.addEventListener('abort', onAbort, { once: true });
+    });
+  });
 }
 
 /** A handler's output as a result. Reading it runs the tool's own code (getters, toJSON, Proxy traps): a throw there is the tool's error. */
@@ -524,6 +570,7 @@ class ToolCallLayerContext implements ToolCallMiddlewareContext {
   }
 
   get metadata(): Record<string, JsonValue> {
+    this.state.metadata ??= {};
     return this.state.metadata;
   }
 
@@ -536,74 +583,13 @@ function bindToolCallContext(state: CallState, next: () => Promise<ToolResult>):
   return new ToolCallLayerContext(state, next);
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+/** A native promise that is no longer pending (Bun.peek reads its state without waiting); false for other thenables. */
+function settledAlready(value: PromiseLike<unknown>): value is Promise<unknown> {
+  return value instanceof Promise && Bun.peek.status(value) !== 'pending';
 }
 
-/**
- * Waits for the handler, but answers at once on timeout, cancellation or an error escaping the handler (its timer
- * threw, see guardProcessErrors), and then aborts the handler's signal.
- */
-function raceInterrupts(options: {
-  work: PromiseLike<unknown>;
-  lazy: LazyCallParts;
-  tool: RegisteredTool;
-  call: ToolCall;
-  scope: CallScope;
-  running: RunningToolCall;
-}): Promise<unknown> {
-  const { work, lazy, tool, call, scope, running } = options;
-  return new Promise((resolve, reject) => {
-    const parent = scope.signal;
-    let settled = false;
-    let deadline: Deadline | undefined;
-    const cleanup = () => {
-      settled = true;
-      deadline?.cancel();
-      parent?.removeEventListener('abort', onAbort);
-    };
-    const interrupt = (error: GoondanError) => {
-      if (settled) return;
-      cleanup();
-      lazy.abort(error);
-      reject(error);
-    };
-    const onAbort = () => interrupt(new GoondanError('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled.`));
-    running.onEscape((thrown) => {
-      const reason = thrown instanceof Error ? thrown.message : String(thrown);
-      interrupt(
-        new GoondanError(
-          'E_TOOL',
-          `Tool '${call.name}' failed outside its awaited work (a timer or a promise it did not await): ${reason}`,
-        ),
-      );
-    });
-    work.then(
-      (value) => {
-        if (settled) return;
-        cleanup();
-        resolve(value);
-      },
-      (thrown) => {
-        if (settled) return;
-        cleanup();
-        reject(thrown);
-      },
-    );
-    // The timeout and the turn's signal are armed only for a handler still running one microtask later: an async
-    // handler that answered at once (its promise already resolved) settles first and never touches a timer.
-    queueMicrotask(() => {
-      if (settled) return;
-      // One shared timer per timeout length (deadline-timers.ts), not a setTimeout/clearTimeout pair per call.
-      deadline = startDeadline(tool.timeoutMs, () =>
-        interrupt(
-          new GoondanError('E_TOOL_TIMEOUT', `Tool '${call.name}' did not finish within ${tool.timeoutMs} ms.`),
-        ),
-      );
-      if (parent?.aborted) onAbort();
-      else parent?.addEventListener('abort', onAbort, { once: true });
-    });
-  });
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function parseArguments(raw: JsonObject | string | unknown): JsonObject | string {
