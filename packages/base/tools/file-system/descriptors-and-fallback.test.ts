@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JsonObject, ToolContext } from '@goondan/core';
@@ -58,15 +58,32 @@ async function everyOperation() {
   expect(readFileSync(join(outsideDir, 'secret.md'), 'utf8')).toBe('colour');
 }
 
+/**
+ * This process's open descriptors of files and directories under the test's two directories. Counted by what they
+ * point at, not in total: other test files run in the same process and close their own descriptors meanwhile.
+ */
+function descriptorsUnderTestDirs(): string[] {
+  const roots = [realpathSync(workdir), realpathSync(outsideDir)];
+  const open: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed between the listing and the read
+    }
+    if (roots.some((root) => target === root || target.startsWith(`${root}/`))) open.push(target);
+  }
+  return open;
+}
+
 describe('file-system descriptors and platforms', () => {
   test('every call closes the directories and files it opened, also when it refuses', async () => {
-    await everyOperation();
-    const before = readdirSync('/proc/self/fd').length;
     for (let round = 0; round < 5; round++) {
       await writeFile(join(workdir, 'real/deep/a.md'), 'colour');
       await everyOperation();
     }
-    expect(readdirSync('/proc/self/fd').length).toBe(before);
+    expect(descriptorsUnderTestDirs()).toEqual([]);
   });
 
   test('without /proc/self/fd (macOS, BSD) the tools behave the same, with the check-and-verify fallback', async () => {
