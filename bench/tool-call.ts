@@ -1,16 +1,18 @@
 /**
- * Tool-call pipeline cost (DESIGN.md §4): catalog guard + permissions + Ajv validation + 2 pass-through toolCall
- * middlewares + handler + result, for catalogs of 10, 1,000 and 10,000 tools, against a peer written here in the
- * shape of the original Goondan executor: the catalog an array of items searched by name (a linear scan), the
- * arguments checked against the item's parameters by walking the schema (required keys, unknown keys when
- * additionalProperties is false, each property's type and enum, nested objects and arrays), the handler taken from
- * the registry (a Map) and awaited, the result wrapped in an object, a throw turned into an error result. The peer does less: no
- * permissions, no middleware, no timeout, no per-call context (one shared object), no output JSON-safety or size
- * cap, and its schema walk knows fewer keywords than Ajv. A second peer row, the same scan without the argument
- * check, is the floor of any executor that looks a tool up by name and awaits it.
- * Then: an async handler (ours answers a timeout through one shared timer per timeout length); the same call with an
- * agent's permission rules and every call written to the audit log (SQLite, WAL, batched off the call path) against
- * the bare call. Usage: npm run bench:tool-call [-- --json]
+ * Tool-call pipeline cost (DESIGN.md §4): catalog guard + permissions + Ajv validation + the per-call context +
+ * handler + the result's JSON-safety and size cap, for catalogs of 10, 1,000 and 10,000 tools, against a peer
+ * written here in the shape of the original Goondan executor: the catalog an array of items searched by name (a
+ * linear scan), the arguments checked against the item's parameters by walking the schema (required keys, unknown
+ * keys when additionalProperties is false, each property's type and enum, nested objects and arrays), the handler
+ * taken from the registry (a Map) and awaited, the result wrapped in an object, a throw turned into an error
+ * result. The peer does less: no permissions, no timeout, no per-call context (one shared object), no output
+ * JSON-safety or size cap, and its schema walk knows fewer keywords than Ajv. A second peer row, the same scan
+ * without the argument check, is the floor of any executor that looks a tool up by name and awaits it.
+ * With two pass-through toolCall middlewares, ours is measured against the peer inside the same two layers, and
+ * against the peer without them. Then: flatness (ours at 1,000 and 10,000 tools against ours at 10); async handlers
+ * that answered at once and that are still running (ours races those against a timeout, through one shared timer
+ * per timeout length); the same call with an agent's permission rules and every call written to the audit log
+ * (SQLite, WAL, batched off the call path) against the bare call. Usage: npm run bench:tool-call [-- --json]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
