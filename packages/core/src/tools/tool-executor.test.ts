@@ -242,6 +242,29 @@ describe('timeouts and cancellation', () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  test('an answer that comes after the timeout is not read (its getters and toJSON do not run)', async () => {
+    let answer!: (value: unknown) => void;
+    const late = new Promise((resolve) => {
+      answer = resolve;
+    });
+    let read = false;
+    const { executor, catalog } = setup({ timeoutMs: 20, handler: () => late });
+    const result = await executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope() },
+    );
+    expect(result.error?.code).toBe('E_TOOL_TIMEOUT');
+    answer({
+      get value() {
+        read = true;
+        return 1;
+      },
+    });
+    // The executor's reaction to the late answer was registered before this await, so it has run when it resumes.
+    await late;
+    expect(read).toBe(false);
+  });
+
   test('cancelling the turn aborts the running handler with E_TOOL_ABORTED', async () => {
     const turn = new AbortController();
     let seen: AbortSignal | undefined;

@@ -478,7 +478,10 @@ function settleHandler(options: {
       finish({ status: 'error', error: toToolError(thrown, { limit: tool.errorMessageLimit }) });
     };
     work.then(
-      (value) => finish(outputResult(value, tool, call.name)),
+      // A late answer (after a timeout or cancellation) is not read: reading it runs the tool's code again.
+      (value) => {
+        if (!settled) finish(outputResult(value, tool, call.name));
+      },
       (thrown) => fail(thrown, 'failed'),
     );
     queueMicrotask(() => {
