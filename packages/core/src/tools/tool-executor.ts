@@ -436,7 +436,7 @@ export class ToolExecutor {
     }
     // An async handler that did its work without waiting (its promise is fulfilled already) is answered like a
     // sync one: there is nothing left to race.
-    if (settledAlready(output) && Bun.peek.status(output) === 'fulfilled') {
+    if (output instanceof Promise && Bun.peek.status(output) === 'fulfilled') {
       running.finish();
       return outputResult(Bun.peek(output), tool, call.name);
     }
