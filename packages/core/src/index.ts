@@ -167,6 +167,7 @@ export { type OtlpTelemetryOptions, startOtlpTelemetry } from './telemetry/otlp-
 export type { SpanContent, SpanTelemetry } from './telemetry/span-telemetry.ts';
 export { type TelemetryConfig, telemetryConfig } from './telemetry/telemetry-config.ts';
 export { type AgentToolset, createAgentToolset, selectAgent, type UnavailableTool } from './tools/agent-toolset.ts';
+export type { CallScope } from './tools/call-scope.ts';
 export { CatalogBuilder } from './tools/catalog-builder.ts';
 export { guardProcessErrors } from './tools/guard-process-errors.ts';
 export { toJsonSafe } from './tools/to-json-safe.ts';
@@ -179,7 +180,7 @@ export {
   type ToolAvailability,
 } from './tools/tool-availability.ts';
 export { ToolCatalog } from './tools/tool-catalog.ts';
-export { type CallScope, ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
+export { ToolExecutor, type ToolExecutorOptions } from './tools/tool-executor.ts';
 export type { ToolHandlers } from './tools/tool-handlers.ts';
 export { isPendingSubmission, JobTable } from './tools/tool-jobs.ts';
 export { buildToolName, checkNamePart, parseToolName, providerToolNamePattern } from './tools/tool-name.ts';

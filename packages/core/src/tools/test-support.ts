@@ -1,5 +1,5 @@
 import type { Message, ToolCatalogItem, ToolHandler } from '../types.ts';
-import type { CallScope } from './tool-executor.ts';
+import type { CallScope } from './call-scope.ts';
 import { type ToolRegistrationOptions, ToolRegistry } from './tool-registry.ts';
 
 /** Shared by core's own tests: a scope for a call and a registry filled from a short list. */

@@ -13,9 +13,10 @@ import { ApprovalStore } from '../store/approval-store.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { createTempDirs } from '../store/test-support.ts';
 import type { ToolCall, ToolCallMiddleware, ToolCatalogItem } from '../types.ts';
+import type { CallScope } from './call-scope.ts';
 import { registryWith, testScope } from './test-support.ts';
 import { ToolCatalog } from './tool-catalog.ts';
-import { type CallScope, ToolExecutor } from './tool-executor.ts';
+import { ToolExecutor } from './tool-executor.ts';
 
 const read: ToolCatalogItem = {
   name: 'files__read',

@@ -1,32 +1,26 @@
-import type { ErrorCode } from '../errors/error-codes.ts';
-import { errorCodes, helpUrlFor } from '../errors/error-codes.ts';
-import { GoondanError } from '../errors/goondan-error.ts';
 import { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError } from '../errors/to-tool-error.ts';
-import { truncateErrorMessage } from '../errors/truncate-error-message.ts';
-import type { AgentsRuntime, ToolTraceContext } from '../orchestrator/agents-runtime.ts';
-import type { ApprovalGate, ApprovalResolution } from '../permissions/approvals.ts';
+import type { ApprovalResolution } from '../permissions/approvals.ts';
 import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
-import type { AuditEntry, CallSource, RiskCategory } from '../permissions/permission-types.ts';
+import type { CallSource, RiskCategory } from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
-import { type Deadline, startDeadline } from '../timers/deadline-timers.ts';
 import type {
   JsonObject,
   JsonValue,
-  Message,
   ToolBundleInfo,
   ToolCall,
   ToolCallMiddleware,
   ToolCallMiddlewareContext,
-  ToolContext,
-  ToolJobs,
   ToolResult,
 } from '../types.ts';
-import { RunningToolCall, runToolHandler, trackUnsettled } from './running-tool-call.ts';
+import type { CallScope, CallState } from './call-scope.ts';
+import { invokeHandler, isThenable } from './invoke-handler.ts';
+import { parseArguments } from './parse-arguments.ts';
 import { describeSchemaErrors } from './schema-validator.ts';
-import { toJsonSafe } from './to-json-safe.ts';
+import { bindToolCallContext } from './tool-call-layer-context.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
-import { isPendingSubmission, JobTable } from './tool-jobs.ts';
+import { JobTable } from './tool-jobs.ts';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.ts';
+import { errorResult, withinErrorLimit } from './tool-results.ts';
 
 export interface ToolExecutorOptions {
   registry: ToolRegistry;
@@ -40,34 +34,6 @@ export interface ToolExecutorOptions {
   unavailable?: ReadonlyMap<string, { reason: string; install?: string }>;
 }
 
-/** Everything about the calling agent that a ToolContext needs (spec §7.3), and who answers for the call. */
-export interface CallScope {
-  agentName: string;
-  instanceKey: string;
-  turnId: string;
-  message: Message;
-  workdir: string;
-  logger: Console;
-  signal?: AbortSignal;
-  trace?: ToolTraceContext;
-  agents?: AgentsRuntime;
-  /** Where the turn came from; source rules of the permissions apply to it. */
-  source?: CallSource;
-  /** Where `ask` calls wait for a person. Without one, `ask` calls are refused with E_APPROVAL_DENIED. */
-  approvals?: ApprovalGate;
-  /** Told about every call once it has a result (the audit log). */
-  audit?: (entry: AuditEntry) => void;
-}
-
-interface CallState {
-  tool: RegisteredTool;
-  call: ToolCall;
-  scope: CallScope;
-  args: JsonObject;
-  /** Made when a middleware first reads it. */
-  metadata?: Record<string, JsonValue>;
-}
-
 /** What the audit entry of one call says besides its result. */
 interface CallRecord {
   tool: RegisteredTool | undefined;
@@ -79,30 +45,6 @@ interface CallRecord {
   approvalWaitMs: number;
   /** The call went past its checks into the middleware chain. */
   ran: boolean;
-}
-
-/** Messages are cut once, in `execute`, to the tool's limit (spec §2.4.2). */
-function errorResult(code: ErrorCode, message: string): ToolResult {
-  return {
-    status: 'error',
-    error: {
-      code,
-      name: errorCodes[code].name,
-      message,
-      suggestion: errorCodes[code].suggestion,
-      helpUrl: helpUrlFor(code),
-    },
-  };
-}
-
-/**
- * Spec §2.4.2–3: the one place an error message is cut, whoever wrote it (guard, permissions, middleware, handler),
- * to the called tool's errorMessageLimit, or 1000 characters when no such tool is registered.
- */
-function withinErrorLimit(result: ToolResult, limit: number): ToolResult {
-  const message = result.error?.message;
-  if (result.error === undefined || typeof message !== 'string' || message.length <= limit) return result;
-  return { ...result, error: { ...result.error, message: truncateErrorMessage(message, limit) } };
 }
 
 /**
@@ -126,13 +68,13 @@ export class ToolExecutor {
     const middlewares = options.middlewares ?? [];
     this.run =
       middlewares.length === 0
-        ? (state) => this.invokeHandler(state)
+        ? (state) => invokeHandler(state, this.jobs, options.bundle)
         : composeMiddleware<CallState, ToolCallMiddlewareContext, ToolResult>({
             middlewares,
             bind: bindToolCallContext,
             // A promise for next(), without an async function around the handler's answer.
             core: (state) => {
-              const result = this.invokeHandler(state);
+              const result = invokeHandler(state, this.jobs, options.bundle);
               return isThenable(result) ? (result as Promise<ToolResult>) : Promise.resolve(result);
             },
           });
@@ -389,242 +331,6 @@ export class ToolExecutor {
         );
     }
   }
-
-  /** The handler's answer: at once when it answered at once, else a promise (its timeout and the turn's signal race it). */
-  private invokeHandler(state: CallState): ToolResult | Promise<ToolResult> {
-    const { tool, call, scope } = state;
-    const limit = tool.errorMessageLimit;
-    if (scope.signal?.aborted)
-      return errorResult('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled before it started.`);
-    // The signal and the jobs object are made when the handler first reads them: an AbortController costs more
-    // than the rest of the call, and most handlers never look at it. Own enumerable getters, so a spread copy of
-    // the context still has both.
-    const lazy = new LazyCallParts(this.jobs, call.name, limit);
-    const context: { -readonly [K in keyof ToolContext]: ToolContext[K] } = {
-      agentName: scope.agentName,
-      instanceKey: scope.instanceKey,
-      turnId: scope.turnId,
-      toolCallId: call.id,
-      message: scope.message,
-      workdir: scope.workdir,
-      logger: scope.logger,
-      get signal() {
-        return lazy.signal();
-      },
-      get jobs() {
-        return lazy.jobs();
-      },
-      config: tool.config,
-    };
-    // Optional fields are present only when set (spec §2.5.3 lists exactly what a context holds).
-    if (scope.trace) context.trace = scope.trace;
-    if (scope.agents) context.agents = scope.agents;
-    if (this.options.bundle) context.bundle = this.options.bundle;
-    if (scope.source) context.source = scope.source;
-    const running = new RunningToolCall(call.name, call.id);
-    let output: unknown;
-    try {
-      output = runToolHandler(running, () => tool.handler(context, state.args));
-    } catch (thrown) {
-      running.finish();
-      lazy.abort('failed');
-      return { status: 'error', error: toToolError(thrown, { limit }) };
-    }
-    if (!isThenable(output)) {
-      running.finish();
-      return outputResult(output, tool, call.name);
-    }
-    // An async handler that did its work without waiting (its promise is fulfilled already) is answered like a
-    // sync one: there is nothing left to race.
-    if (output instanceof Promise && Bun.peek.status(output) === 'fulfilled') {
-      running.finish();
-      return outputResult(Bun.peek(output), tool, call.name);
-    }
-    return settleHandler({ work: output, lazy, tool, call, scope, running });
-  }
-}
-
-/**
- * Waits for a handler that answered with a promise. The timeout, the turn's signal and errors escaping the handler
- * (its timer threw, see guardProcessErrors) answer at once and abort the handler's signal; they are armed only for a
- * handler still running one microtask later, so one that answered at once touches no timer, listener or set.
- */
-function settleHandler(options: {
-  work: PromiseLike<unknown>;
-  lazy: LazyCallParts;
-  tool: RegisteredTool;
-  call: ToolCall;
-  scope: CallScope;
-  running: RunningToolCall;
-}): Promise<ToolResult> {
-  const { work, lazy, tool, call, scope, running } = options;
-  return new Promise((resolve) => {
-    const parent = scope.signal;
-    let settled = false;
-    let deadline: Deadline | undefined;
-    let onAbort: (() => void) | undefined;
-    const finish = (result: ToolResult) => {
-      if (settled) return;
-      settled = true;
-      deadline?.cancel();
-      if (onAbort) parent?.removeEventListener('abort', onAbort);
-      running.finish();
-      resolve(result);
-    };
-    // The handler's signal says why: the interruption itself, or 'failed' when the handler's own promise rejected.
-    const fail = (thrown: unknown, abortReason: unknown = thrown) => {
-      if (settled) return;
-      lazy.abort(abortReason);
-      finish({ status: 'error', error: toToolError(thrown, { limit: tool.errorMessageLimit }) });
-    };
-    work.then(
-      // A late answer (after a timeout or cancellation) is not read: reading it runs the tool's code again.
-      (value) => {
-        if (!settled) finish(outputResult(value, tool, call.name));
-      },
-      (thrown) => fail(thrown, 'failed'),
-    );
-    queueMicrotask(() => {
-      // A handler whose promise settled in the meantime is answered by the reaction above, next in the queue.
-      if (settled || settledAlready(work)) return;
-      trackUnsettled(running);
-      running.onEscape((thrown) => {
-        const reason = thrown instanceof Error ? thrown.message : String(thrown);
-        fail(
-          new GoondanError(
-            'E_TOOL',
-            `Tool '${call.name}' failed outside its awaited work (a timer or a promise it did not await): ${reason}`,
-          ),
-        );
-      });
-      // One shared timer per timeout length (deadline-timers.ts), not a setTimeout/clearTimeout pair per call.
-      deadline = startDeadline(tool.timeoutMs, () =>
-        fail(new GoondanError('E_TOOL_TIMEOUT', `Tool '${call.name}' did not finish within ${tool.timeoutMs} ms.`)),
-      );
-      onAbort = () => fail(new GoondanError('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled.`));
-      if (parent?.aborted) onAbort();
-      else parent?.addEventListener('abort', onAbort, { once: true });
-    });
-  });
-}
-
-/** A handler's output as a result. Reading it runs the tool's own code (getters, toJSON, Proxy traps): a throw there is the tool's error. */
-function outputResult(output: unknown, tool: RegisteredTool, name: string): ToolResult {
-  try {
-    if (isPendingSubmission(output)) return { status: 'pending', handle: output.handle };
-    return { status: 'ok', output: capOutput(toJsonSafe(output), tool.outputLimit) };
-  } catch (thrown) {
-    const reason = (thrown as Error)?.message ?? String(thrown);
-    return errorResult('E_TOOL', `Tool '${name}' returned an output that could not be serialized: ${reason}`);
-  }
-}
-
-/** The parts of a ToolContext made on first use; `abort` reaches the handler only if it took the signal. */
-class LazyCallParts {
-  private controller: AbortController | undefined;
-  private toolJobs: ToolJobs | undefined;
-
-  constructor(
-    private readonly table: JobTable,
-    private readonly toolName: string,
-    private readonly limit: number,
-  ) {}
-
-  signal(): AbortSignal {
-    this.controller ??= new AbortController();
-    return this.controller.signal;
-  }
-
-  jobs(): ToolJobs {
-    this.toolJobs ??= this.table.forTool(this.toolName, this.limit);
-    return this.toolJobs;
-  }
-
-  abort(reason: unknown): void {
-    if (this.controller && !this.controller.signal.aborted) this.controller.abort(reason);
-  }
-}
-
-/** A toolCall middleware's view of the call: accessors on the prototype, so making one per layer is cheap. */
-class ToolCallLayerContext implements ToolCallMiddlewareContext {
-  constructor(
-    private readonly state: CallState,
-    readonly next: () => Promise<ToolResult>,
-  ) {}
-
-  get toolName(): string {
-    return this.state.call.name;
-  }
-
-  get toolCallId(): string {
-    return this.state.call.id;
-  }
-
-  get message(): Message {
-    return this.state.scope.message;
-  }
-
-  get args(): JsonObject {
-    return this.state.args;
-  }
-
-  set args(value: JsonObject) {
-    this.state.args = value;
-  }
-
-  get metadata(): Record<string, JsonValue> {
-    this.state.metadata ??= {};
-    return this.state.metadata;
-  }
-
-  set metadata(value: Record<string, JsonValue>) {
-    this.state.metadata = value;
-  }
-}
-
-function bindToolCallContext(state: CallState, next: () => Promise<ToolResult>): ToolCallMiddlewareContext {
-  return new ToolCallLayerContext(state, next);
-}
-
-/** A native promise that is no longer pending (Bun.peek reads its state without waiting); false for other thenables. */
-function settledAlready(value: PromiseLike<unknown>): value is Promise<unknown> {
-  return value instanceof Promise && Bun.peek.status(value) !== 'pending';
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
-
-function parseArguments(raw: JsonObject | string | unknown): JsonObject | string {
-  let value: unknown = raw;
-  if (typeof raw === 'string') {
-    if (raw.trim() === '') return {};
-    try {
-      value = JSON.parse(raw);
-    } catch (thrown) {
-      return `arguments are not valid JSON (${(thrown as Error).message})`;
-    }
-  }
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value))
-    return `arguments must be a JSON object, got ${Array.isArray(value) ? 'array' : typeof value}`;
-  return value as JsonObject;
-}
-
-/** A successful output larger than the tool's limit is replaced by a preview that says so. */
-function capOutput(output: JsonValue, limit: number): JsonValue {
-  if (typeof output !== 'object' || output === null) {
-    if (typeof output !== 'string' || output.length <= limit) return output;
-  }
-  const serialized = JSON.stringify(output);
-  if (serialized.length <= limit) return output;
-  return {
-    truncated: true,
-    originalChars: serialized.length,
-    limitChars: limit,
-    preview: serialized.slice(0, limit),
-    note: `Output was ${serialized.length} characters as JSON; only the first ${limit} are shown. Ask for less.`,
-  };
 }
 
 function deniedResult(

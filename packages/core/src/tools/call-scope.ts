@@ -1,0 +1,34 @@
+import type { AgentsRuntime, ToolTraceContext } from '../orchestrator/agents-runtime.ts';
+import type { ApprovalGate } from '../permissions/approvals.ts';
+import type { AuditEntry, CallSource } from '../permissions/permission-types.ts';
+import type { JsonObject, JsonValue, Message, ToolCall } from '../types.ts';
+import type { RegisteredTool } from './tool-registry.ts';
+
+/** Everything about the calling agent that a ToolContext needs (spec §7.3), and who answers for the call. */
+export interface CallScope {
+  agentName: string;
+  instanceKey: string;
+  turnId: string;
+  message: Message;
+  workdir: string;
+  logger: Console;
+  signal?: AbortSignal;
+  trace?: ToolTraceContext;
+  agents?: AgentsRuntime;
+  /** Where the turn came from; source rules of the permissions apply to it. */
+  source?: CallSource;
+  /** Where `ask` calls wait for a person. Without one, `ask` calls are refused with E_APPROVAL_DENIED. */
+  approvals?: ApprovalGate;
+  /** Told about every call once it has a result (the audit log). */
+  audit?: (entry: AuditEntry) => void;
+}
+
+/** One call on its way through the middleware chain to its handler. */
+export interface CallState {
+  tool: RegisteredTool;
+  call: ToolCall;
+  scope: CallScope;
+  args: JsonObject;
+  /** Made when a middleware first reads it. */
+  metadata?: Record<string, JsonValue>;
+}

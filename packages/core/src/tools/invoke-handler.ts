@@ -1,0 +1,165 @@
+import { GoondanError } from '../errors/goondan-error.ts';
+import { toToolError } from '../errors/to-tool-error.ts';
+import { type Deadline, startDeadline } from '../timers/deadline-timers.ts';
+import type { ToolBundleInfo, ToolCall, ToolContext, ToolJobs, ToolResult } from '../types.ts';
+import type { CallScope, CallState } from './call-scope.ts';
+import { RunningToolCall, runToolHandler, trackUnsettled } from './running-tool-call.ts';
+import type { JobTable } from './tool-jobs.ts';
+import type { RegisteredTool } from './tool-registry.ts';
+import { errorResult, outputResult } from './tool-results.ts';
+
+/** The handler's answer: at once when it answered at once, else a promise (its timeout and the turn's signal race it). */
+export function invokeHandler(
+  state: CallState,
+  jobs: JobTable,
+  bundle: ToolBundleInfo | undefined,
+): ToolResult | Promise<ToolResult> {
+  const { tool, call, scope } = state;
+  const limit = tool.errorMessageLimit;
+  if (scope.signal?.aborted)
+    return errorResult('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled before it started.`);
+  // The signal and the jobs object are made when the handler first reads them: an AbortController costs more
+  // than the rest of the call, and most handlers never look at it. Own enumerable getters, so a spread copy of
+  // the context still has both.
+  const lazy = new LazyCallParts(jobs, call.name, limit);
+  const context: { -readonly [K in keyof ToolContext]: ToolContext[K] } = {
+    agentName: scope.agentName,
+    instanceKey: scope.instanceKey,
+    turnId: scope.turnId,
+    toolCallId: call.id,
+    message: scope.message,
+    workdir: scope.workdir,
+    logger: scope.logger,
+    get signal() {
+      return lazy.signal();
+    },
+    get jobs() {
+      return lazy.jobs();
+    },
+    config: tool.config,
+  };
+  // Optional fields are present only when set (spec §2.5.3 lists exactly what a context holds).
+  if (scope.trace) context.trace = scope.trace;
+  if (scope.agents) context.agents = scope.agents;
+  if (bundle) context.bundle = bundle;
+  if (scope.source) context.source = scope.source;
+  const running = new RunningToolCall(call.name, call.id);
+  let output: unknown;
+  try {
+    output = runToolHandler(running, () => tool.handler(context, state.args));
+  } catch (thrown) {
+    running.finish();
+    lazy.abort('failed');
+    return { status: 'error', error: toToolError(thrown, { limit }) };
+  }
+  if (!isThenable(output)) {
+    running.finish();
+    return outputResult(output, tool, call.name);
+  }
+  // An async handler that did its work without waiting (its promise is fulfilled already) is answered like a
+  // sync one: there is nothing left to race.
+  if (output instanceof Promise && Bun.peek.status(output) === 'fulfilled') {
+    running.finish();
+    return outputResult(Bun.peek(output), tool, call.name);
+  }
+  return settleHandler({ work: output, lazy, tool, call, scope, running });
+}
+
+/**
+ * Waits for a handler that answered with a promise. The timeout, the turn's signal and errors escaping the handler
+ * (its timer threw, see guardProcessErrors) answer at once and abort the handler's signal; they are armed only for a
+ * handler still running one microtask later, so one that answered at once touches no timer, listener or set.
+ */
+function settleHandler(options: {
+  work: PromiseLike<unknown>;
+  lazy: LazyCallParts;
+  tool: RegisteredTool;
+  call: ToolCall;
+  scope: CallScope;
+  running: RunningToolCall;
+}): Promise<ToolResult> {
+  const { work, lazy, tool, call, scope, running } = options;
+  return new Promise((resolve) => {
+    const parent = scope.signal;
+    let settled = false;
+    let deadline: Deadline | undefined;
+    let onAbort: (() => void) | undefined;
+    const finish = (result: ToolResult) => {
+      if (settled) return;
+      settled = true;
+      deadline?.cancel();
+      if (onAbort) parent?.removeEventListener('abort', onAbort);
+      running.finish();
+      resolve(result);
+    };
+    // The handler's signal says why: the interruption itself, or 'failed' when the handler's own promise rejected.
+    const fail = (thrown: unknown, abortReason: unknown = thrown) => {
+      if (settled) return;
+      lazy.abort(abortReason);
+      finish({ status: 'error', error: toToolError(thrown, { limit: tool.errorMessageLimit }) });
+    };
+    work.then(
+      // A late answer (after a timeout or cancellation) is not read: reading it runs the tool's code again.
+      (value) => {
+        if (!settled) finish(outputResult(value, tool, call.name));
+      },
+      (thrown) => fail(thrown, 'failed'),
+    );
+    queueMicrotask(() => {
+      // A handler whose promise settled in the meantime is answered by the reaction above, next in the queue.
+      if (settled || settledAlready(work)) return;
+      trackUnsettled(running);
+      running.onEscape((thrown) => {
+        const reason = thrown instanceof Error ? thrown.message : String(thrown);
+        fail(
+          new GoondanError(
+            'E_TOOL',
+            `Tool '${call.name}' failed outside its awaited work (a timer or a promise it did not await): ${reason}`,
+          ),
+        );
+      });
+      // One shared timer per timeout length (deadline-timers.ts), not a setTimeout/clearTimeout pair per call.
+      deadline = startDeadline(tool.timeoutMs, () =>
+        fail(new GoondanError('E_TOOL_TIMEOUT', `Tool '${call.name}' did not finish within ${tool.timeoutMs} ms.`)),
+      );
+      onAbort = () => fail(new GoondanError('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled.`));
+      if (parent?.aborted) onAbort();
+      else parent?.addEventListener('abort', onAbort, { once: true });
+    });
+  });
+}
+
+/** The parts of a ToolContext made on first use; `abort` reaches the handler only if it took the signal. */
+class LazyCallParts {
+  private controller: AbortController | undefined;
+  private toolJobs: ToolJobs | undefined;
+
+  constructor(
+    private readonly table: JobTable,
+    private readonly toolName: string,
+    private readonly limit: number,
+  ) {}
+
+  signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  jobs(): ToolJobs {
+    this.toolJobs ??= this.table.forTool(this.toolName, this.limit);
+    return this.toolJobs;
+  }
+
+  abort(reason: unknown): void {
+    if (this.controller && !this.controller.signal.aborted) this.controller.abort(reason);
+  }
+}
+
+/** A native promise that is no longer pending (Bun.peek reads its state without waiting); false for other thenables. */
+function settledAlready(value: PromiseLike<unknown>): value is Promise<unknown> {
+  return value instanceof Promise && Bun.peek.status(value) !== 'pending';
+}
+
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
