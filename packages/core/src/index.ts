@@ -6,11 +6,11 @@ export {
   type AgentInstanceOptions,
   COMMAND_LINE_SOURCE,
   DEFAULT_MAX_STEPS_PER_TURN,
-  type SpanWriteTiming,
 } from './agent/agent-instance.ts';
 export { createMessage } from './agent/create-message.ts';
 export { type InstanceDatabaseFile, instancePaths, listInstanceDatabases } from './agent/instance-paths.ts';
 export { agentModel, type OpenAgentInstanceOptions, openAgentInstance } from './agent/open-agent-instance.ts';
+export type { SpanWriteTiming } from './agent/trace-writes.ts';
 export type {
   StepMiddleware,
   StepMiddlewareContext,

@@ -10,9 +10,9 @@ import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { TraceStore } from '../store/trace-store.ts';
 import type { ToolCatalogItem } from '../types.ts';
 import { userEvent } from './agent-event.ts';
-import type { SpanWriteTiming } from './agent-instance.ts';
 import { instancePaths } from './instance-paths.ts';
 import { type OpenAgentInstanceOptions, openAgentInstance } from './open-agent-instance.ts';
+import type { SpanWriteTiming } from './trace-writes.ts';
 import type { TurnMiddleware } from './turn-types.ts';
 
 const fixture = join(import.meta.dir, '__fixtures__', 'basic');

@@ -27,7 +27,6 @@ import type { RuntimeNotices } from '../store/runtime-notices.ts';
 import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
 import type { SpanContent, SpanTelemetry } from '../telemetry/span-telemetry.ts';
-import { QuietTimer } from '../timers/quiet-timer.ts';
 import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
@@ -38,6 +37,7 @@ import { abortedResult, answerUnansweredToolCalls, findUnansweredToolCalls } fro
 import { repairToolResults } from './repair-tool-results.ts';
 import { supportsDeferredTools, toModelTools } from './to-model-tools.ts';
 import { toToolResultPart } from './to-tool-result-part.ts';
+import { type SpanWriteTiming, TraceWrites } from './trace-writes.ts';
 import type {
   StepMiddleware,
   StepMiddlewareContext,
@@ -50,18 +50,6 @@ import type {
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 16;
 export const DEFAULT_TOOL_CONCURRENCY = 4;
-/** Traces kept per instance; older ones are pruned (schedulePrune) so the database stays bounded. */
-export const MAX_STORED_TRACES = 1000;
-/**
- * Spans of ended turns are written once no turn has ended for 2 ms, at the latest 20 ms after the first of them
- * ended, or at once when MAX_DEFERRED_SPANS wait (flushSpansSoon).
- */
-const DEFAULT_SPAN_WRITES: SpanWriteTiming = { quietMs: 2, maxDelayMs: 20 };
-const MAX_DEFERRED_SPANS = 512;
-/** Pruning is due every 100 turns; it waits for a second without turns ending, or runs at 1000 turns. */
-const PRUNE_DUE_TURNS = 100;
-const PRUNE_FORCED_TURNS = 1000;
-const PRUNE_IDLE_MS = 1000;
 
 export interface AgentInstanceOptions {
   agent: AgentResource;
@@ -115,14 +103,6 @@ export interface AgentInstanceOptions {
   spanWrites?: SpanWriteTiming;
 }
 
-/** See AgentInstance.flushSpansSoon. */
-export interface SpanWriteTiming {
-  /** Written once no turn has ended for this long. */
-  quietMs: number;
-  /** While turns keep ending, written at the latest this long after the first unwritten end. */
-  maxDelayMs: number;
-}
-
 /** The source of calls made outside a turn (`gdn tools call`, previews): the person at the command line. */
 export const COMMAND_LINE_SOURCE: CallSource = { kind: 'user', name: 'cli' };
 
@@ -163,8 +143,6 @@ interface StepState extends TurnState {
 }
 
 const zeroUsage = () => ({ inputTokens: 0, outputTokens: 0 });
-/** Ids of handled events kept to recognise redeliveries (pruned with the traces). */
-const MAX_HANDLED_EVENT_IDS = 10_000;
 
 /** What a redelivered event's "turn" returns: nothing ran, nothing was appended. */
 const duplicateResult = (eventId: string): TurnResult => ({
@@ -194,18 +172,7 @@ export class AgentInstance {
   private readonly runStepPipeline: (state: StepState) => Promise<StepOutcome>;
   private queue: Promise<unknown> = Promise.resolve();
   /** Spans of the running step, written together when it ends (one commit per step, not per span). */
-  private spanBuffer: SpanRecord[] = [];
-  /** The write of ended turns' last spans, after their results went back (flushSpansSoon). */
-  private readonly spanWrite: QuietTimer;
-  private turnsSincePrune = 0;
-  /** Pruning once it is due: after a second without a turn ending (schedulePrune). */
-  private readonly pruneWhenQuiet = new QuietTimer({
-    quietMs: PRUNE_IDLE_MS,
-    unref: true,
-    onQuiet: () => {
-      if (!this.closed) this.pruneNow();
-    },
-  });
+  private readonly spans: TraceWrites;
   private turnsServed = 0;
   private waiting = 0;
   private closed = false;
@@ -216,9 +183,12 @@ export class AgentInstance {
     this.agentName = options.agent.metadata.name;
     this.instanceKey = options.instanceKey;
     this.messages = options.conversation.load();
-    this.spanWrite = new QuietTimer({
-      ...(options.spanWrites ?? DEFAULT_SPAN_WRITES),
-      onQuiet: () => this.writeEndedTurnSpans(),
+    this.spans = new TraceWrites({
+      traces: options.traces,
+      conversation: options.conversation,
+      commit: (write) => this.commit(write),
+      warn: (line) => this.options.logger?.warn?.(line),
+      ...(options.spanWrites ? { timing: options.spanWrites } : {}),
     });
     const store = options.approvalStore;
     this.approvals = store
@@ -343,7 +313,7 @@ export class AgentInstance {
     await this.previewStep((catalog) => {
       seen = catalog;
     });
-    this.spanBuffer = [];
+    this.spans.discard();
     const { executor, catalogBuilder } = this.options.toolset;
     return executor.visibleCatalog(seen ?? catalogBuilder.build(), options.source ?? COMMAND_LINE_SOURCE);
   }
@@ -569,8 +539,7 @@ export class AgentInstance {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.pruneWhenQuiet.cancel();
-    this.writeEndedTurnSpans();
+    this.spans.close();
     this.approvals?.close();
     this.options.toolset.executor.jobs.abortAll();
     for (const listener of this.options.onClose ?? []) {
@@ -607,7 +576,7 @@ export class AgentInstance {
     });
     this.record(span('running', {}));
     // A new turn's span is written with its user message (one commit); a resumed turn has no message to add.
-    if (resume) this.flushSpans();
+    if (resume) this.spans.flush();
     this.notify('onTurnStart', { turnId, traceId, event });
     let result: TurnResult;
     try {
@@ -649,8 +618,7 @@ export class AgentInstance {
       this.captureContent() ? { input: event.input, output: result.text } : undefined,
     );
     this.turnsServed += 1;
-    this.flushSpansSoon();
-    this.schedulePrune();
+    this.spans.turnEnded();
     this.notify('onTurnEnd', result);
     return result;
   }
@@ -840,7 +808,7 @@ export class AgentInstance {
       }
     }
     recordStep();
-    this.flushSpans();
+    this.spans.flush();
     return outcome;
   }
 
@@ -1022,7 +990,7 @@ export class AgentInstance {
         ...(turnId === null ? {} : { turnId }),
         ...(eventId === undefined ? {} : { eventId }),
       });
-      this.writeSpans();
+      this.spans.writeInto();
     });
     this.messages.push(...masked);
     if (this.history) for (const message of masked) this.history.push(message.data as unknown as AiModelMessage);
@@ -1056,7 +1024,7 @@ export class AgentInstance {
   }
 
   private record(span: SpanRecord, content?: SpanContent): void {
-    this.spanBuffer.push(span);
+    this.spans.add(span);
     this.options.telemetry?.onSpan(span, content);
   }
 
@@ -1073,73 +1041,6 @@ export class AgentInstance {
       input: [...this.stepMessages(state)] as unknown as JsonValue[],
       output: assistant.map((message) => message.data as unknown as JsonValue),
     };
-  }
-
-  /** Writes the buffered spans, with the audit rows still queued. */
-  private flushSpans(): void {
-    if (this.spanBuffer.length === 0) return;
-    try {
-      this.commit(() => this.writeSpans());
-    } catch (thrown) {
-      this.options.logger?.warn?.(`trace write failed: ${(thrown as Error).message}`);
-    }
-  }
-
-  /**
-   * A turn's last span is written after its result is handed back (an agent process sends its reply first), once
-   * the instance has been quiet for 2 ms, or 20 ms after the first unwritten end while turns keep ending
-   * (options.spanWrites): a caller's run of requests or a burst of sends commits its spans in a few large writes, not one
-   * per 5 ms (each commit writes every index page it touched, and span ids are random, so a batch's cost per span
-   * falls as it grows). Any commit before then takes them along (writeSpans); closing the instance writes them.
-   * As with the audit rows' timer, a process killed meanwhile loses those turns' end (their start is on disk with
-   * their input).
-   */
-  private flushSpansSoon(): void {
-    if (this.spanBuffer.length >= MAX_DEFERRED_SPANS) this.writeEndedTurnSpans();
-    else this.spanWrite.poke();
-  }
-
-  private writeEndedTurnSpans(): void {
-    this.spanWrite.cancel();
-    this.flushSpans();
-    if (this.turnsSincePrune >= PRUNE_FORCED_TURNS && !this.closed) this.pruneNow();
-  }
-
-  /**
-   * Pruning scans every stored span (milliseconds, as long as several turns): once due, it waits until no turn
-   * has ended for a second, so a busy instance does not pay it between a request and its reply; an instance that
-   * is never idle prunes every PRUNE_FORCED_TURNS turns, after a span write.
-   */
-  private schedulePrune(): void {
-    this.turnsSincePrune += 1;
-    if (this.turnsSincePrune >= PRUNE_DUE_TURNS) this.pruneWhenQuiet.poke();
-  }
-
-  private pruneNow(): void {
-    this.pruneWhenQuiet.cancel();
-    this.turnsSincePrune = 0;
-    this.pruneTraces();
-  }
-
-  /** Traces are observers: a failed write is reported, never allowed to break the turn. */
-  private writeSpans(): void {
-    if (this.spanBuffer.length === 0) return;
-    const spans = this.spanBuffer;
-    this.spanBuffer = [];
-    try {
-      this.options.traces.recordSpans(spans);
-    } catch (thrown) {
-      this.options.logger?.warn?.(`trace write failed: ${(thrown as Error).message}`);
-    }
-  }
-
-  private pruneTraces(): void {
-    try {
-      this.options.traces.pruneTraces(MAX_STORED_TRACES);
-      this.options.conversation.pruneHandledEvents(MAX_HANDLED_EVENT_IDS);
-    } catch (thrown) {
-      this.options.logger?.warn?.(`trace pruning failed: ${(thrown as Error).message}`);
-    }
   }
 
   private notify<K extends keyof TurnObserver>(key: K, event: Parameters<NonNullable<TurnObserver[K]>>[0]): void {

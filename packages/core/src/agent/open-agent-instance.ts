@@ -23,8 +23,9 @@ import { TraceStore } from '../store/trace-store.ts';
 import { openSpanTelemetry } from '../telemetry/open-span-telemetry.ts';
 import { createAgentToolset } from '../tools/agent-toolset.ts';
 import type { JsonValue, ToolCallMiddleware, ToolHandler } from '../types.ts';
-import { AgentInstance, type SpanWriteTiming } from './agent-instance.ts';
+import { AgentInstance } from './agent-instance.ts';
 import { instancePaths } from './instance-paths.ts';
+import type { SpanWriteTiming } from './trace-writes.ts';
 import type { StepMiddleware, TurnMiddleware, TurnObserver } from './turn-types.ts';
 
 export interface OpenAgentInstanceOptions {
