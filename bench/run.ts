@@ -12,7 +12,10 @@ const here = import.meta.dir;
 const notBenches = new Set(['harness.ts', 'run.ts']);
 const picked = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const files = readdirSync(here)
-  .filter((name) => name.endsWith('.ts') && !notBenches.has(name) && !name.startsWith('_'))
+  // Tests of the harness (harness.test.ts) run with `npm test`, not as benches.
+  .filter(
+    (name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !notBenches.has(name) && !name.startsWith('_'),
+  )
   .filter((name) => picked.length === 0 || picked.includes(name.replace(/\.ts$/, '')))
   .sort();
 
