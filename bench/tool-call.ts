@@ -172,6 +172,7 @@ function setup(size: number, handler: Handler, permissions?: PermissionPolicy) {
   // The middle of the catalog: a linear scan walks half of it.
   const call = { id: 'call', name: names[Math.floor(size / 2)]!, args: { value: 1 } };
   const peer = new LinearScanExecutor(peerTools, [...peerTools], true);
+  const bare = new LinearScanExecutor(peerTools, [...peerTools], false);
   return {
     executor,
     layered: executor.withMiddlewares([passThrough(), passThrough()]),
@@ -179,10 +180,7 @@ function setup(size: number, handler: Handler, permissions?: PermissionPolicy) {
     call,
     peer: (ctx: unknown) => peer.execute(call, ctx),
     layeredPeer: withLayers([passThrough(), passThrough()], (ctx: unknown) => peer.execute(call, ctx)),
-    barePeer: (
-      (bare) => (ctx: unknown) =>
-        bare.execute(call, ctx)
-    )(new LinearScanExecutor(peerTools, [...peerTools], false)),
+    barePeer: (ctx: unknown) => bare.execute(call, ctx),
   };
 }
 
@@ -218,150 +216,149 @@ const timing = { rounds: 40, warmup: 15 };
 const rows: BenchRow[] = [];
 const original = 'original executor (scan + its argument check)';
 const peerCtx = { ...baseScope };
-const sizes = [10, 1_000, 10_000] as const;
-const sync = new Map(sizes.map((size) => [size, setup(size, () => null)]));
-const s10 = sync.get(10)!;
+
+/** One side of a row: the call it times, and how many calls warm it up (a peer that scans 10,000 tools needs few). */
+interface Side {
+  run: () => Promise<void>;
+  warmupCalls: number;
+}
+const ours = (s: ReturnType<typeof setup>, executor = s.executor): Side => ({
+  run: () => oursOnce(executor, s, baseScope),
+  warmupCalls: 100_000,
+});
+const peer = (run: (ctx: unknown) => Promise<{ status: string }>, warmupCalls = 100_000): Side => ({
+  run: () => peerOnce(run, peerCtx),
+  warmupCalls,
+});
+
+const s10 = setup(10, () => null);
+const s1000 = setup(1_000, () => null);
+const s10000 = setup(10_000, () => null);
 // An async handler that answered at once, and one still running after its first microtask (it awaits twice): the
 // second is the one whose timeout is armed (one shared timer per timeout length) and that joins the set of
 // unsettled calls.
-const asyncRows = [
-  { figure: 'tool call, 10 tools, async handler', stillRunning: false, s: setup(10, async () => null) },
+const asyncAtOnce = setup(10, async () => null);
+const asyncRunning = setup(10, async () => {
+  await null;
+  await null;
+  return null;
+});
+const ours10 = ours(s10);
+const original10 = peer(s10.peer);
+const oursLayered = ours(s10, s10.layered);
+const atMostPeer = (ours: number, peer: number) => ours <= peer;
+
+type RowFields = Omit<BenchRow, 'unit' | 'ours' | 'oursP99' | 'peer' | 'peerP99' | 'met'>;
+const specs: { fields: RowFields; ours: Side; peer: Side; met?: (ours: number, peer: number) => boolean }[] = [
   {
-    figure: 'tool call, 10 tools, async handler that awaits twice',
-    stillRunning: true,
-    s: setup(10, async () => {
-      await null;
-      await null;
-      return null;
-    }),
+    fields: {
+      figure: 'tool call, 10 tools, sync handler, against a bare scan',
+      peerName: 'scan + await, no argument check',
+      note: 'the floor of any executor that finds a tool by name and awaits it; no goal',
+    },
+    ours: ours10,
+    peer: peer(s10.barePeer),
+  },
+  {
+    fields: {
+      figure: 'tool call, 10 tools, sync handler',
+      peerName: original,
+      goal: '≤ 1.0× peer',
+      note: 'no toolCall middleware registered',
+    },
+    ours: ours10,
+    peer: original10,
+    met: atMostPeer,
+  },
+  // With two pass-through toolCall middlewares: against the original executor inside the same two layers (the
+  // peer doing the same work), and against the original executor without them (the issue's own figure).
+  {
+    fields: {
+      figure: 'tool call, 10 tools, 2 pass-through middlewares',
+      peerName: `${original} inside the same 2 layers`,
+      goal: '≤ 1.0× peer',
+    },
+    ours: oursLayered,
+    peer: peer(s10.layeredPeer),
+    met: atMostPeer,
+  },
+  {
+    fields: {
+      figure: 'tool call, 10 tools, 2 pass-through middlewares, against no middleware',
+      peerName: `${original}, no layers`,
+      goal: '≤ 1.0× peer',
+      note: "the two async layers are the caller's own code and cost about 170 ns by themselves",
+    },
+    ours: oursLayered,
+    peer: original10,
+    met: atMostPeer,
+  },
+  // Flat to 10,000 tools: ours at 1,000 and 10,000 against ours at 10, interleaved like any peer (two medians taken
+  // minutes apart differ by more than that on a shared machine), and the original executor at the same size.
+  ...[s1000, s10000].flatMap((s, index) => {
+    const size = index === 0 ? '1,000' : '10,000';
+    const oursAtSize = ours(s);
+    return [
+      {
+        fields: { figure: `tool call, ${size} tools, sync handler`, peerName: original },
+        ours: oursAtSize,
+        peer: peer(s.peer, 2_000),
+      },
+      {
+        fields: {
+          figure: `tool call, ${size} tools, against ours at 10 tools`,
+          peerName: 'ours, 10 tools',
+          goal: '≤ 1.2× peer',
+        },
+        ours: oursAtSize,
+        peer: ours10,
+        met: (ours: number, peer: number) => ours <= 1.2 * peer,
+      },
+    ];
+  }),
+  {
+    fields: { figure: 'tool call, 10 tools, async handler', peerName: original, goal: '≤ 1.0× peer' },
+    ours: ours(asyncAtOnce),
+    peer: peer(asyncAtOnce.peer),
+    met: atMostPeer,
+  },
+  {
+    fields: {
+      figure: 'tool call, 10 tools, async handler that awaits twice',
+      peerName: original,
+      note: 'ours races it against its timeout (one shared timer per timeout length) and the turn signal; the peer has neither; no goal',
+    },
+    ours: ours(asyncRunning),
+    peer: peer(asyncRunning.peer),
   },
 ];
 
-// Warm-up of every side of every row before any row is measured, in passes that take turns: measured one row after
-// another, the first row's figure of ours came out up to 1.6× higher than when it ran last (the JIT was still
-// settling after 30,000 calls of its own), so the order of the rows decided them. A peer that scans 1,000 or 10,000
-// tools takes fewer calls: its time is the scan.
-const warmups: Array<{ run: () => Promise<void>; calls: number }> = [];
-for (const [size, s] of sync) {
-  warmups.push(
-    { run: () => oursOnce(s.executor, s, baseScope), calls: 100_000 },
-    { run: () => peerOnce(s.peer, peerCtx), calls: size === 10 ? 100_000 : 2_000 },
-  );
-}
-warmups.push(
-  { run: () => oursOnce(s10.layered, s10, baseScope), calls: 100_000 },
-  { run: () => peerOnce(s10.layeredPeer, peerCtx), calls: 100_000 },
-  { run: () => peerOnce(s10.barePeer, peerCtx), calls: 100_000 },
-);
-for (const { s } of asyncRows) {
-  warmups.push(
-    { run: () => oursOnce(s.executor, s, baseScope), calls: 100_000 },
-    { run: () => peerOnce(s.peer, peerCtx), calls: 100_000 },
-  );
-}
+// Every side of every row is warmed up before any row is measured, in passes that take turns: measured one row
+// after another, the first row's figure of ours came out up to 1.6× higher than when it ran last (the JIT was still
+// settling after 30,000 calls of its own), so the order of the rows decided them.
+const sides = new Set(specs.flatMap((spec) => [spec.ours, spec.peer]));
 const passes = 20;
 for (let pass = 0; pass < passes; pass += 1) {
-  for (const { run, calls } of warmups) for (let call = 0; call < calls / passes; call += 1) await run();
+  for (const { run, warmupCalls } of sides) for (let call = 0; call < warmupCalls / passes; call += 1) await run();
 }
 
-/** One row: ours and a peer, alternating, the median and p99 of each. */
-async function row(
-  fields: Omit<BenchRow, 'unit' | 'ours' | 'oursP99' | 'peer' | 'peerP99' | 'met'>,
-  ours: () => Promise<void>,
-  peer: () => Promise<void>,
-  met?: (ours: number, peer: number) => boolean,
-): Promise<BenchRow> {
-  const sides = await compare({ ...timing, ours: () => timeBatch(batch, ours), peer: () => timeBatch(batch, peer) });
-  const measured: BenchRow = {
-    ...fields,
+// Ours and the peer of each row, alternating: the median and p99 of each.
+for (const spec of specs) {
+  const measured = await compare({
+    ...timing,
+    ours: () => timeBatch(batch, spec.ours.run),
+    peer: () => timeBatch(batch, spec.peer.run),
+  });
+  const figures: BenchRow = {
+    ...spec.fields,
     unit: 'ns',
-    ours: sides.ours.median,
-    oursP99: sides.ours.p99,
-    peer: sides.peer.median,
-    peerP99: sides.peer.p99,
+    ours: measured.ours.median,
+    oursP99: measured.ours.p99,
+    peer: measured.peer.median,
+    peerP99: measured.peer.p99,
   };
-  if (met) measured.met = met(measured.ours, measured.peer!);
-  rows.push(measured);
-  return measured;
-}
-
-const atMostPeer = (ours: number, peer: number) => ours <= peer;
-await row(
-  {
-    figure: 'tool call, 10 tools, sync handler, against a bare scan',
-    peerName: 'scan + await, no argument check',
-    note: 'the floor of any executor that finds a tool by name and awaits it; no goal',
-  },
-  () => oursOnce(s10.executor, s10, baseScope),
-  () => peerOnce(s10.barePeer, peerCtx),
-);
-await row(
-  {
-    figure: 'tool call, 10 tools, sync handler',
-    peerName: original,
-    goal: '≤ 1.0× peer',
-    note: 'no toolCall middleware registered',
-  },
-  () => oursOnce(s10.executor, s10, baseScope),
-  () => peerOnce(s10.peer, peerCtx),
-  atMostPeer,
-);
-// With two pass-through toolCall middlewares: against the original executor inside the same two layers (the peer
-// doing the same work), and against the original executor without them (the issue's own figure).
-await row(
-  {
-    figure: 'tool call, 10 tools, 2 pass-through middlewares',
-    peerName: `${original} inside the same 2 layers`,
-    goal: '≤ 1.0× peer',
-  },
-  () => oursOnce(s10.layered, s10, baseScope),
-  () => peerOnce(s10.layeredPeer, peerCtx),
-  atMostPeer,
-);
-await row(
-  {
-    figure: 'tool call, 10 tools, 2 pass-through middlewares, against no middleware',
-    peerName: `${original}, no layers`,
-    goal: '≤ 1.0× peer',
-    note: "the two async layers are the caller's own code and cost about 170 ns by themselves",
-  },
-  () => oursOnce(s10.layered, s10, baseScope),
-  () => peerOnce(s10.peer, peerCtx),
-  atMostPeer,
-);
-// Flat to 10,000 tools: ours at 1,000 and 10,000 against ours at 10, interleaved like any peer (two medians taken
-// minutes apart differ by more than that on a shared machine), and the original executor at the same size.
-for (const size of [1_000, 10_000] as const) {
-  const s = sync.get(size)!;
-  await row(
-    { figure: `tool call, ${size.toLocaleString('en-US')} tools, sync handler`, peerName: original },
-    () => oursOnce(s.executor, s, baseScope),
-    () => peerOnce(s.peer, peerCtx),
-  );
-  await row(
-    {
-      figure: `tool call, ${size.toLocaleString('en-US')} tools, against ours at 10 tools`,
-      peerName: 'ours, 10 tools',
-      goal: '≤ 1.2× peer',
-    },
-    () => oursOnce(s.executor, s, baseScope),
-    () => oursOnce(s10.executor, s10, baseScope),
-    (ours, peer) => ours <= 1.2 * peer,
-  );
-}
-for (const { figure, stillRunning, s } of asyncRows) {
-  await row(
-    stillRunning
-      ? {
-          figure,
-          peerName: original,
-          note: 'ours races it against its timeout (one shared timer per timeout length) and the turn signal; the peer has neither; no goal',
-        }
-      : { figure, peerName: original, goal: '≤ 1.0× peer' },
-    () => oursOnce(s.executor, s, baseScope),
-    () => peerOnce(s.peer, peerCtx),
-    stillRunning ? undefined : atMostPeer,
-  );
+  if (spec.met) figures.met = spec.met(figures.ours, measured.peer.median);
+  rows.push(figures);
 }
 {
   const dir = mkdtempSync(join(tmpdir(), 'gdn-bench-audit-'));
