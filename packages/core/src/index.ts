@@ -44,6 +44,7 @@ export { type LoadedExtensions, loadExtensions } from './extensions/load-extensi
 export { checkModelCredentials } from './models/check-model-credentials.ts';
 export { createLanguageModel } from './models/create-language-model.ts';
 export { modelCallSettings } from './models/model-call-settings.ts';
+export { type PreparedPrompt, PromptCache } from './models/prompt-cache.ts';
 export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './models/scripted-model.ts';
 export {
   type ModelRetryNotice,

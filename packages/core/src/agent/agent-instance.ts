@@ -6,6 +6,7 @@ import { thrownStackOf } from '../errors/thrown-stack.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
 import { describeModelCallFailure } from '../models/describe-model-call-failure.ts';
 import type { ModelCallSettings } from '../models/model-call-settings.ts';
+import { PromptCache } from '../models/prompt-cache.ts';
 import { streamModelStep } from '../models/stream-model-step.ts';
 import { toToolCall } from '../models/to-tool-call.ts';
 import type { AgentsRuntime } from '../orchestrator/agents-runtime.ts';
@@ -167,6 +168,8 @@ export class AgentInstance {
   private readonly messages: Message[];
   /** `messages` as the model reads them (each message's data), kept beside it; null until a step needs it. */
   private history: AiModelMessage[] | null = null;
+  /** `history` as the model received it: each step converts only the messages added since (prompt-cache.ts). */
+  private readonly prompts = new PromptCache();
   private readonly warned = new Set<string>();
   private readonly runTurnPipeline: (state: TurnState) => Promise<TurnResult>;
   private readonly runStepPipeline: (state: StepState) => Promise<StepOutcome>;
@@ -498,6 +501,7 @@ export class AgentInstance {
     this.options.conversation.record([{ type: 'truncate' }, ...events]);
     this.messages.splice(0, this.messages.length, ...repair.messages);
     this.history = null;
+    this.prompts.clear();
     (this.options.logger ?? console).warn?.(
       `Repaired the conversation of ${this.agentName}/${this.instanceKey}: ${repair.moved} tool result(s) put back after their call, ${repair.aborted} call(s) without a result answered with E_TOOL_ABORTED, ${repair.dropped} stray result(s) dropped.`,
     );
@@ -526,6 +530,7 @@ export class AgentInstance {
     this.options.conversation.truncate();
     this.messages.length = 0;
     this.history = null;
+    this.prompts.clear();
     for (const listener of this.options.onReset ?? []) {
       try {
         listener();
@@ -703,10 +708,13 @@ export class AgentInstance {
     const cache: Record<string, number> = {};
     let warnings: string[] | undefined;
     try {
+      const messages = this.stepMessages(state);
       const result = await (this.options.callModel ?? streamModelStep)({
         model,
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
-        messages: this.stepMessages(state),
+        messages,
+        // The kept history is converted for the model once per message; a middleware's messages every step.
+        ...(messages === this.history ? { promptCache: this.prompts } : {}),
         tools: await toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
         abortSignal: state.signal,
         ...(this.options.callSettings ? { settings: this.options.callSettings } : {}),

@@ -4,9 +4,11 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ModelMessage } from 'ai';
 import { loadBundle } from '../config/load-bundle.ts';
 import type { AgentResource } from '../config/resources.ts';
 import { createScriptedModel, type ScriptedStep } from '../models/scripted-model.ts';
+import { streamModelStep } from '../models/stream-model-step.ts';
 import { ConversationStore } from '../store/conversation-store.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import type { Message } from '../types.ts';
@@ -149,5 +151,51 @@ describe('a conversation broken by two writers', () => {
     const again = await open([{ text: 'ok' }], stateDir);
     expect(again.warnings).toEqual([]);
     await again.instance.close();
+  });
+});
+
+describe('the conversation the model receives', () => {
+  test('every step sends the whole conversation as the SDK converts it, each message converted once', async () => {
+    const { instance, model } = await open([
+      { toolCalls: [{ name: 'calc__add', args: { a: 1, b: 2 } }] },
+      { text: 'Three.' },
+      { toolCalls: [{ name: 'calc__add', args: { a: 3, b: 4 } }] },
+      { text: 'Seven.' },
+      { text: 'Bye.' },
+      { text: 'Fresh start.' },
+    ]);
+    for (const input of ['add 1 and 2', 'add 3 and 4', 'thanks']) {
+      expect((await instance.enqueue(userEvent(input))).status).toBe('completed');
+    }
+    expect(model.calls).toHaveLength(5);
+    // The last call against the SDK's conversion of the stored conversation (less the answer to it), made afresh.
+    const stored = instance.conversation().slice(0, -1);
+    const fresh = createScriptedModel([]);
+    await streamModelStep({
+      model: fresh,
+      instructions: 'You are the fixture agent.',
+      messages: stored.map((message) => message.data as unknown as ModelMessage),
+      tools: {},
+      abortSignal: new AbortController().signal,
+    });
+    expect(model.calls[4]!.prompt).toEqual(fresh.calls[0]!.prompt);
+    expect(promptRoles(model.calls[4]!.prompt)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+    // The first user message the model received in the first step, the same object in the last: converted once.
+    expect(model.calls[4]!.prompt[1]).toBe(model.calls[0]!.prompt[1]!);
+    // After a reset nothing of the old conversation is sent.
+    instance.reset();
+    expect((await instance.enqueue(userEvent('new topic'))).status).toBe('completed');
+    expect(promptRoles(model.calls[5]!.prompt)).toEqual(['user']);
+    await instance.close();
   });
 });

@@ -2,6 +2,7 @@ import { APICallError, type LanguageModelV4, type SharedV4Warning } from '@ai-sd
 import type { ModelMessage as AiModelMessage, ToolSet, TypedToolCall } from 'ai';
 import { aiSdk, providerUtils } from './ai-sdk.ts';
 import type { ModelCallSettings } from './model-call-settings.ts';
+import type { PromptCache } from './prompt-cache.ts';
 import { toAssistantMessage } from './to-assistant-message.ts';
 
 /** One failed attempt of a model call that is about to be tried again. */
@@ -25,6 +26,11 @@ export interface ModelStepRequest {
   onTextDelta?: (text: string) => void;
   /** Each failed attempt that will be retried, as it happens (the waits grow: 2 s, 4 s, ...). */
   onRetry?: (notice: ModelRetryNotice) => void;
+  /**
+   * The conversation's messages as the model received them last time, so only the messages added since are
+   * converted; `messages` must be the array kept for it, grown only by push (prompt-cache.ts).
+   */
+  promptCache?: PromptCache;
 }
 
 export interface ModelStepUsage {
@@ -119,12 +125,13 @@ export async function streamModelStep(request: ModelStepRequest): Promise<ModelS
     createRetryError: (options) => new sdk.RetryError(options),
   });
   let content: Parameters<typeof toAssistantMessage>[0] | undefined;
+  const prompt = request.promptCache ? request.promptCache.prepare(request.model, request.messages) : request;
   const { stream } = await retry(() => {
     attempt += 1;
     return sdk.experimental_streamLanguageModelCall({
-      model: request.model,
+      model: prompt.model,
       tools: request.tools,
-      messages: request.messages,
+      messages: prompt.messages,
       ...(request.instructions ? { instructions: request.instructions } : {}),
       ...(providerOptions ? { providerOptions } : {}),
       abortSignal: request.abortSignal,

@@ -1,0 +1,95 @@
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Message } from '@ai-sdk/provider';
+import type { ModelMessage as AiModelMessage } from 'ai';
+
+/** What one model call hands the AI SDK: the messages it still has to convert, and the model to call with them. */
+export interface PreparedPrompt {
+  model: LanguageModelV4;
+  messages: AiModelMessage[];
+}
+
+/**
+ * A conversation's prompt as the model receives it, converted once per message instead of once per step.
+ *
+ * The AI SDK converts every message of the prompt to the provider's form on every call (and downloads every file a
+ * provider cannot fetch itself again); a Step sends the whole conversation, so that was a pass over the history and
+ * a copy of it per step — at 10,000 messages a few milliseconds, and the garbage of it collected in whatever ran
+ * next. A conversation only grows between steps, so this keeps what the SDK made of the messages it has seen and
+ * lets it convert only the ones added since: the SDK converts the new tail (with the instructions), and the model
+ * handed to it puts the kept messages between the instructions and that tail before calling the real model. What
+ * the model receives is what the SDK's conversion of the whole conversation gives (prompt-cache.test.ts).
+ *
+ * Starts over (converts everything) when the messages are another array or shorter than what it kept, the model is
+ * another one, nothing is new, or the SDK would have joined the kept last message with the first new one (two tool
+ * messages in a row become one). A conversion that throws leaves it as it was; the SDK's check that every tool call
+ * has its result holds across the two parts, since a prompt the SDK accepted has no call left without one.
+ *
+ * The messages must only grow by `push` while kept (the agent instance's history does).
+ */
+export class PromptCache {
+  private source: readonly AiModelMessage[] | null = null;
+  private model: LanguageModelV4 | null = null;
+  /** How many of `source` are converted in `converted`. */
+  private count = 0;
+  private converted: LanguageModelV4Message[] = [];
+
+  /** Messages and model for this call: only the messages added since the last call, when that holds. */
+  prepare(model: LanguageModelV4, messages: AiModelMessage[]): PreparedPrompt {
+    if (model.specificationVersion !== 'v4') return { model, messages };
+    let from = this.count;
+    const stale = messages !== this.source || model !== this.model || messages.length < from;
+    // Two tool messages in a row are one for the SDK: the first new one cannot be converted apart from the last kept.
+    const joined = from > 0 && messages[from - 1]?.role === 'tool' && messages[from]?.role === 'tool';
+    if (stale || joined || from === messages.length) {
+      // Everything is converted, and kept (unless the conversion throws: the model is then not called).
+      this.clear();
+      this.source = messages;
+      this.model = model;
+      from = 0;
+    }
+    const keeping = this.keeping(model, messages, from, messages.length, this.converted.length);
+    return { model: keeping, messages: from === 0 ? messages : messages.slice(from) };
+  }
+
+  /** Forgets everything kept (a conversation cleared or rewritten). */
+  clear(): void {
+    this.source = null;
+    this.model = null;
+    this.count = 0;
+    this.converted = [];
+  }
+
+  /**
+   * A model that calls `inner` with the first `kept` converted messages (the first `from` of `messages`) before the
+   * tail the SDK converted (`from` to `to`), and keeps that tail (once, however many attempts the call takes).
+   */
+  private keeping(inner: LanguageModelV4, messages: readonly AiModelMessage[], from: number, to: number, kept: number) {
+    const assemble = (options: LanguageModelV4CallOptions): LanguageModelV4CallOptions => {
+      // Kept messages dropped meanwhile (a cleared conversation): nothing to put back, nothing to keep.
+      if (this.source !== messages || this.converted.length < kept) return options;
+      const given = options.prompt;
+      // The SDK accepts no system message among the messages, so the leading ones are the instructions.
+      let instructions = 0;
+      while (given[instructions]?.role === 'system') instructions += 1;
+      const prompt: LanguageModelV4Message[] = new Array(given.length + kept);
+      let at = 0;
+      for (let index = 0; index < instructions; index += 1) prompt[at++] = given[index]!;
+      for (let index = 0; index < kept; index += 1) prompt[at++] = this.converted[index]!;
+      for (let index = instructions; index < given.length; index += 1) prompt[at++] = given[index]!;
+      if (this.count === from) {
+        for (let index = instructions; index < given.length; index += 1) this.converted.push(given[index]!);
+        this.count = to;
+      }
+      return { ...options, prompt };
+    };
+    return {
+      specificationVersion: 'v4' as const,
+      provider: inner.provider,
+      modelId: inner.modelId,
+      get supportedUrls() {
+        return inner.supportedUrls;
+      },
+      doGenerate: (options: LanguageModelV4CallOptions) => inner.doGenerate(assemble(options)),
+      doStream: (options: LanguageModelV4CallOptions) => inner.doStream(assemble(options)),
+    } satisfies LanguageModelV4;
+  }
+}
