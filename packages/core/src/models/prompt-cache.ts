@@ -12,8 +12,8 @@ export interface PreparedPrompt {
  *
  * The AI SDK converts every message of the prompt to the provider's form on every call (and downloads every file a
  * provider cannot fetch itself again); a Step sends the whole conversation, so that was a pass over the history and
- * a copy of it per step — at 10,000 messages a few milliseconds, and the garbage of it collected in whatever ran
- * next. A conversation only grows between steps, so this keeps what the SDK made of the messages it has seen and
+ * a copy of it per step — at 10,000 messages a few milliseconds, which also slowed the work that ran after it. A
+ * conversation only grows between steps, so this keeps what the SDK made of the messages it has seen and
  * lets it convert only the ones added since: the SDK converts the new tail (with the instructions), and the model
  * handed to it puts the kept messages between the instructions and that tail before calling the real model. What
  * the model receives is what the SDK's conversion of the whole conversation gives (prompt-cache.test.ts).
