@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { APICallError, type LanguageModelV4, type LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { jsonSchema, MissingToolResultsError, type ModelMessage, type ToolSet, tool } from 'ai';
+import { startAnthropicTestServer } from './anthropic-test-server.ts';
 import { createLanguageModel } from './create-language-model.ts';
 import { startOpenAICompatibleServer, testServerModel } from './openai-compatible-test-server.ts';
 import { PromptCache } from './prompt-cache.ts';
@@ -50,7 +51,7 @@ const turns: ModelMessage[][] = [
         { type: 'file', data: `data:text/plain;base64,${btoa('notes')}`, mediaType: 'text/plain', filename: 'n.txt' },
         { type: 'text', text: '' },
       ],
-      providerOptions: { test: { cache: 'ephemeral' } },
+      providerOptions: { test: { cache: 'ephemeral' }, anthropic: { cacheControl: { type: 'ephemeral' } } },
     },
   ],
   [
@@ -222,16 +223,19 @@ describe('PromptCache', () => {
     ]);
   });
 
-  test('over the wire: an OpenAI-compatible server gets the same request bodies with and without it', async () => {
-    const replies = turns.map(() => ({ text: 'ok' }));
-    const withCache = await startOpenAICompatibleServer({ responses: replies });
-    const without = await startOpenAICompatibleServer({ responses: replies });
+  /** The conversation of `turns` step by step against two servers, one asked with the cache and one without. */
+  async function overTheWire(
+    provider: 'openai-compatible' | 'anthropic',
+    start: () => Promise<{ url: string; requests: { body: unknown }[]; close(): Promise<void> }>,
+  ) {
+    const withCache = await start();
+    const without = await start();
     try {
-      const cachedModel = createLanguageModel(testServerModel(withCache.url));
-      const freshModel = createLanguageModel(testServerModel(without.url));
+      const cachedModel = createLanguageModel(testServerModel(withCache.url, { provider }));
+      const freshModel = createLanguageModel(testServerModel(without.url, { provider }));
       const cache = new PromptCache();
       const history: ModelMessage[] = [];
-      // The scripted turns without the file parts an OpenAI chat model does not take (a text file).
+      // The scripted turns without the file parts a chat model does not take (a text file).
       for (const added of turns) {
         history.push(
           ...added.map((message) =>
@@ -247,12 +251,27 @@ describe('PromptCache', () => {
       expect(withCache.requests.map((request) => request.body)).toEqual(
         without.requests.map((request) => request.body),
       );
-      const last = withCache.requests.at(-1)!.body as { messages: { role: string; content?: unknown }[] };
-      expect(last.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
-      expect(last.messages.length).toBeGreaterThan(8);
+      return withCache.requests.at(-1)!.body as { system?: unknown; messages: { role: string; content?: unknown }[] };
     } finally {
       await withCache.close();
       await without.close();
     }
+  }
+
+  test('over the wire: an OpenAI-compatible server gets the same request bodies with and without it', async () => {
+    const replies = turns.map(() => ({ text: 'ok' }));
+    const last = await overTheWire('openai-compatible', () => startOpenAICompatibleServer({ responses: replies }));
+    expect(last.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    expect(last.messages.length).toBeGreaterThan(8);
+  });
+
+  test('over the wire: an Anthropic Messages server gets the same request bodies with and without it', async () => {
+    const replies = turns.map(() => ({ text: 'ok' }));
+    const last = await overTheWire('anthropic', () => startAnthropicTestServer({ responses: replies }));
+    expect(JSON.stringify(last.system)).toContain('Be brief.');
+    // Anthropic's form: tool results go in user messages, so the roles alternate.
+    expect(last.messages.map((message) => message.role)).toContain('assistant');
+    expect(JSON.stringify(last.messages)).toContain('tool_result');
+    expect(JSON.stringify(last.messages)).toContain('cache_control');
   });
 });
