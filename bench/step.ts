@@ -202,7 +202,10 @@ for (const [size, length] of [
     peerName: 'AI SDK loop',
     goal: '≤ 1.3× peer',
     met: o.median <= 1.3 * p.median,
-    note: 'ours persists conversation, spans and audit rows; the peer keeps memory only',
+    note:
+      length === 0
+        ? 'ours persists conversation, spans and audit rows; the peer keeps memory only'
+        : 'as above; ours converts only the messages added since its last step for the model, the peer all of them',
   });
 }
 // Our own work per step (the turn's CPU less its model calls') with 10,000 messages of history and without, in
