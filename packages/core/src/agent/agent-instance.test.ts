@@ -10,10 +10,11 @@ import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { TraceStore } from '../store/trace-store.ts';
 import type { ToolCatalogItem } from '../types.ts';
 import { userEvent } from './agent-event.ts';
+import { createMessage } from './create-message.ts';
 import { instancePaths } from './instance-paths.ts';
 import { type OpenAgentInstanceOptions, openAgentInstance } from './open-agent-instance.ts';
 import type { SpanWriteTiming } from './trace-writes.ts';
-import type { TurnMiddleware } from './turn-types.ts';
+import type { StepMiddleware, TurnMiddleware } from './turn-types.ts';
 
 const fixture = join(import.meta.dir, '__fixtures__', 'basic');
 const dirs: string[] = [];
@@ -392,5 +393,89 @@ describe('Turn/Step loop (spec §2.1, §2.4, §2.5)', () => {
     expect(turns).toBeGreaterThan(1);
     expect(turns).toBeLessThan(256);
     await busy.instance.close();
+  });
+});
+
+describe('turn and step middleware that resolve to something else than a result', () => {
+  const forgot = async (ctx: { next(): Promise<unknown> }) => {
+    await ctx.next();
+  };
+  test.each([
+    [
+      'a step middleware',
+      { stepMiddlewares: [forgot as never] },
+      'Step 0 failed: a step middleware resolved to nothing',
+    ],
+    [
+      'a turn middleware',
+      { turnMiddlewares: [forgot as never] },
+      'The turn failed: a turn middleware resolved to nothing',
+    ],
+    [
+      'a turn middleware answering a string',
+      { turnMiddlewares: [(async () => 'pong') as never] },
+      'The turn failed: a turn middleware resolved to a string',
+    ],
+  ])('%s: the turn is an E_TURN_FAILED result that says so; enqueue does not throw', async (_label, extra, says) => {
+    const { instance } = await open([{ text: 'one' }, { text: 'two' }], extra);
+    const turn = await instance.enqueue(userEvent('hello'));
+    expect(turn).toMatchObject({ status: 'error', error: { code: 'E_TURN_FAILED' } });
+    expect(turn.error?.message).toStartWith(says);
+    expect(turn.error?.message).toContain('return what ctx.next() resolves to');
+    await instance.close();
+  });
+});
+
+describe('a step middleware that breaks ctx.messages or ctx.toolCatalog', () => {
+  const setting =
+    (key: 'messages' | 'toolCatalog', value: unknown): StepMiddleware =>
+    async (ctx) => {
+      (ctx as unknown as Record<string, unknown>)[key] = value;
+      return ctx.next();
+    };
+  test.each([
+    [
+      'AI SDK messages instead of Messages',
+      setting('messages', [{ role: 'user', content: 'hi' }]),
+      'ctx.messages has an object of another shape at 0, which has no data.role',
+    ],
+    ['an empty message list', setting('messages', []), 'ctx.messages is empty'],
+    ['a string as messages', setting('messages', 'hi'), 'ctx.messages is a string, not an array'],
+    [
+      'a string as the catalog',
+      setting('toolCatalog', 'calc__add'),
+      "The step's tool catalog is a string, not an array",
+    ],
+    [
+      'a catalog item without a name',
+      setting('toolCatalog', [{ description: 'x' }]),
+      "The step's tool catalog has an object of another shape at 0, which has no name",
+    ],
+  ])(
+    '%s: the turn ends E_TURN_FAILED saying what is wrong, and the model is not called',
+    async (_label, middleware, says) => {
+      const { instance, model } = await open([{ text: 'one' }], { stepMiddlewares: [middleware] });
+      const turn = await instance.enqueue(userEvent('hello'));
+      expect(turn).toMatchObject({ status: 'error', error: { code: 'E_TURN_FAILED' } });
+      expect(turn.error?.message).toContain(says);
+      expect(model.calls).toHaveLength(0);
+      await instance.close();
+    },
+  );
+
+  test('Messages made with createMessage are sent as the model messages they hold', async () => {
+    const { instance, model } = await open([{ text: 'one' }], {
+      stepMiddlewares: [
+        async (ctx) => {
+          ctx.messages = [createMessage({ role: 'user', content: 'only this' }, { type: 'user' })];
+          return ctx.next();
+        },
+      ],
+    });
+    expect((await instance.enqueue(userEvent('hello'))).status).toBe('completed');
+    expect(model.calls[0]!.prompt.filter((message) => message.role === 'user')).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'only this' }] },
+    ]);
+    await instance.close();
   });
 });

@@ -21,6 +21,7 @@ import type {
 } from '../permissions/permission-types.ts';
 import { redactKnownSecrets } from '../permissions/redact-known-secrets.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
+import { describeValue, wrongMiddlewareResult } from '../pipeline/middleware-results.ts';
 import type { ApprovalStore } from '../store/approval-store.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';
 import type { InboxStore } from '../store/inbox-store.ts';
@@ -595,6 +596,8 @@ export class AgentInstance {
         signal,
         metadata: {},
       });
+      const wrong = wrongMiddlewareResult('turn', result);
+      if (wrong) throw new GoondanError('E_TURN_FAILED', `The turn failed: ${wrong}`);
     } catch (thrown) {
       const error = toToolError(thrown, { fallbackCode: 'E_TURN_FAILED' });
       result = {
@@ -676,6 +679,8 @@ export class AgentInstance {
         historyLength: this.messages.length,
         stepMetadata: {},
       });
+      const wrong = wrongMiddlewareResult('step', outcome);
+      if (wrong) throw new GoondanError('E_TURN_FAILED', `Step ${stepIndex} failed: ${wrong}`);
       usage.inputTokens += outcome.usage.inputTokens;
       usage.outputTokens += outcome.usage.outputTokens;
       text = outcome.text;
@@ -707,8 +712,9 @@ export class AgentInstance {
     let calls: ToolCall[] = [];
     const cache: Record<string, number> = {};
     let warnings: string[] | undefined;
+    // Before the model call: messages a step middleware broke end the turn (E_TURN_FAILED), not as a model failure.
+    const messages = this.stepMessages(state);
     try {
-      const messages = this.stepMessages(state);
       const result = await (this.options.callModel ?? streamModelStep)({
         model,
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
@@ -1019,7 +1025,7 @@ export class AgentInstance {
    * The model call only reads it; it grows after the call returns.
    */
   private stepMessages(state: StepState): AiModelMessage[] {
-    if (state.modelMessages) return state.modelMessages.map((message) => message.data as unknown as AiModelMessage);
+    if (state.modelMessages) return modelMessagesOf(state.modelMessages, state.stepIndex);
     this.history ??= this.messages.map((message) => message.data as unknown as AiModelMessage);
     return this.history;
   }
@@ -1060,4 +1066,23 @@ export class AgentInstance {
       // Observers cannot break the loop (STYLE habit 8).
     }
   }
+}
+
+/** A step middleware's `ctx.messages` as the model reads them, refused with a plain message when one is not a Message. */
+function modelMessagesOf(messages: readonly Message[], stepIndex: number): AiModelMessage[] {
+  const notMessages = (what: string) =>
+    new GoondanError(
+      'E_TURN_FAILED',
+      `Step ${stepIndex} failed: ctx.messages ${what}: it is an array of conversation messages ({ id, data: { role, content }, metadata, createdAt, source }; an AI SDK message goes in \`data\`, createMessage() makes one); check the step middleware that set or changed it.`,
+    );
+  if (!Array.isArray(messages)) throw notMessages(`is ${describeValue(messages)}, not an array`);
+  if (messages.length === 0) throw notMessages('is empty (the model needs at least one message)');
+  const model = new Array<AiModelMessage>(messages.length);
+  for (let index = 0; index < messages.length; index += 1) {
+    const data = (messages[index] as Partial<Message> | null | undefined)?.data as { role?: unknown } | undefined;
+    if (typeof data !== 'object' || data === null || typeof data.role !== 'string')
+      throw notMessages(`has ${describeValue(messages[index])} at ${index}, which has no data.role`);
+    model[index] = data as unknown as AiModelMessage;
+  }
+  return model;
 }

@@ -1,8 +1,9 @@
 import type { StepMiddleware, TurnMiddleware } from '../agent/turn-types.ts';
 import type { RiskCategory } from '../permissions/permission-types.ts';
+import type { PipelineKind } from '../pipeline/middleware-results.ts';
 import type { JsonObject, JsonValue, ToolCallMiddleware, ToolCatalogItem, ToolHandler } from '../types.ts';
 
-export type PipelineKind = 'turn' | 'step' | 'toolCall';
+export type { PipelineKind };
 
 export interface MiddlewareByKind {
   turn: TurnMiddleware;

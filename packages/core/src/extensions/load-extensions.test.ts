@@ -94,3 +94,39 @@ describe('extensions (spec §8.4, §12)', () => {
     });
   });
 });
+
+describe('a middleware that forgets to return what next() resolved to', () => {
+  test('toolCall: the call is answered E_TOOL_MIDDLEWARE naming the extension; the turn goes on', async () => {
+    const { instance } = await open('forgets-tool-calls', [
+      { toolCalls: [{ name: 'calc__add', args: { a: 1, b: 2 } }] },
+      { text: 'ok' },
+    ]);
+    const turn = await instance.enqueue(userEvent('add'));
+    expect(turn.status).toBe('completed');
+    const [result] = toolOutputs(instance.conversation()) as { error: { code: string; message: string } }[];
+    expect(result!.error.code).toBe('E_TOOL_MIDDLEWARE');
+    expect(result!.error.message).toStartWith(
+      "Extension 'forgetful': A toolCall middleware resolved to nothing instead of a tool result",
+    );
+    await instance.close();
+  });
+
+  test.each([
+    ['forgets-steps', "Extension 'forgetful': A step middleware resolved to nothing"],
+    ['forgets-turns', "Extension 'forgetful': A turn middleware resolved to nothing"],
+  ])(
+    '%s: the turn ends as an E_TURN_FAILED result naming the extension, and the next turn runs',
+    async (agent, says) => {
+      const { instance } = await open(agent, [{ text: 'one' }, { text: 'two' }]);
+      const turn = await instance.enqueue(userEvent('hello'));
+      expect(turn.status).toBe('error');
+      expect(turn.error?.code).toBe('E_TURN_FAILED');
+      expect(turn.error?.message).toContain(says);
+      expect(turn.error?.message).toContain('return what ctx.next() resolves to');
+      // The conversation is closed, not left with an unanswered user message, and the instance still answers.
+      expect(instance.conversation().at(-1)!.data.role).toBe('assistant');
+      expect((await instance.enqueue(userEvent('again'))).status).toBe('error');
+      await instance.close();
+    },
+  );
+});

@@ -3,6 +3,7 @@ import type { StepMiddleware, TurnMiddleware } from '../agent/turn-types.ts';
 import { parseRefEntry } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, ExtensionResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { wrongMiddlewareResult } from '../pipeline/middleware-results.ts';
 import type { InstanceStateStore } from '../store/instance-state-store.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { JsonObject, ToolCallMiddleware } from '../types.ts';
@@ -29,11 +30,21 @@ function sortByPriority<K extends PipelineKind>(list: Registered<K>[]): Middlewa
 
 const namedBy = Symbol('goondan.extension.namedBy');
 
-/** Errors thrown by an extension's middleware name the extension, so the ToolResult or turn error says who. */
-function nameErrors<T extends (ctx: never) => Promise<unknown>>(extensionName: string, middleware: T): T {
+/**
+ * Errors thrown by an extension's middleware name the extension, so the ToolResult or turn error says who; so does
+ * an answer that is not a result of its pipeline (a layer without `return ctx.next()`).
+ */
+function nameErrors<T extends (ctx: never) => Promise<unknown>>(
+  extensionName: string,
+  kind: PipelineKind,
+  middleware: T,
+): T {
   const named = async (ctx: never) => {
     try {
-      return await middleware(ctx);
+      const result = await middleware(ctx);
+      const wrong = wrongMiddlewareResult(kind, result);
+      if (wrong) throw new Error(wrong.charAt(0).toUpperCase() + wrong.slice(1));
+      return result;
     } catch (thrown) {
       // Name the extension that threw, once: outer extensions' wrappers see an error already named.
       if (thrown instanceof Error && !(namedBy in thrown)) {
@@ -105,7 +116,7 @@ export async function loadExtensions(options: {
           }
           order += 1;
           (lists[kind] as Registered<typeof kind>[]).push({
-            middleware: nameErrors(name, middleware),
+            middleware: nameErrors(name, kind, middleware),
             priority: registerOptions.priority ?? 0,
             order,
           });

@@ -37,6 +37,19 @@ describe('catalog (spec §2.1, §3, §12.3)', () => {
     expect(builder.build().has('a__one')).toBe(true);
   });
 
+  test.each([
+    ['a string', 'a__one', 'is a string, not an array'],
+    ['null', null, 'is null, not an array'],
+    ['an item without a name', [{ description: 'x' }], 'has an object of another shape at 0, which has no name'],
+    ['an empty name', [item('a__one'), { name: '' }], 'has an object of another shape at 1, which has no name'],
+    ['a string item', ['a__one'], 'has a string at 0, which has no name'],
+  ])('an edited catalog that is %s is refused with a TypeError saying what is wrong', (_label, items, says) => {
+    const registry = new ToolRegistry();
+    registry.register(item('a__one'), () => null);
+    const builder = new CatalogBuilder(registry, ['a']);
+    expect(() => builder.finalize(items as never)).toThrow(`The step's tool catalog ${says}`);
+  });
+
   test('the catalog keeps its own copy, so editing the array afterwards cannot widen what the guard allows', () => {
     const registry = new ToolRegistry();
     registry.register(item('a__one'), () => null);

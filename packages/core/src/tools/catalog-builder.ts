@@ -1,3 +1,4 @@
+import { describeValue } from '../pipeline/middleware-results.ts';
 import type { ToolCatalogItem } from '../types.ts';
 import { ToolCatalog } from './tool-catalog.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -41,10 +42,13 @@ export class CatalogBuilder {
    * conversion keep hitting); any other becomes a snapshot, so later edits to it cannot reach this catalog.
    */
   finalize(items: readonly ToolCatalogItem[]): ToolCatalog {
+    if (!Array.isArray(items)) throw new TypeError(notACatalog(`is ${describeValue(items)}, not an array`));
     const { catalog, items: registry } = this.current();
     const settled = new Array<ToolCatalogItem>(items.length);
     for (let index = 0; index < items.length; index += 1) {
       const item = items[index]!;
+      if (typeof item?.name !== 'string' || item.name === '')
+        throw new TypeError(notACatalog(`has ${describeValue(item)} at ${index}, which has no name`));
       // Usually the item sits where initialItems put it; the name index is for reordered or filtered arrays.
       const atIndex = registry[index];
       const registered = atIndex !== undefined && atIndex.name === item.name ? atIndex : catalog.get(item.name);
@@ -110,4 +114,9 @@ function deferredOf(registered: ToolCatalogItem): ToolCatalogItem {
     deferredCopies.set(registered, copy);
   }
   return copy;
+}
+
+/** A catalog a step middleware broke (spec §2.1.3: it may change `ctx.toolCatalog`), said plainly. */
+function notACatalog(what: string): string {
+  return `The step's tool catalog ${what}: ctx.toolCatalog is an array of tool catalog items ({ name, description, parameters }); check the step middleware that set or changed it.`;
 }

@@ -456,6 +456,47 @@ describe('toolCall middleware (spec §8)', () => {
     expect(result.error?.message).toBe('extension exploded');
   });
 
+  test.each([
+    ['nothing (return left out)', async (ctx: Parameters<ToolCallMiddleware>[0]) => void (await ctx.next()), 'nothing'],
+    ['a string', async () => 'done', 'a string'],
+    ['null', async () => null, 'null'],
+    ['an error result without its error', async () => ({ status: 'error' }), 'an object of another shape'],
+    ['a status it does not know', async () => ({ status: 'fine', output: 1 }), 'an object of another shape'],
+    ['pending without a handle', async () => ({ status: 'pending' }), 'an object of another shape'],
+  ])(
+    'a middleware that resolves to %s answers E_TOOL_MIDDLEWARE saying so, and the executor does not throw',
+    async (_label, layer, given) => {
+      const { executor, catalog } = setup({ middlewares: [layer as unknown as ToolCallMiddleware] });
+      const result = await executor.execute(
+        { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+        { catalog, scope: testScope() },
+      );
+      expect(result.status).toBe('error');
+      expect(result.error?.code).toBe('E_TOOL_MIDDLEWARE');
+      expect(result.error?.message).toContain(
+        `Tool 'echo__say': a toolCall middleware resolved to ${given} instead of a tool result`,
+      );
+      expect(result.error?.message).toContain('return what ctx.next() resolves to');
+    },
+  );
+
+  test('results of every kind a middleware may pass on are left as they are', async () => {
+    const results = [
+      { status: 'ok' },
+      { status: 'ok', output: null },
+      { status: 'error', error: { message: 'no code is fine' } },
+      { status: 'pending', handle: 'job_1' },
+    ] as const;
+    for (const answer of results) {
+      const { executor, catalog } = setup({ middlewares: [async () => answer as never] });
+      const result = await executor.execute(
+        { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+        { catalog, scope: testScope() },
+      );
+      expect(result).toEqual(answer as never);
+    }
+  });
+
   test('a middleware may short-circuit without calling the handler', async () => {
     let ran = false;
     const deny: ToolCallMiddleware = async () => ({ status: 'error', error: { code: 'E_TOOL', message: 'blocked' } });

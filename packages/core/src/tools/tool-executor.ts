@@ -3,6 +3,7 @@ import type { ApprovalResolution } from '../permissions/approvals.ts';
 import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
 import type { CallSource, RiskCategory } from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
+import { wrongMiddlewareResult } from '../pipeline/middleware-results.ts';
 import type {
   JsonObject,
   JsonValue,
@@ -57,6 +58,8 @@ export class ToolExecutor {
   private readonly options: ToolExecutorOptions;
   private readonly registry: ToolRegistry;
   private readonly run: (state: CallState) => ToolResult | Promise<ToolResult>;
+  /** Whether calls go through toolCall middleware, whose answer is checked to be a result. */
+  private readonly hasMiddleware: boolean;
   private readonly deniedBySource = new Map<string, { version: number; names: ReadonlySet<string> }>();
 
   constructor(options: ToolExecutorOptions) {
@@ -66,6 +69,7 @@ export class ToolExecutor {
     this.jobs = options.jobs ?? new JobTable();
     // Without middleware a handler that answers at once is answered without a promise of ours in between.
     const middlewares = options.middlewares ?? [];
+    this.hasMiddleware = middlewares.length > 0;
     this.run =
       middlewares.length === 0
         ? (state) => invokeHandler(state, this.jobs, options.bundle)
@@ -146,6 +150,9 @@ export class ToolExecutor {
       // Not an async function of its own: a call answered at once pays one promise (this one), not two.
       const pending = this.executeRecorded(call, tool, options, record);
       outcome = isThenable(pending) ? await pending : pending;
+      // What a middleware resolved to, when it is not a result (a layer without `return ctx.next()`).
+      const wrong = record.ran && this.hasMiddleware ? wrongMiddlewareResult('toolCall', outcome) : null;
+      if (wrong) outcome = errorResult('E_TOOL_MIDDLEWARE', `Tool '${call.name}': ${wrong}`);
     } catch (thrown) {
       // Nothing thrown crosses this boundary (spec §2.4.1). The handler's own failures are results already, so a
       // throw once the call ran is a middleware's.
