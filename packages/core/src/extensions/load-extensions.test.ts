@@ -87,6 +87,14 @@ describe('extensions (spec §8.4, §12)', () => {
     db.close();
   });
 
+  test('a middleware registered with a priority that is not a finite number fails the start with E_EXTENSION_LOAD', async () => {
+    await expect(open('with-bad-priority', [])).rejects.toMatchObject({
+      code: 'E_EXTENSION_LOAD',
+      message:
+        'Extension \'bad-priority\' registered a toolCall middleware with priority "high": a priority is a finite number (lower runs first, outermost; default 0).',
+    });
+  });
+
   test('an extension that throws while registering fails the start with E_EXTENSION_LOAD naming it', async () => {
     await expect(open('with-broken', [])).rejects.toMatchObject({
       code: 'E_EXTENSION_LOAD',

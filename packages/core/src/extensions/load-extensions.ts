@@ -114,10 +114,17 @@ export async function loadExtensions(options: {
               `Extension '${name}' used unknown pipeline '${String(kind)}' (turn, step, toolCall).`,
             );
           }
+          const { priority = 0 } = registerOptions ?? {};
+          if (typeof priority !== 'number' || !Number.isFinite(priority)) {
+            throw new GoondanError(
+              'E_EXTENSION_LOAD',
+              `Extension '${name}' registered a ${kind} middleware with priority ${JSON.stringify(priority) ?? String(priority)}: a priority is a finite number (lower runs first, outermost; default 0).`,
+            );
+          }
           order += 1;
           (lists[kind] as Registered<typeof kind>[]).push({
             middleware: nameErrors(name, kind, middleware),
-            priority: registerOptions.priority ?? 0,
+            priority,
             order,
           });
         },
