@@ -21,7 +21,7 @@ import type {
 } from '../permissions/permission-types.ts';
 import { redactKnownSecrets } from '../permissions/redact-known-secrets.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
-import { describeValue, wrongMiddlewareResult } from '../pipeline/middleware-results.ts';
+import { wrongMiddlewareResult } from '../pipeline/middleware-results.ts';
 import type { ApprovalStore } from '../store/approval-store.ts';
 import type { ConversationStore } from '../store/conversation-store.ts';
 import type { InboxStore } from '../store/inbox-store.ts';
@@ -37,6 +37,7 @@ import { closeUnfinishedTurn } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
 import { abortedResult, answerUnansweredToolCalls, findUnansweredToolCalls } from './repair-conversation.ts';
 import { repairToolResults } from './repair-tool-results.ts';
+import { modelMessagesOf } from './step-messages.ts';
 import { supportsDeferredTools, toModelTools } from './to-model-tools.ts';
 import { toToolResultPart } from './to-tool-result-part.ts';
 import { type SpanWriteTiming, TraceWrites } from './trace-writes.ts';
@@ -1066,23 +1067,4 @@ export class AgentInstance {
       // Observers cannot break the loop (STYLE habit 8).
     }
   }
-}
-
-/** A step middleware's `ctx.messages` as the model reads them, refused with a plain message when one is not a Message. */
-function modelMessagesOf(messages: readonly Message[], stepIndex: number): AiModelMessage[] {
-  const notMessages = (what: string) =>
-    new GoondanError(
-      'E_TURN_FAILED',
-      `Step ${stepIndex} failed: ctx.messages ${what}: it is an array of conversation messages ({ id, data: { role, content }, metadata, createdAt, source }; an AI SDK message goes in \`data\`, createMessage() makes one); check the step middleware that set or changed it.`,
-    );
-  if (!Array.isArray(messages)) throw notMessages(`is ${describeValue(messages)}, not an array`);
-  if (messages.length === 0) throw notMessages('is empty (the model needs at least one message)');
-  const model = new Array<AiModelMessage>(messages.length);
-  for (let index = 0; index < messages.length; index += 1) {
-    const data = (messages[index] as Partial<Message> | null | undefined)?.data as { role?: unknown } | undefined;
-    if (typeof data !== 'object' || data === null || typeof data.role !== 'string')
-      throw notMessages(`has ${describeValue(messages[index])} at ${index}, which has no data.role`);
-    model[index] = data as unknown as AiModelMessage;
-  }
-  return model;
 }
