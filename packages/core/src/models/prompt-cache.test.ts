@@ -172,6 +172,21 @@ describe('PromptCache', () => {
     expect(cache.prepare(model, history).messages).toHaveLength(3);
   });
 
+  test('cleared while a call is on its way, the call still sends the whole prompt and nothing of it is kept', async () => {
+    const cache = new PromptCache();
+    const model = createScriptedModel([]);
+    const history: ModelMessage[] = [{ role: 'user', content: 'one' }];
+    await step(model, history, { promptCache: cache });
+    history.push({ role: 'assistant', content: 'two' }, { role: 'user', content: 'three' });
+    const prepared = cache.prepare(model, history);
+    expect(prepared.messages).toHaveLength(2);
+    cache.clear();
+    await step(prepared.model, prepared.messages);
+    expect(model.calls[1]!.prompt.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    // The tail was not kept into the cleared cache: the next call converts everything again.
+    expect(cache.prepare(model, history).messages).toBe(history);
+  });
+
   test('a call left without its result is refused as the SDK refuses it, and nothing of it is kept', async () => {
     const cache = new PromptCache();
     const model = createScriptedModel([]);

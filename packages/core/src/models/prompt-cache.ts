@@ -46,7 +46,7 @@ export class PromptCache {
       this.model = model;
       from = 0;
     }
-    const keeping = this.keeping(model, messages, from, messages.length, this.converted.length);
+    const keeping = this.keeping(model, from, messages.length);
     return { model: keeping, messages: from === 0 ? messages : messages.slice(from) };
   }
 
@@ -59,24 +59,25 @@ export class PromptCache {
   }
 
   /**
-   * A model that calls `inner` with the first `kept` converted messages (the first `from` of `messages`) before the
-   * tail the SDK converted (`from` to `to`), and keeps that tail (once, however many attempts the call takes).
+   * A model that calls `inner` with the converted messages kept now (the first `from` of the messages) before the
+   * tail the SDK converted (`from` to `to`), and keeps that tail — once, however many attempts the call takes, and
+   * only if nothing was cleared meanwhile (the call itself still gets the whole prompt).
    */
-  private keeping(inner: LanguageModelV4, messages: readonly AiModelMessage[], from: number, to: number, kept: number) {
+  private keeping(inner: LanguageModelV4, from: number, to: number) {
+    const kept = this.converted;
+    const keptLength = kept.length;
     const assemble = (options: LanguageModelV4CallOptions): LanguageModelV4CallOptions => {
-      // Kept messages dropped meanwhile (a cleared conversation): nothing to put back, nothing to keep.
-      if (this.source !== messages || this.converted.length < kept) return options;
       const given = options.prompt;
       // The SDK accepts no system message among the messages, so the leading ones are the instructions.
       let instructions = 0;
       while (given[instructions]?.role === 'system') instructions += 1;
-      const prompt: LanguageModelV4Message[] = new Array(given.length + kept);
+      const prompt: LanguageModelV4Message[] = new Array(given.length + keptLength);
       let at = 0;
       for (let index = 0; index < instructions; index += 1) prompt[at++] = given[index]!;
-      for (let index = 0; index < kept; index += 1) prompt[at++] = this.converted[index]!;
+      for (let index = 0; index < keptLength; index += 1) prompt[at++] = kept[index]!;
       for (let index = instructions; index < given.length; index += 1) prompt[at++] = given[index]!;
-      if (this.count === from) {
-        for (let index = instructions; index < given.length; index += 1) this.converted.push(given[index]!);
+      if (this.converted === kept && this.count === from) {
+        for (let index = instructions; index < given.length; index += 1) kept.push(given[index]!);
         this.count = to;
       }
       return { ...options, prompt };
