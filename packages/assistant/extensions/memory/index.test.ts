@@ -71,6 +71,12 @@ describe('Extension memory', () => {
       const now = JSON.stringify(calls[k]!.prompt.slice(0, calls[k - 1]!.prompt.length));
       expect(now).toBe(before);
     }
+    // And each message is converted for the model once: the earlier input is the same objects as the call before
+    // received, recall blocks included (the extension keeps one object per block).
+    for (let k = 1; k < calls.length; k++) {
+      const previous = calls[k - 1]!.prompt;
+      for (let index = 1; index < previous.length; index += 1) expect(calls[k]!.prompt[index]).toBe(previous[index]!);
+    }
     // The stored conversation holds no recall block.
     expect(instance.conversation().filter((message) => message.source.type === 'extension')).toEqual([]);
     await instance.close();

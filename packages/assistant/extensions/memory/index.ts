@@ -52,7 +52,21 @@ export function register(api: ExtensionApi): void {
     }
   };
 
-  api.onConversationReset(() => api.state.delete(RECALLS_KEY));
+  // One message object per block, from step to step: the runtime converts a message for the model once, and knows
+  // it by the object (a new object each step would be converted again with every message after it).
+  const blocks = new Map<string, Message>();
+  const blockMessage = (id: string, text: string): Message => {
+    const known = blocks.get(id);
+    if (known && messageText(known) === text) return known;
+    const made = recallMessage(text, api.extensionName);
+    blocks.set(id, made);
+    return made;
+  };
+
+  api.onConversationReset(() => {
+    api.state.delete(RECALLS_KEY);
+    blocks.clear();
+  });
   api.pipeline.register(
     'step',
     async (ctx) => {
@@ -70,10 +84,11 @@ export function register(api: ExtensionApi): void {
           api.state.set(RECALLS_KEY, recalls);
         }
       }
+      for (const id of blocks.keys()) if (!(id in recalls)) blocks.delete(id);
       if (Object.keys(recalls).length > 0) {
         ctx.messages = ctx.messages.flatMap((message) => {
           const text = recalls[message.id];
-          return text === undefined ? [message] : [recallMessage(text, api.extensionName), message];
+          return text === undefined ? [message] : [blockMessage(message.id, text), message];
         });
       }
       return ctx.next();

@@ -720,8 +720,9 @@ export class AgentInstance {
         model,
         ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
         messages,
-        // The kept history is converted for the model once per message; a middleware's messages every step.
-        ...(messages === this.history ? { promptCache: this.prompts } : {}),
+        // Each message converted for the model once: the kept history, or a middleware's list that keeps the same
+        // message objects in front from step to step.
+        promptCache: this.prompts,
         tools: await toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
         abortSignal: state.signal,
         ...(this.options.callSettings ? { settings: this.options.callSettings } : {}),

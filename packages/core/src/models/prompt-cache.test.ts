@@ -152,13 +152,36 @@ describe('PromptCache', () => {
     expect(model.calls[1]!.prompt[0]).toBe(model.calls[0]!.prompt[0]!);
   });
 
-  test('starts over for another array, a shorter one, another model, nothing new, or after clear()', async () => {
+  test('another array that begins with the same message objects goes on from the kept ones', async () => {
+    const cache = new PromptCache();
+    const model = createScriptedModel([]);
+    const history: ModelMessage[] = [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'two' },
+    ];
+    await step(model, history, { promptCache: cache });
+    // A step middleware's own list each step: the same objects, one of its own before the new user message.
+    const block: ModelMessage = { role: 'user', content: 'a block of the middleware' };
+    const next = [...history, block, { role: 'user', content: 'three' } as ModelMessage];
+    const prepared = cache.prepare(model, next);
+    expect(prepared.messages).toEqual(next.slice(2));
+    await step(prepared.model, prepared.messages);
+    const fresh = createScriptedModel([]);
+    await step(fresh, next);
+    expect(model.calls[1]!.prompt).toEqual(fresh.calls[0]!.prompt);
+    expect(model.calls[1]!.prompt[0]).toBe(model.calls[0]!.prompt[0]!);
+    // Rebuilt again with the same objects and one more: only that one is new.
+    expect(cache.prepare(model, [...next, { role: 'assistant', content: 'four' }]).messages).toHaveLength(1);
+  });
+
+  test('starts over for messages that begin otherwise, a shorter list, another model, nothing new, or after clear()', async () => {
     const cache = new PromptCache();
     const model = createScriptedModel([]);
     const history: ModelMessage[] = [{ role: 'user', content: 'one' }];
     await step(model, history, { promptCache: cache });
     history.push({ role: 'assistant', content: 'two' });
-    expect(cache.prepare(model, [...history]).messages).toHaveLength(2);
+    // Equal but other objects (a window that moved, another conversation): everything is converted.
+    expect(cache.prepare(model, structuredClone(history)).messages).toHaveLength(2);
     const other = createScriptedModel([]);
     await step(model, history, { promptCache: cache });
     expect(cache.prepare(other, history).messages).toHaveLength(2);

@@ -18,12 +18,13 @@ export interface PreparedPrompt {
  * handed to it puts the kept messages between the instructions and that tail before calling the real model. What
  * the model receives is what the SDK's conversion of the whole conversation gives (prompt-cache.test.ts).
  *
- * Starts over (converts everything) when the messages are another array or shorter than what it kept, the model is
- * another one, nothing is new, or the SDK would have joined the kept last message with the first new one (two tool
- * messages in a row become one). A conversion that throws leaves it as it was; the SDK's check that every tool call
+ * Starts over (converts everything) when the messages do not begin with the message objects it kept (another
+ * conversation, a window that moved) or are shorter, the model is another one, nothing is new, or the SDK would
+ * have joined the kept last message with the first new one (two tool messages in a row become one). A conversion that throws leaves it as it was; the SDK's check that every tool call
  * has its result holds across the two parts, since a prompt the SDK accepted has no call left without one.
  *
- * The messages must only grow by `push` while kept (the agent instance's history does).
+ * Messages are compared by identity: a message object must not be changed in place while kept (the agent instance's
+ * are not; a step middleware replaces a message with a new object).
  */
 export class PromptCache {
   private source: readonly AiModelMessage[] | null = null;
@@ -36,7 +37,7 @@ export class PromptCache {
   prepare(model: LanguageModelV4, messages: AiModelMessage[]): PreparedPrompt {
     if (model.specificationVersion !== 'v4') return { model, messages };
     let from = this.count;
-    const stale = messages !== this.source || model !== this.model || messages.length < from;
+    const stale = model !== this.model || messages.length < from || !this.startsWithKept(messages);
     // Two tool messages in a row are one for the SDK: the first new one cannot be converted apart from the last kept.
     const joined = from > 0 && messages[from - 1]?.role === 'tool' && messages[from]?.role === 'tool';
     if (stale || joined || from === messages.length) {
@@ -48,6 +49,20 @@ export class PromptCache {
     }
     const keeping = this.keeping(model, from, messages.length);
     return { model: keeping, messages: from === 0 ? messages : messages.slice(from) };
+  }
+
+  /**
+   * Whether `messages` begin with the messages kept: the same array (grown by push), or another one holding the same
+   * message objects first (a step middleware that rebuilds its list each step around the same messages, as the
+   * assistant's memory extension does); it becomes the array kept.
+   */
+  private startsWithKept(messages: AiModelMessage[]): boolean {
+    const source = this.source;
+    if (messages === source) return true;
+    if (source === null || messages.length < this.count) return false;
+    for (let index = this.count - 1; index >= 0; index -= 1) if (messages[index] !== source[index]) return false;
+    this.source = messages;
+    return true;
   }
 
   /** Forgets everything kept (a conversation cleared or rewritten). */

@@ -28,7 +28,7 @@ export interface ModelStepRequest {
   onRetry?: (notice: ModelRetryNotice) => void;
   /**
    * The conversation's messages as the model received them last time, so only the messages added since are
-   * converted; `messages` must be the array kept for it, grown only by push (prompt-cache.ts).
+   * converted: those after the same message objects as last time (prompt-cache.ts).
    */
   promptCache?: PromptCache;
 }
