@@ -198,6 +198,20 @@ describe('gdn run', () => {
     expect(flag.exitCode).toBe(2);
   });
 
+  test('an empty message exits 2 before anything runs: --input "", blanks only, an empty pipe', async () => {
+    const bundle = await agentBundle();
+    for (const [args, stdin, says] of [
+      [['--input', ''], undefined, '--input is empty: the user message needs some text'],
+      [['--input', ' \n\t'], undefined, '--input is empty'],
+      [['--input', '-'], '', 'standard input was empty: the user message needs some text'],
+    ] as const) {
+      const result = await gdn(['run', '--bundle', bundle, ...args], stdin === undefined ? {} : { stdin });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(says);
+      expect(result.stderr).toContain('E_CLI_USAGE');
+    }
+  });
+
   test('an invalid bundle prints its problems and exits 1 without running', async () => {
     const bundle = await agentBundle();
     await editBundle(bundle, (text) => text.replace('- Tool/slow', '- Tool/slw'));

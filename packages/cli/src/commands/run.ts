@@ -61,6 +61,12 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (values.input === undefined && !values.watch) throw new UsageError('missing --input TEXT', 'run');
   if (values.json) reserveStdoutForJson();
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
+  // A turn needs something to answer: an empty message is a mistake (an unset variable, an empty pipe), and some
+  // providers refuse it only after the request (Anthropic: "text content blocks must be non-empty").
+  if (input !== undefined && input.trim() === '') {
+    const what = values.input === '-' ? 'standard input was empty' : '--input is empty';
+    throw new UsageError(`${what}: the user message needs some text`, 'run');
+  }
   const toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[] = [];
   const texts = stepTexts({ print: values.json ? null : (text) => console.log(text) });
   // Colour and whether a person can answer are read at the first line printed, not here: the first use of
