@@ -97,7 +97,9 @@ describe('gdn mcp serve (stdio)', () => {
   test('in stdio mode, what a tool prints goes to stderr; stdout carries only the protocol', async () => {
     const result = (await client.callTool({ name: 'noisy__shout', arguments: {} })) as CallToolResult;
     expect(result.structuredContent).toEqual({ shouted: true });
-    await Bun.sleep(50);
+    // The server's stderr arrives through a pipe read by this process: wait for it rather than for a fixed time.
+    for (const deadline = Date.now() + 30_000; !stderr.includes('noise on ctx.logger') && Date.now() < deadline; )
+      await Bun.sleep(10);
     expect(stderr).toContain('noise on console.log');
     expect(stderr).toContain('noise on ctx.logger');
     expect(protocolErrors).toEqual([]);

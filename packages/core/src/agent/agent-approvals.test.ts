@@ -190,7 +190,7 @@ describe('approvals in the turn loop', () => {
     const turn = run.instance.enqueue(userEvent('go'));
     const record = await request;
     // Both allowed calls finish while the asked one still waits.
-    for (let tries = 0; run.ended.length < 2 && tries < 100; tries += 1) await Bun.sleep(5);
+    for (const deadline = Date.now() + 30_000; run.ended.length < 2 && Date.now() < deadline; ) await Bun.sleep(5);
     expect(run.ended).toEqual(['calc__add', 'calc__add']);
     run.instance.answerApproval(record.id, { action: 'approve' });
     await turn;
@@ -285,7 +285,7 @@ describe('approvals across a restart', () => {
     const request = first.nextRequest();
     void first.instance.enqueue(userEvent('go'));
     const record = await request;
-    for (let tries = 0; first.ended.length < 1 && tries < 100; tries += 1) await Bun.sleep(5);
+    for (const deadline = Date.now() + 30_000; first.ended.length < 1 && Date.now() < deadline; ) await Bun.sleep(5);
     // The process ends while the call waits (nothing appended for the step's calls yet).
     await first.instance.close();
     opened.splice(opened.indexOf(first.instance), 1);

@@ -40,14 +40,17 @@ function result(event: AgentEvent, text: string): TurnResult {
   };
 }
 
-/** A runner whose turns echo their input after `delayMs`, recording the order they ran in. */
-function echoRunner(log: string[], delayMs = 0): TurnRunner {
+/**
+ * A runner whose turns echo their input after `delay` (milliseconds, or until the promise settles: a gate the test
+ * opens), recording the order they ran in.
+ */
+function echoRunner(log: string[], delay: number | Promise<void> = 0): TurnRunner {
   let running = 0;
   return {
     async enqueue(event) {
       running += 1;
       log.push(`start ${event.input}${running > 1 ? ' (overlap!)' : ''}`);
-      await Bun.sleep(delayMs);
+      await (typeof delay === 'number' ? Bun.sleep(delay) : delay);
       running -= 1;
       log.push(`end ${event.input}`);
       return result(event, `echo ${event.input}`);
@@ -103,6 +106,15 @@ function inMemorySpawn(options: {
   return { spawn, spawned };
 }
 
+/** Waits for what the test expects to happen (not for a fixed time: a busy machine is slower); fails after 30 s. */
+async function until(check: () => boolean, what = 'the condition'): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(1);
+  }
+}
+
 let orchestrator: Orchestrator | undefined;
 afterEach(async () => {
   await orchestrator?.shutdown({ gracePeriodMs: 100 });
@@ -138,12 +150,15 @@ describe('Orchestrator routing', () => {
   });
 
   test('queue depth counts the events waiting behind the running turn', async () => {
-    const { spawn } = inMemorySpawn({ runner: () => echoRunner([], 40) });
+    const log: string[] = [];
+    const gate = Promise.withResolvers<void>();
+    const { spawn } = inMemorySpawn({ runner: () => echoRunner(log, gate.promise) });
     const orchestrator = start(spawn);
     await orchestrator.spawn('b');
     const replies = ['1', '2', '3'].map((input) => orchestrator.request({ input, target: 'b' }));
-    await Bun.sleep(10);
+    await until(() => log.includes('start 1'), 'the first turn to start');
     expect(orchestrator.list()[0]!.queueDepth).toBe(2);
+    gate.resolve();
     await Promise.all(replies);
     expect(orchestrator.list()[0]!.queueDepth).toBe(0);
   });
@@ -156,7 +171,7 @@ describe('Orchestrator routing', () => {
     expect(() => orchestrator.send({ input: 'x', target: 'zed' })).toThrow(
       expect.objectContaining({ code: 'E_AGENT_UNKNOWN' }),
     );
-    await Bun.sleep(20);
+    await until(() => log.length === 2, 'the sent turn to end');
     expect(log).toEqual(['start fyi', 'end fyi']);
     expect(orchestrator.list()[0]!.turnsServed).toBe(1);
   });
@@ -211,9 +226,11 @@ describe('Orchestrator cancellation', () => {
   });
 
   test("aborting a running request cancels the callee's turn through its signal", async () => {
+    let running = false;
     const runner: TurnRunner = {
       enqueue: (event, { signal }) =>
         new Promise((resolve) => {
+          running = true;
           signal?.addEventListener('abort', () => resolve({ ...result(event, ''), status: 'cancelled' }));
         }),
       close: async () => {},
@@ -223,7 +240,7 @@ describe('Orchestrator cancellation', () => {
     await orchestrator.spawn('b');
     const controller = new AbortController();
     const reply = orchestrator.request({ input: 'long', target: 'b', signal: controller.signal });
-    await Bun.sleep(5);
+    await until(() => running, 'the turn to start');
     controller.abort();
     expect(await reply).toMatchObject({ status: 'cancelled', eventId: expect.stringMatching(/^evt_/) });
   });
@@ -246,22 +263,25 @@ describe('Orchestrator lifecycle', () => {
       onLifecycle: (event) => lifecycle.push(event.type),
     });
     await orchestrator.spawn('b');
-    await Bun.sleep(150);
+    await until(() => orchestrator.list()[0]?.restarts === 1 && orchestrator.list()[0]?.state === 'ready', 'a restart');
     expect(orchestrator.list()[0]).toMatchObject({ state: 'ready', restarts: 1, pid: process.pid });
     expect(lifecycle).toEqual(['started', 'ready', 'crashed', 'started', 'ready']);
   });
 
   test('reload restarts a changed agent; its running turn finishes and events sent meanwhile go to the new process', async () => {
-    const { spawn, spawned } = inMemorySpawn({ runner: () => echoRunner([], 30) });
+    const log: string[] = [];
+    const gate = Promise.withResolvers<void>();
+    const { spawn, spawned } = inMemorySpawn({ runner: () => echoRunner(log, gate.promise) });
     const orchestrator = start(spawn);
     await Promise.all([orchestrator.spawn('a'), orchestrator.spawn('b')]);
     const running = orchestrator.request({ input: 'old', target: 'b' });
-    await Bun.sleep(5);
+    await until(() => log.includes('start old'), 'the old turn to start');
     const changed: Bundle = { ...bundle, resources: new Map(bundle.resources) };
     const b = changed.resources.get('Agent/b')!;
     changed.resources.set('Agent/b', { ...b, spec: { prompt: { system: 'changed' } } } as Resource);
     expect(orchestrator.reload(changed, resolveSwarm(changed)!)).toEqual({ restarted: ['b/default'], stopped: [] });
     const meanwhile = orchestrator.request({ input: 'new', target: 'b' });
+    gate.resolve();
     expect((await running).text).toBe('echo old');
     expect((await meanwhile).text).toBe('echo new');
     expect(spawned.map((process) => process.agent)).toEqual(['a', 'b', 'b']);
@@ -270,11 +290,13 @@ describe('Orchestrator lifecycle', () => {
 
   test('events queued behind the running turn when a reload restarts the agent are answered by the new process', async () => {
     const log: string[] = [];
+    const gate = Promise.withResolvers<void>();
     let generation = 0;
     const { spawn } = inMemorySpawn({
       runner: () => {
         generation += 1;
-        const runner = echoRunner(log, 30);
+        // The first process's turns wait for the gate, so the reload finds 'old' running and the others queued.
+        const runner = echoRunner(log, generation === 1 ? gate.promise : 0);
         const mark = generation;
         return {
           ...runner,
@@ -291,11 +313,15 @@ describe('Orchestrator lifecycle', () => {
     // Delivered to the process before the reload: they wait in its queue behind the running turn.
     const queued = orchestrator.request({ input: 'queued', target: 'b' });
     orchestrator.send({ input: 'sent', target: 'b' });
-    await Bun.sleep(5);
+    await until(
+      () => log.includes('start old') && orchestrator.list()[0]?.queueDepth === 2,
+      'the old turn to run with two events behind it',
+    );
     const changed: Bundle = { ...bundle, resources: new Map(bundle.resources) };
     const b = changed.resources.get('Agent/b')!;
     changed.resources.set('Agent/b', { ...b, spec: { prompt: { system: 'changed' } } } as Resource);
     orchestrator.reload(changed, resolveSwarm(changed)!);
+    gate.resolve();
     expect((await running).text).toBe('p1 old');
     expect((await queued).text).toBe('p2 queued');
     const after = await orchestrator.request({ input: 'after', target: 'b' });
