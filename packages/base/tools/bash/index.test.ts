@@ -85,7 +85,9 @@ describe('bash__exec', () => {
     const ctx = createTestToolContext({ workdir, signal: controller.signal });
     const started = performance.now();
     const call = exec(ctx, { command: `sleep ${seconds} & sleep ${seconds}; wait` });
-    await Bun.sleep(200);
+    // Until the shell has started its sleeps (a busy machine takes longer than any fixed wait).
+    for (const deadline = Date.now() + 15_000; running(`sleep ${seconds}`) === '' && Date.now() < deadline; )
+      await Bun.sleep(20);
     expect(running(`sleep ${seconds}`)).not.toBe('');
     controller.abort();
     expect(await errorCodeOf(call)).toBe('E_TOOL_ABORTED');
