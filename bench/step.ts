@@ -7,12 +7,14 @@
  * CPU time per step (user + system of this process), turns of both sides interleaved. Our own work per step is our
  * turn less the CPU of its model calls (the AI SDK converting prompt and tools, the scripted model, the stream),
  * timed through the instance's callModel option; with 10,000 messages and without, it is compared in alternating
- * rounds too.
+ * rounds too, and once more with the scripted model reading only the prompt's last two messages (a diagnostic row
+ * without a goal: the model call's own pass over the whole prompt taken out).
  * Usage: npm run bench:step [-- --json]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import * as core from '@goondan/core';
 import {
   AgentInstance,
@@ -63,7 +65,11 @@ function history(count: number): { ours: Message[]; peer: ModelMessage[] } {
   return { ours, peer };
 }
 
-function ours(size: number, past: Message[]) {
+/**
+ * `modelReadsLast`: the scripted model is handed only the prompt's last messages (a diagnostic: its own pass over the
+ * prompt, the `JSON.stringify` of its token estimate, taken out of the model call; the SDK still converts what is new).
+ */
+function ours(size: number, past: Message[], options: { modelReadsLast?: number } = {}) {
   const registry = new ToolRegistry();
   const names: string[] = [];
   for (let index = 0; index < size; index += 1) {
@@ -84,7 +90,16 @@ function ours(size: number, past: Message[]) {
   if (past.length > 0) conversation.appendMany(past);
   const store = new AuditStore(db);
   // A checkout from before AuditBatch (for before/after figures) writes a row per call, as it did then.
-  const model = createScriptedModel(script(turns + warmup + 5));
+  const scripted = createScriptedModel(script(turns + warmup + 5));
+  const last = options.modelReadsLast;
+  const model: LanguageModelV4 =
+    last === undefined
+      ? scripted
+      : {
+          ...scripted,
+          doGenerate: (call) => scripted.doGenerate({ ...call, prompt: call.prompt.slice(-last) }),
+          doStream: (call) => scripted.doStream({ ...call, prompt: call.prompt.slice(-last) }),
+        };
   const audit = 'AuditBatch' in core ? new core.AuditBatch(db, store) : undefined;
   const agent = { apiVersion: 'goondan.ai/v1', kind: 'Agent', metadata: { name: 'bench' }, spec: {} } as AgentResource;
   const instance = new AgentInstance({
@@ -131,7 +146,7 @@ function ours(size: number, past: Message[]) {
     rewind: () => {
       if (past.length === 0) instance.reset();
       // The scripted model keeps every prompt it was given; with a long history that is GC work on no one's side.
-      model.calls.length = 0;
+      scripted.calls.length = 0;
     },
     close: async () => {
       await instance.close();
@@ -232,6 +247,21 @@ rows.push({
   goal: '≤ 1.2×',
   met: ownLong <= 1.2 * ownShort,
   note: `${(ownShort / 1000).toFixed(0)} µs without history, ${(ownLong / 1000).toFixed(0)} µs at 10,000`,
+});
+
+// The same, with the model reading only its last two messages: what is left of the figure above when the model call
+// makes no pass over the whole prompt (a real provider serialises it into its request body; the scripted model
+// stringifies it for its token estimate), which slows the code that runs after it (docs/performance.md, A step).
+const shortWithout = ours(10, history(0).ours, { modelReadsLast: 2 });
+const shortWith = ours(10, history(10_000).ours, { modelReadsLast: 2 });
+const ownShortModel = await compare({ rounds: turns, warmup, ours: ownWork(shortWith), peer: ownWork(shortWithout) });
+await shortWithout.close();
+await shortWith.close();
+rows.push({
+  figure: 'our own work per step, 10,000 messages vs none, the model reading only its last 2 (diagnostic)',
+  unit: '×',
+  ours: ownShortModel.ours.median / ownShortModel.peer.median,
+  note: `${(ownShortModel.peer.median / 1000).toFixed(0)} µs without history, ${(ownShortModel.ours.median / 1000).toFixed(0)} µs at 10,000; no goal: the row above is the goal's`,
 });
 
 report(rows);
