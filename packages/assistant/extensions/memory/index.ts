@@ -54,13 +54,13 @@ export function register(api: ExtensionApi): void {
 
   // One message object per block, from step to step: the runtime converts a message for the model once, and knows
   // it by the object (a new object each step would be converted again with every message after it).
-  const blocks = new Map<string, Message>();
+  const blocks = new Map<string, { text: string; message: Message }>();
   const blockMessage = (id: string, text: string): Message => {
     const known = blocks.get(id);
-    if (known && messageText(known) === text) return known;
-    const made = recallMessage(text, api.extensionName);
-    blocks.set(id, made);
-    return made;
+    if (known?.text === text) return known.message;
+    const message = recallMessage(text, api.extensionName);
+    blocks.set(id, { text, message });
+    return message;
   };
 
   api.onConversationReset(() => {

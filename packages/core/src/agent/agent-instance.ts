@@ -782,7 +782,7 @@ export class AgentInstance {
           ...(outcome.error ? { errorCode: outcome.error.code, errorMessage: outcome.error.message } : {}),
         },
       },
-      this.captureContent() ? this.modelContent(state, assistant) : undefined,
+      this.captureContent() ? this.modelContent(messages, assistant) : undefined,
     );
     // The step's span goes out in the same commit as its last messages (a step's text, or its tool results).
     let stepRecorded = false;
@@ -1049,12 +1049,12 @@ export class AgentInstance {
     return this.options.telemetry?.captureContent === true;
   }
 
-  private modelContent(state: StepState, assistant: Message[]): SpanContent {
+  private modelContent(input: readonly AiModelMessage[], assistant: Message[]): SpanContent {
     const system = this.options.agent.spec.prompt?.system;
     return {
       ...(system ? { system } : {}),
       // A copy: the kept history grows after the step, and an exporter may read this later.
-      input: [...this.stepMessages(state)] as unknown as JsonValue[],
+      input: [...input] as unknown as JsonValue[],
       output: assistant.map((message) => message.data as unknown as JsonValue),
     };
   }

@@ -20,8 +20,9 @@ export interface PreparedPrompt {
  *
  * Starts over (converts everything) when the messages do not begin with the message objects it kept (another
  * conversation, a window that moved) or are shorter, the model is another one, nothing is new, or the SDK would
- * have joined the kept last message with the first new one (two tool messages in a row become one). A conversion that throws leaves it as it was; the SDK's check that every tool call
- * has its result holds across the two parts, since a prompt the SDK accepted has no call left without one.
+ * have joined the kept last message with the first new one (two tool messages in a row become one). A conversion
+ * that throws keeps nothing of it; the SDK's check that every tool call has its result holds across the two parts,
+ * since a prompt the SDK accepted has no call left without one.
  *
  * Messages are compared by identity: a message object must not be changed in place while kept (the agent instance's
  * are not; a step middleware replaces a message with a new object).
@@ -43,25 +44,24 @@ export class PromptCache {
     if (stale || joined || from === messages.length) {
       // Everything is converted, and kept (unless the conversion throws: the model is then not called).
       this.clear();
-      this.source = messages;
       this.model = model;
       from = 0;
     }
+    this.source = messages;
     const keeping = this.keeping(model, from, messages.length);
     return { model: keeping, messages: from === 0 ? messages : messages.slice(from) };
   }
 
   /**
-   * Whether `messages` begin with the messages kept: the same array (grown by push), or another one holding the same
-   * message objects first (a step middleware that rebuilds its list each step around the same messages, as the
-   * assistant's memory extension does); it becomes the array kept.
+   * Whether `messages` (at least as many as kept) begin with the messages kept: the same array (grown by push), or
+   * another one holding the same message objects first (a step middleware that rebuilds its list each step around
+   * the same messages, as the assistant's memory extension does).
    */
-  private startsWithKept(messages: AiModelMessage[]): boolean {
+  private startsWithKept(messages: readonly AiModelMessage[]): boolean {
     const source = this.source;
     if (messages === source) return true;
-    if (source === null || messages.length < this.count) return false;
+    if (source === null) return false;
     for (let index = this.count - 1; index >= 0; index -= 1) if (messages[index] !== source[index]) return false;
-    this.source = messages;
     return true;
   }
 

@@ -1,11 +1,10 @@
 import type { ToolResult } from '../types.ts';
 
-/**
- * What a middleware of each pipeline must resolve to: what `ctx.next()` resolved to, or a result of its own of the
- * same shape. A layer that forgets `return ctx.next()` resolves to undefined; that is refused where it comes out of
- * the chain with a message that says so (not a TypeError from deep in the loop), as a tool result for a toolCall
- * middleware (E_TOOL_MIDDLEWARE) and as the turn's error for turn and step middleware (E_TURN_FAILED).
- */
+// What a middleware of each pipeline must resolve to: what `ctx.next()` resolved to, or a result of its own of the
+// same shape. A layer that forgets `return ctx.next()` resolves to undefined; that is refused where it comes out of
+// the chain with a message that says so (not a TypeError from deep in the loop), as a tool result for a toolCall
+// middleware (E_TOOL_MIDDLEWARE) and as the turn's error for turn and step middleware (E_TURN_FAILED).
+
 /** The three pipelines of middleware (spec §8.1). */
 export type PipelineKind = 'turn' | 'step' | 'toolCall';
 
