@@ -93,6 +93,10 @@ describe('extensions (spec §8.4, §12)', () => {
       message:
         'Extension \'bad-priority\' registered a toolCall middleware with priority "high": a priority is a finite number (lower runs first, outermost; default 0).',
     });
+    await expect(open('with-nan-priority', [])).rejects.toMatchObject({
+      code: 'E_EXTENSION_LOAD',
+      message: expect.stringContaining('registered a toolCall middleware with priority NaN:'),
+    });
   });
 
   test('an extension that throws while registering fails the start with E_EXTENSION_LOAD naming it', async () => {

@@ -118,7 +118,7 @@ export async function loadExtensions(options: {
           if (typeof priority !== 'number' || !Number.isFinite(priority)) {
             throw new GoondanError(
               'E_EXTENSION_LOAD',
-              `Extension '${name}' registered a ${kind} middleware with priority ${JSON.stringify(priority) ?? String(priority)}: a priority is a finite number (lower runs first, outermost; default 0).`,
+              `Extension '${name}' registered a ${kind} middleware with priority ${typeof priority === 'number' ? String(priority) : (JSON.stringify(priority) ?? String(priority))}: a priority is a finite number (lower runs first, outermost; default 0).`,
             );
           }
           order += 1;
