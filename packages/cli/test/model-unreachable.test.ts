@@ -1,4 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Database } from 'bun:sqlite';
+import { startOpenAICompatibleServer } from '@goondan/core/testing';
 import { agentBundle, cleanupTempDirs, editBundle, gdn, gdnJson, serverModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
@@ -56,5 +60,50 @@ describe('a model server that is down', () => {
     expect(json.error.message).toContain(`Model 'main'`);
     expect(json.error.suggestion).toContain('Is the model server running');
     expect(result.stderr).not.toContain('retrying');
+  });
+});
+
+describe('credentials in a Model URL', () => {
+  test('are masked in the printed error, in the stored conversation and in what the next turn sends the model', async () => {
+    const port = closedPort();
+    const secretURL = `http://proxyuser:hunter2pass@127.0.0.1:${port}/v1?api_key=QUERYSECRET123&region=eu`;
+    const bundle = await agentBundle(
+      serverModel(secretURL, { settings: ['apiKey: { value: test-key }', 'params: { maxRetries: 0 }'] }),
+    );
+    const failed = await gdn(['run', '--bundle', bundle, '--input', 'first']);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toContain('E_MODEL_CALL_FAILED');
+    expect(failed.stderr).toContain(`http://proxyuser:[REDACTED]@127.0.0.1:${port}/v1?api_key=[REDACTED]&region=eu`);
+    for (const secret of ['hunter2pass', 'QUERYSECRET123']) expect(failed.stderr).not.toContain(secret);
+
+    const stateDir = join(bundle, '.goondan');
+    const databases = readdirSync(stateDir, { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('.db'),
+    );
+    expect(databases.length).toBeGreaterThan(0);
+    let stored = '';
+    for (const file of databases) {
+      const db = new Database(join(stateDir, file), { readonly: true });
+      try {
+        const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+        for (const { name } of tables) stored += JSON.stringify(db.query(`SELECT * FROM "${name}"`).all());
+      } finally {
+        db.close();
+      }
+    }
+    expect(stored).toContain('E_MODEL_CALL_FAILED');
+    for (const secret of ['hunter2pass', 'QUERYSECRET123']) expect(stored).not.toContain(secret);
+
+    const server = await startOpenAICompatibleServer({ responses: [{ text: 'Back.' }] });
+    try {
+      await editBundle(bundle, (text) => text.replace(secretURL, server.url));
+      const next = await gdn(['run', '--bundle', bundle, '--input', 'second']);
+      expect(next.exitCode).toBe(0);
+      const sent = JSON.stringify(server.requests.map((request) => request.body));
+      expect(sent).toContain('E_MODEL_CALL_FAILED');
+      for (const secret of ['hunter2pass', 'QUERYSECRET123']) expect(sent).not.toContain(secret);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,6 +1,8 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ModelResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { isSecretKey } from '../permissions/redact-secrets.ts';
+import { rememberSecretValue } from '../permissions/secret-registry.ts';
 import { type ModelEnv, resolveModelApiKey } from './check-model-credentials.ts';
 import { lazyLanguageModel } from './lazy-language-model.ts';
 import { baseURLIssue } from './model-config-issues.ts';
@@ -106,8 +108,36 @@ export function createLanguageModel(
   }
 }
 
+/**
+ * A password in the URL (`http://user:password@host`) and the values of query parameters named like secrets
+ * (`?api_key=…`) are secrets like an API key: every output sink masks them (a failed call's message names the URL).
+ */
+function rememberURLSecrets(baseURL: string): void {
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    return;
+  }
+  const values = [url.password, ...[...url.searchParams].filter(([name]) => isSecretKey(name) || /^(?:key|sig|signature)$/i.test(name)).map(([, value]) => value)];
+  for (const value of values) {
+    if (value === '') continue;
+    rememberSecretValue(value);
+    rememberSecretValue(safeDecode(value));
+  }
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 function checkBaseURL(resource: ModelResource, baseURL: string): string {
   const issue = baseURLIssue(baseURL);
   if (issue) throw new GoondanError('E_MODEL_CONFIG', `Model '${resource.metadata.name}': ${issue}`);
+  rememberURLSecrets(baseURL);
   return baseURL.replace(/\/+$/, '');
 }

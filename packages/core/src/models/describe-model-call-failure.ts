@@ -1,5 +1,7 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { ModelResource } from '../config/resources.ts';
+import type { JsonObject } from '../types.ts';
+import { redactSecrets } from '../permissions/redact-secrets.ts';
 
 /** What a turn reports when its model call failed: the provider's words, and which Model, where, and what to try. */
 export interface ModelCallFailure {
@@ -29,6 +31,17 @@ function unreachable(error: unknown): boolean {
  * error, its status. `error` is the ToolError-shaped error the step made of `thrown`.
  */
 export function describeModelCallFailure(options: {
+  error: { code: string; message: string };
+  thrown: unknown;
+  resource: ModelResource | undefined;
+}): ModelCallFailure {
+  const failure = describe(options);
+  // The URL and the provider's words may hold credentials (`user:password@`, `?api_key=`): this text is printed,
+  // stored in the conversation and read by the model at the next turn.
+  return redactSecrets(failure as unknown as JsonObject) as unknown as ModelCallFailure;
+}
+
+function describe(options: {
   error: { code: string; message: string };
   thrown: unknown;
   resource: ModelResource | undefined;
