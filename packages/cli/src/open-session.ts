@@ -29,6 +29,7 @@ import { openBundleOAuth } from './open-bundle-oauth.ts';
 import { chooseAgent } from './open-instance.ts';
 import { stderrLogger } from './stderr-logger.ts';
 import { useColor } from './terminal.ts';
+import { wholeNumber } from './whole-number.ts';
 
 /** One conversation a command talks to: an in-process agent instance, or an agent of a swarm run by an Orchestrator. */
 export interface AgentSession {
@@ -74,8 +75,8 @@ export interface SessionFlags {
 
 function graceOf(flag: string | undefined): number | undefined {
   if (flag === undefined) return undefined;
-  const value = Number(flag);
-  if (!Number.isInteger(value) || value < 0) {
+  const value = wholeNumber(flag);
+  if (value === null) {
     throw new GoondanError('E_RESOURCE_INVALID', `--grace must be a number of milliseconds, got '${flag}'.`);
   }
   return value;

@@ -1,6 +1,7 @@
 import { GoondanError, redactKnownSecrets } from '@goondan/core';
 import { absoluteDocsLinks, errorPageLink } from './docs-link.ts';
 import { redactForOutput } from './redact-output.ts';
+import { toPathAccessError } from './system-error.ts';
 import { paint, UsageError, useColor } from './terminal.ts';
 
 /**
@@ -8,7 +9,9 @@ import { paint, UsageError, useColor } from './terminal.ts';
  * command's help hint), 1 for a coded GoondanError or anything unexpected. Every coded line ends with an absolute
  * link to the code's page (docs/errors).
  */
-export function reportFailure(thrown: unknown): number {
+export function reportFailure(failure: unknown): number {
+  // A file or directory the command could not make or use is named with what the system said, not a stack trace.
+  const thrown = toPathAccessError(failure);
   const color = useColor(process.stderr);
   if (thrown instanceof UsageError) {
     const where = thrown.command ? `gdn ${thrown.command}` : 'gdn';

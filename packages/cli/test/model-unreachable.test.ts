@@ -1,7 +1,7 @@
+import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from 'bun:sqlite';
 import { startOpenAICompatibleServer } from '@goondan/core/testing';
 import { agentBundle, cleanupTempDirs, editBundle, gdn, gdnJson, serverModel } from './helpers.ts';
 

@@ -11,6 +11,7 @@ import { instanceDatabasesFor } from '../instance-databases.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { paint, type Style, UsageError, useColor } from '../terminal.ts';
 import { formatTable } from '../text-table.ts';
+import { wholeNumber } from '../whole-number.ts';
 
 export const auditHelp = `Usage: gdn audit [--agent A] [--instance K] [--tool NAME|GLOB] [--decision D] [--status S] [--approvals]
                  [--since WHEN] [--limit N] [--verbose] [--json] [--bundle DIR]
@@ -38,7 +39,10 @@ const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86
 /** `30m`, `2h`, `1d` back from `now`, or an ISO date; undefined when it is neither. */
 function parseSince(text: string, now: number): number | undefined {
   const relative = /^(\d+)([smhdw])$/.exec(text);
-  if (relative) return now - Number(relative[1]) * unitMs[relative[2]!]!;
+  if (relative) {
+    const since = now - Number(relative[1]) * unitMs[relative[2]!]!;
+    return Number.isSafeInteger(since) ? since : undefined;
+  }
   if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : at;
@@ -51,8 +55,8 @@ function oneOf(value: string | undefined, allowed: readonly string[], flag: stri
 }
 
 function readFilter(values: Record<string, string | boolean | undefined>): AuditFilter & { limit: number } {
-  const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer', 'audit');
+  const limit = values.limit === undefined ? 50 : wholeNumber(String(values.limit), 1);
+  if (limit === null) throw new UsageError(`--limit must be a positive integer, got '${values.limit}'`, 'audit');
   let since: number | undefined;
   if (typeof values.since === 'string') {
     since = parseSince(values.since, Date.now());

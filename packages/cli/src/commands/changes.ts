@@ -7,6 +7,7 @@ import { absoluteDocsLinks, commandHelpText, errorPageLink } from '../docs-link.
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
+import { wholeNumber } from '../whole-number.ts';
 
 export const changesHelp = `Usage: gdn changes list [--json] [--limit N] [--bundle DIR]
        gdn changes revert REV [--json] [--bundle DIR]
@@ -47,8 +48,8 @@ export async function changesCommand(argv: string[]): Promise<number> {
   const color = useColor(process.stdout);
   if (action === 'list') {
     if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`, 'changes');
-    const limit = values.limit === undefined ? 20 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer', 'changes');
+    const limit = values.limit === undefined ? 20 : wholeNumber(values.limit, 1);
+    if (limit === null) throw new UsageError(`--limit must be a positive integer, got '${values.limit}'`, 'changes');
     const overview = await listChanges({ repository, limit });
     if (values.json) {
       printJson(overview);

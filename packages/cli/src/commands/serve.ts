@@ -5,6 +5,7 @@ import { openBundle } from '../open-bundle.ts';
 import { checkListenAddress } from '../serve/check-bearer-token.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { watchSwarm } from '../watch-swarm.ts';
+import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
 
 export const serveHelp = `Usage: gdn serve [--host H] [--port P] [--token T] [--watch] [--nats URL] [--bundle DIR]
@@ -36,9 +37,8 @@ const DEFAULT_PORT = 8787;
 
 function numberFlag(name: string, value: string | undefined, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0)
-    throw new UsageError(`--${name} must be a whole number, got '${value}'`, 'serve');
+  const parsed = wholeNumber(value);
+  if (parsed === null) throw new UsageError(`--${name} must be a whole number, got '${value}'`, 'serve');
   return parsed;
 }
 

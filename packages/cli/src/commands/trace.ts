@@ -14,6 +14,7 @@ import { openBundle } from '../open-bundle.ts';
 import { chooseAgent } from '../open-instance.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { shortArgs } from '../tool-call-printer.ts';
+import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
 
 export const traceHelp = `Usage: gdn trace [--agent A] [--instance K] [--limit N] [--json | --otlp] [--bundle DIR]
@@ -63,8 +64,8 @@ export async function traceCommand(argv: string[]): Promise<number> {
   for (const flag of ['port', 'host', 'token'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --serve`, 'trace');
   }
-  const limit = values.limit === undefined ? 5 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer', 'trace');
+  const limit = values.limit === undefined ? 5 : wholeNumber(values.limit, 1);
+  if (limit === null) throw new UsageError(`--limit must be a positive integer, got '${values.limit}'`, 'trace');
   if (values.json || values.otlp) reserveStdoutForJson();
   const opened = await openBundle(values.bundle);
   if (!opened.bundle) {
@@ -139,8 +140,8 @@ async function serveConsole(values: {
   otlp?: boolean;
 }): Promise<number> {
   if (values.json || values.otlp) throw new UsageError('--serve does not go with --json or --otlp', 'trace');
-  const port = values.port === undefined ? DEFAULT_CONSOLE_PORT : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  const port = values.port === undefined ? DEFAULT_CONSOLE_PORT : wholeNumber(values.port);
+  if (port === null || port > 65535) {
     throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`, 'trace');
   }
   const token = values.token ?? (process.env.GOONDAN_SERVE_TOKEN || undefined);

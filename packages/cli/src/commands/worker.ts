@@ -3,6 +3,7 @@ import { parseCommandArgs } from '../cli-args.ts';
 import { natsConfigOf, natsFlagSpec, natsFlagsHelp } from '../nats-flags.ts';
 import { openBundle } from '../open-bundle.ts';
 import { UsageError, useColor } from '../terminal.ts';
+import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
 
 export const workerHelp = `Usage: gdn worker --nats URL [--namespace N] [--max-agents N] [--bundle DIR]
@@ -32,8 +33,8 @@ export async function workerCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'worker');
-  const maxAgents = values['max-agents'] === undefined ? undefined : Number(values['max-agents']);
-  if (maxAgents !== undefined && !(Number.isInteger(maxAgents) && maxAgents > 0))
+  const maxAgents = values['max-agents'] === undefined ? undefined : wholeNumber(values['max-agents'], 1);
+  if (maxAgents === null)
     throw new UsageError(`--max-agents must be a whole number above 0, got '${values['max-agents']}'`, 'worker');
   const config = natsConfigOf(values);
   if (!config) throw new UsageError('gdn worker needs --nats URL (or GOONDAN_NATS_URL)', 'worker');

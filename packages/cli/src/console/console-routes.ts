@@ -1,6 +1,7 @@
 import { errorPageLink } from '../docs-link.ts';
 import { badRequest } from '../serve/api-error.ts';
 import type { Route } from '../serve/serve-api.ts';
+import { wholeNumber } from '../whole-number.ts';
 import { consoleScript, consoleStyle, errorPage } from './console-assets.ts';
 import {
   consoleAudit,
@@ -20,8 +21,8 @@ export const LIVE_POLL_MS = 400;
 function limitOf(url: URL, fallback: number, max: number): number {
   const text = url.searchParams.get('limit');
   if (text === null) return fallback;
-  const limit = Number(text);
-  if (!Number.isInteger(limit) || limit < 1) throw badRequest("'limit' must be a positive integer.");
+  const limit = wholeNumber(text, 1);
+  if (limit === null) throw badRequest("'limit' must be a positive integer.");
   return Math.min(limit, max);
 }
 

@@ -7,6 +7,7 @@ import {
   listInstanceDatabases,
   openInstanceDatabase,
 } from '@goondan/core';
+import { wholeNumber } from '../whole-number.ts';
 import { badRequest } from './api-error.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { checkServedAgent, type ServeContext } from './serve-context.ts';
@@ -75,8 +76,8 @@ export function getConversation(
   const rootDir = context.bundle().rootDir;
   const { databaseFile } = instancePaths({ rootDir, agentName: agent, instanceKey: params.instanceKey });
   const limitText = url.searchParams.get('limit');
-  const limit = limitText === null ? undefined : Number(limitText);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+  const limit = limitText === null ? undefined : wholeNumber(limitText, 1);
+  if (limit === null) {
     throw badRequest("'limit' must be a positive integer.");
   }
   if (!existsSync(databaseFile)) {

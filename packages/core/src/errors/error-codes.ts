@@ -746,6 +746,12 @@ export const errorCodes = {
     suggestion:
       "Check the spelling: 'gdn <command> --help' lists the command's options. Write a value that starts with '-' as --flag=-value.",
   },
+  // Command line (gdn): a file or directory the command needs, exit status 1
+  E_PATH_ACCESS: {
+    name: 'PathAccessError',
+    suggestion:
+      'Check the path named in the message: that its directory exists, that nothing of another kind is in its place, and that the user running gdn may write there.',
+  },
 } as const satisfies Record<string, { name: string; suggestion: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -119,7 +119,12 @@ function rememberURLSecrets(baseURL: string): void {
   } catch {
     return;
   }
-  const values = [url.password, ...[...url.searchParams].filter(([name]) => isSecretKey(name) || /^(?:key|sig|signature)$/i.test(name)).map(([, value]) => value)];
+  const values = [
+    url.password,
+    ...[...url.searchParams]
+      .filter(([name]) => isSecretKey(name) || /^(?:key|sig|signature)$/i.test(name))
+      .map(([, value]) => value),
+  ];
   for (const value of values) {
     if (value === '') continue;
     rememberSecretValue(value);

@@ -1,7 +1,7 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { ModelResource } from '../config/resources.ts';
-import type { JsonObject } from '../types.ts';
 import { redactSecrets } from '../permissions/redact-secrets.ts';
+import type { JsonObject } from '../types.ts';
 
 /** What a turn reports when its model call failed: the provider's words, and which Model, where, and what to try. */
 export interface ModelCallFailure {

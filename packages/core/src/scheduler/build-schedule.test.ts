@@ -45,6 +45,7 @@ describe('buildSchedule refuses bad input with a coded error', () => {
     ['two shapes at once', { at: '2026-02-01T00:00:00Z', cron: '0 9 * * *' }, 'E_SCHEDULE_INVALID', 'at and cron'],
     ['no shape', {}, 'E_SCHEDULE_INVALID', 'one of at'],
     ['a zero delay', { inMs: 0 }, 'E_SCHEDULE_INVALID', 'positive'],
+    ['a delay past the last date', { inMs: 99_999_999_999 * 86_400_000 }, 'E_SCHEDULE_INVALID', 'year 275760'],
     ['an unknown agent', { agent: 'assistent', inMs: 1000 }, 'E_AGENT_UNKNOWN', "did you mean 'assistant'"],
     ['a bad instance key', { instanceKey: '../x', inMs: 1000 }, 'E_INSTANCE_KEY_INVALID', '../x'],
     ['an unknown missed policy', { inMs: 1000, missedPolicy: 'later' as never }, 'E_SCHEDULE_INVALID', 'missedPolicy'],

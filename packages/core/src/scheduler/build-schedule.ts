@@ -7,6 +7,9 @@ import type { ScheduleInput, ScheduleKind, ScheduleRecord } from './schedule-typ
 
 const MAX_TEXT = 16_000;
 
+/** The last instant a Date holds (±8.64e15 ms, the year 275760). */
+const MAX_DATE_MS = 8.64e15;
+
 /**
  * Checks a schedule request and makes the record to store, with its first occurrence. Nothing is written here;
  * every problem is a GoondanError: E_SCHEDULE_INVALID (shape, rule), E_SCHEDULE_IN_PAST, E_SCHEDULE_TIME_ZONE,
@@ -55,6 +58,11 @@ export function buildSchedule(options: {
   if (input.inMs !== undefined) {
     if (!Number.isFinite(input.inMs) || input.inMs <= 0)
       throw new GoondanError('E_SCHEDULE_INVALID', `in must be a positive delay, got ${input.inMs} ms.`);
+    if (now + input.inMs > MAX_DATE_MS)
+      throw new GoondanError(
+        'E_SCHEDULE_INVALID',
+        `in is too far ahead: ${input.inMs} ms from now is past the last instant a date can hold (the year 275760).`,
+      );
     kind = 'at';
     expression = new Date(now + Math.round(input.inMs)).toISOString();
   } else if (input.at !== undefined) {

@@ -1,3 +1,4 @@
+import { Database } from 'bun:sqlite';
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -125,6 +126,23 @@ describe('openInstanceDatabase', () => {
     const path = join(temp.make(), 'notes.db');
     writeFileSync(path, 'these are my notes, not a database\n'.repeat(200));
     expect(openError(path).code).toBe('E_STORE_CORRUPT');
+  });
+
+  test("another program's SQLite file, with a table of one of ours, is E_STORE_CORRUPT and is left as it was", () => {
+    const path = join(temp.make(), 'state.db');
+    const foreign = new Database(path);
+    foreign.run('CREATE TABLE conversation_events (x)');
+    foreign.run("INSERT INTO conversation_events VALUES ('theirs')");
+    foreign.close();
+    const error = openError(path);
+    expect(error.code).toBe('E_STORE_CORRUPT');
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('conversation_events already exists');
+    expect(error.suggestion).toContain(`Move ${path} aside`);
+    const after = new Database(path, { readonly: true });
+    expect(after.query('SELECT x FROM conversation_events').all()).toEqual([{ x: 'theirs' }]);
+    expect(pragma(after as never, 'user_version')).toBe(0);
+    after.close();
   });
 
   test('an empty file is an empty database, not corruption', () => {

@@ -80,6 +80,23 @@ function userVersion(db: Database): number {
   return db.query<{ user_version: number }, []>('PRAGMA user_version').get()?.user_version ?? 0;
 }
 
+/**
+ * A file with no schema version of ours whose first migration meets a table of the same name: a SQLite database of
+ * another program (or another copy) in the instance's place, reported as E_STORE_CORRUPT rather than SQL.
+ */
+function foreignDatabase(error: unknown, path: string, version: number): GoondanError | null {
+  const message = error instanceof Error ? error.message : '';
+  if (version !== 0 || !/already exists/.test(message)) return null;
+  return new GoondanError(
+    'E_STORE_CORRUPT',
+    `Instance database ${path} is a SQLite database of something else: it has no goondan schema version, and ${message}.`,
+    {
+      suggestion: `Move ${path} aside (with ${path}-wal and ${path}-shm if present) and start again; a new, empty database is created.`,
+      cause: error,
+    },
+  );
+}
+
 function migrate(db: Database, path: string, migrations: readonly StoreMigration[]): void {
   const latest = migrations.reduce((max, migration) => Math.max(max, migration.version), 0);
   const found = userVersion(db);
@@ -96,7 +113,11 @@ function migrate(db: Database, path: string, migrations: readonly StoreMigration
     const current = userVersion(db);
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (migration.version <= current) continue;
-      migration.up(db);
+      try {
+        migration.up(db);
+      } catch (error) {
+        throw foreignDatabase(error, path, current) ?? error;
+      }
       db.run(`PRAGMA user_version = ${Math.floor(migration.version)}`);
     }
   }).immediate();
