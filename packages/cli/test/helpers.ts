@@ -53,6 +53,28 @@ export async function gdn(
   return { exitCode: proc.exitCode, signalCode: proc.signalCode, stdout, stderr };
 }
 
+/** Far above any real run of these commands; a process still alive then is hung, which is what these tests catch. */
+export const hangDeadlineMs = 45_000;
+
+/** `gdn ARGS`, killed if it has not exited by the deadline; `hung` says whether that happened. */
+export async function gdnWithin(args: string[]): Promise<GdnResult & { hung: boolean }> {
+  const proc = Bun.spawn([process.execPath, mainTs, ...args], {
+    env: cliEnv(),
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  let hung = false;
+  const timer = setTimeout(() => {
+    hung = true;
+    proc.kill('SIGKILL');
+  }, hangDeadlineMs);
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  await proc.exited;
+  clearTimeout(timer);
+  return { exitCode: proc.exitCode, signalCode: proc.signalCode, stdout, stderr, hung };
+}
+
 /** `gdn ARGS` whose stdout is JSON; fails with the process output when it is not. */
 export async function gdnJson<T = Record<string, unknown>>(
   args: string[],

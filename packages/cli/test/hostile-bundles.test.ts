@@ -1,31 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanupTempDirs, cliEnv, type GdnResult, mainTs, makeTempDir, scriptedModel } from './helpers.ts';
+import { cleanupTempDirs, type GdnResult, gdnWithin, hangDeadlineMs, makeTempDir, scriptedModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
-
-/** Far above any real run of these commands; a process still alive then is hung, which is what these tests catch. */
-const hangDeadlineMs = 45_000;
-
-/** `gdn ARGS`, killed if it has not exited by the deadline; `hung` says whether that happened. */
-async function gdnWithin(args: string[]): Promise<GdnResult & { hung: boolean }> {
-  const proc = Bun.spawn([process.execPath, mainTs, ...args], {
-    env: cliEnv(),
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  let hung = false;
-  const timer = setTimeout(() => {
-    hung = true;
-    proc.kill('SIGKILL');
-  }, hangDeadlineMs);
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  await proc.exited;
-  clearTimeout(timer);
-  return { exitCode: proc.exitCode, signalCode: proc.signalCode, stdout, stderr, hung };
-}
 
 interface Problem {
   code: string;

@@ -537,7 +537,7 @@ export class AgentInstance {
       try {
         listener();
       } catch (thrown) {
-        this.options.logger?.warn?.(`reset listener failed: ${(thrown as Error).message}`);
+        this.options.logger?.warn?.(`reset listener failed: ${(thrown as Error)?.message ?? String(thrown)}`);
       }
     }
   }
@@ -552,7 +552,9 @@ export class AgentInstance {
     for (const listener of this.options.onClose ?? []) {
       await Promise.resolve()
         .then(listener)
-        .catch((thrown) => this.options.logger?.warn?.(`close listener failed: ${(thrown as Error)?.message}`));
+        .catch((thrown) =>
+          this.options.logger?.warn?.(`close listener failed: ${(thrown as Error)?.message ?? String(thrown)}`),
+        );
     }
   }
 

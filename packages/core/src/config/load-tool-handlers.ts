@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { withinTime } from '../timers/within-time.ts';
 import type { ToolHandler } from '../types.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { problemAt } from './create-problem.ts';
@@ -14,19 +15,12 @@ function describe(thrown: unknown): string {
   return thrown instanceof Error ? thrown.message : String(thrown);
 }
 
-async function importWithTimeout(absolutePath: string): Promise<Record<string, unknown>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`it did not finish loading within ${entryImportTimeoutMs / 1000} s`)),
-      entryImportTimeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([import(absolutePath) as Promise<Record<string, unknown>>, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+function importWithTimeout(absolutePath: string): Promise<Record<string, unknown>> {
+  return withinTime(
+    import(absolutePath) as Promise<Record<string, unknown>>,
+    entryImportTimeoutMs,
+    () => new Error(`it did not finish loading within ${entryImportTimeoutMs / 1000} s`),
+  );
 }
 
 interface LoadOptions {

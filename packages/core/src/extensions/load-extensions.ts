@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import type { StepMiddleware, TurnMiddleware } from '../agent/turn-types.ts';
 import { parseRefEntry } from '../config/object-ref.ts';
+import { entryImportTimeoutMs } from '../config/probe-entry-modules.ts';
 import type { AgentResource, Bundle, ExtensionResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { wrongMiddlewareResult } from '../pipeline/middleware-results.ts';
 import type { InstanceStateStore } from '../store/instance-state-store.ts';
+import { withinTime } from '../timers/within-time.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { JsonObject, ToolCallMiddleware } from '../types.ts';
 import type { ExtensionApi, ExtensionRegister, MiddlewareByKind, PipelineKind } from './extension-api.ts';
@@ -30,6 +32,56 @@ function sortByPriority<K extends PipelineKind>(list: Registered<K>[]): Middlewa
 
 const namedBy = Symbol('goondan.extension.namedBy');
 
+/** How long an extension's onClose listener may take. */
+export const LISTENER_TIMEOUT_MS = 5_000;
+
+/** An error naming the extension, for something it threw that is not an Error (null, a string) or a listener. */
+function namedError(extensionName: string, what: string, cause?: unknown): Error {
+  const error = new Error(`Extension '${extensionName}': ${what}`, cause === undefined ? {} : { cause });
+  Object.defineProperty(error, namedBy, { value: extensionName });
+  return error;
+}
+
+/** A thrown value in words: an Error's message, a string quoted, anything else as it prints. */
+function describeThrown(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message;
+  if (typeof thrown === 'string') return JSON.stringify(thrown);
+  try {
+    return String(thrown);
+  } catch {
+    return Object.prototype.toString.call(thrown);
+  }
+}
+
+/**
+ * An extension's onClose listener, bounded: one that never settles would hold up every close (a command that never
+ * ends). It fails, naming the extension, after LISTENER_TIMEOUT_MS; what it threw is named the same way.
+ */
+function boundedCloseListener(extensionName: string, listener: () => unknown) {
+  return async () => {
+    try {
+      await withinTime(Promise.resolve().then(listener), LISTENER_TIMEOUT_MS, () =>
+        namedError(extensionName, `its onClose listener did not finish within ${LISTENER_TIMEOUT_MS / 1000} s`),
+      );
+    } catch (thrown) {
+      throw thrown instanceof Error && namedBy in thrown
+        ? thrown
+        : namedError(extensionName, `its onClose listener failed: ${describeThrown(thrown)}`, thrown);
+    }
+  };
+}
+
+/** An extension's onConversationReset listener (run synchronously), whose throw names the extension. */
+function namedResetListener(extensionName: string, listener: () => void) {
+  return () => {
+    try {
+      listener();
+    } catch (thrown) {
+      throw namedError(extensionName, `its onConversationReset listener failed: ${describeThrown(thrown)}`, thrown);
+    }
+  };
+}
+
 /**
  * Errors thrown by an extension's middleware name the extension, so the ToolResult or turn error says who; so does
  * an answer that is not a result of its pipeline (a layer without `return ctx.next()`).
@@ -47,7 +99,8 @@ function nameErrors<T extends (ctx: never) => Promise<unknown>>(
       return result;
     } catch (thrown) {
       // Name the extension that threw, once: outer extensions' wrappers see an error already named.
-      if (thrown instanceof Error && !(namedBy in thrown)) {
+      if (!(thrown instanceof Error)) throw namedError(extensionName, `threw ${describeThrown(thrown)}`, thrown);
+      if (!(namedBy in thrown)) {
         thrown.message = `Extension '${extensionName}': ${thrown.message}`;
         Object.defineProperty(thrown, namedBy, { value: extensionName });
       }
@@ -145,28 +198,28 @@ export async function loadExtensions(options: {
         },
       },
       logger: prefixedLogger(options.logger, name),
-      onConversationReset: (listener) => loaded.resetListeners.push(listener),
-      onClose: (listener) => loaded.closeListeners.push(listener),
+      onConversationReset: (listener) => loaded.resetListeners.push(namedResetListener(name, listener)),
+      onClose: (listener) => loaded.closeListeners.push(boundedCloseListener(name, listener)),
     };
     const entryFile = resolve(extension.location.baseDir, extension.spec.entry);
     let register: ExtensionRegister;
     try {
-      const module = (await import(entryFile)) as { register?: unknown };
+      const late = (what: string) => () =>
+        new Error(`${what} did not finish within ${entryImportTimeoutMs / 1000} s (an await that never settles?)`);
+      const module = (await withinTime(import(entryFile), entryImportTimeoutMs, late('its import'))) as {
+        register?: unknown;
+      };
       if (typeof module.register !== 'function') {
         throw new Error(`its entry ${extension.spec.entry} does not export a register(api) function`);
       }
       register = module.register as ExtensionRegister;
-      await register(api);
+      await withinTime(register(api), entryImportTimeoutMs, late('register(api)'));
     } catch (thrown) {
       for (const listener of loaded.closeListeners) await Promise.resolve(listener()).catch(() => {});
       if (thrown instanceof GoondanError) throw thrown;
-      throw new GoondanError(
-        'E_EXTENSION_LOAD',
-        `Extension '${name}' failed to load: ${(thrown as Error)?.message ?? String(thrown)}`,
-        {
-          cause: thrown,
-        },
-      );
+      throw new GoondanError('E_EXTENSION_LOAD', `Extension '${name}' failed to load: ${describeThrown(thrown)}`, {
+        cause: thrown,
+      });
     }
   }
   loaded.turnMiddlewares = sortByPriority(lists.turn);

@@ -140,7 +140,76 @@ describe("an output that cannot be serialized is the tool's own error (spec §2.
   });
 });
 
+describe('a result a toolCall middleware made itself', () => {
+  test('is made JSON-safe like a handler output: a BigInt, a cycle, a function, in the output and the error', async () => {
+    const registry = registryWith([{ item: echo, handler: () => 'said', options: { category: 'safe' } }]);
+    const call = { id: 'c1', name: 'echo__say', args: {} };
+    const catalog = new ToolCatalog([echo]);
+    const looped: Record<string, unknown> = { a: 1 };
+    looped.self = looped;
+    const answers: [ToolCallMiddleware, unknown][] = [
+      [async () => ({ status: 'ok', output: 10n }) as never, { status: 'ok', output: '10' }],
+      [async () => ({ status: 'ok', output: looped }) as never, { status: 'ok', output: { a: 1, self: '[Circular]' } }],
+      [
+        async () =>
+          ({ status: 'error', error: { message: 'no', details: { size: 2n ** 70n, run: () => 1 } } }) as never,
+        { status: 'error', error: { message: 'no', details: { size: '1180591620717411303424' } } },
+      ],
+    ];
+    for (const [middleware, expected] of answers) {
+      const result = await new ToolExecutor({ registry, middlewares: [middleware] }).execute(call, {
+        catalog,
+        scope: testScope(),
+      });
+      expect(result).toEqual(expected as never);
+      expect(() => JSON.stringify(result)).not.toThrow();
+    }
+  });
+
+  test('an output whose getter throws is E_TOOL_MIDDLEWARE naming the cause', async () => {
+    const registry = registryWith([{ item: echo, handler: () => 'said', options: { category: 'safe' } }]);
+    const exploding: ToolCallMiddleware = async () =>
+      ({
+        status: 'ok',
+        output: {
+          get x() {
+            throw new Error('getter exploded');
+          },
+        },
+      }) as never;
+    const result = await new ToolExecutor({ registry, middlewares: [exploding] }).execute(
+      { id: 'c1', name: 'echo__say', args: {} },
+      { catalog: new ToolCatalog([echo]), scope: testScope() },
+    );
+    expect(result).toMatchObject({ status: 'error', error: { code: 'E_TOOL_MIDDLEWARE', message: 'getter exploded' } });
+  });
+});
+
 describe('nothing thrown crosses the executor (spec §2.4.1)', () => {
+  test('a handler error that cannot be read is E_TOOL when no middleware is registered', async () => {
+    const unreadable = new Error('hidden');
+    Object.defineProperty(unreadable, 'message', {
+      get() {
+        throw new Error('message getter exploded');
+      },
+    });
+    const registry = registryWith([
+      {
+        item: echo,
+        handler: () => {
+          throw unreadable;
+        },
+        options: { category: 'safe' },
+      },
+    ]);
+    const result = await new ToolExecutor({ registry }).execute(
+      { id: 'c1', name: 'echo__say', args: {} },
+      { catalog: new ToolCatalog([echo]), scope: testScope() },
+    );
+    expect(result.status).toBe('error');
+    expect(result.error?.code).toBe('E_TOOL');
+  });
+
   test('a check that throws before the call runs is an E_TOOL result; a middleware that throws, E_TOOL_MIDDLEWARE', async () => {
     const registry = registryWith([{ item: echo, handler: () => 'said', options: { category: 'safe' } }]);
     const broken = new PermissionPolicy();

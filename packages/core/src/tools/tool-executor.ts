@@ -17,6 +17,7 @@ import type { CallScope, CallState } from './call-scope.ts';
 import { invokeHandler, isThenable } from './invoke-handler.ts';
 import { parseArguments } from './parse-arguments.ts';
 import { describeSchemaErrors } from './schema-validator.ts';
+import { toJsonSafe } from './to-json-safe.ts';
 import { bindToolCallContext } from './tool-call-layer-context.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import { JobTable } from './tool-jobs.ts';
@@ -52,6 +53,25 @@ interface CallRecord {
  * The path of one tool call (DESIGN.md §2): catalog guard → argument validation → toolCall middleware (onion)
  * → handler → ToolResult. Nothing thrown crosses this boundary (spec §2.4.1).
  */
+/**
+ * A result that came out of toolCall middleware, made JSON-safe like a handler's output (BigInt → string, cycles →
+ * "[Circular]", …): a middleware may return a result of its own, and it is stored, audited and sent to the model.
+ * A pass-through chain's result is safe already; the walk then only confirms it.
+ */
+function jsonSafeResult(result: ToolResult): ToolResult {
+  if (result.status === 'ok') {
+    const output = result.output;
+    if (output === undefined) return result;
+    const safe = toJsonSafe(output);
+    return safe === output ? result : { ...result, output: safe };
+  }
+  if (result.status === 'error') {
+    const error = toJsonSafe(result.error) as unknown as ToolResult['error'];
+    return { ...result, error };
+  }
+  return result;
+}
+
 export class ToolExecutor {
   readonly jobs: JobTable;
   readonly permissions: PermissionPolicy;
@@ -151,12 +171,14 @@ export class ToolExecutor {
       const pending = this.executeRecorded(call, tool, options, record);
       outcome = isThenable(pending) ? await pending : pending;
       // What a middleware resolved to, when it is not a result (a layer without `return ctx.next()`).
-      const wrong = record.ran && this.hasMiddleware ? wrongMiddlewareResult('toolCall', outcome) : null;
-      if (wrong) outcome = errorResult('E_TOOL_MIDDLEWARE', `Tool '${call.name}': ${wrong}`);
+      if (record.ran && this.hasMiddleware) {
+        const wrong = wrongMiddlewareResult('toolCall', outcome);
+        outcome = wrong ? errorResult('E_TOOL_MIDDLEWARE', `Tool '${call.name}': ${wrong}`) : jsonSafeResult(outcome);
+      }
     } catch (thrown) {
       // Nothing thrown crosses this boundary (spec §2.4.1). The handler's own failures are results already, so a
-      // throw once the call ran is a middleware's.
-      const fallbackCode = record.ran ? 'E_TOOL_MIDDLEWARE' : 'E_TOOL';
+      // throw once the call ran is a middleware's, when there is one (else the handler's error could not be read).
+      const fallbackCode = record.ran && this.hasMiddleware ? 'E_TOOL_MIDDLEWARE' : 'E_TOOL';
       outcome = { status: 'error', error: toToolError(thrown, { limit, fallbackCode }) };
     }
     const result = withinErrorLimit(outcome, limit);

@@ -27,6 +27,31 @@ describe('registry names (spec §2.2, §12.1)', () => {
   });
 });
 
+describe('registry parameters', () => {
+  test.each([
+    ['type string', { type: 'string' }, 'have type "string"'],
+    ['type array', { type: 'array', items: {} }, 'have type "array"'],
+    ['a type list', { type: ['object', 'null'] }, 'have type ["object","null"]'],
+    ['an array', [], 'is an array'],
+    ['null', null, 'is null'],
+    ['a string', 'object', 'is a string'],
+  ])('refuses parameters with %s at the top (E_SCHEMA_INVALID), registering nothing', (_label, parameters, said) => {
+    const registry = new ToolRegistry();
+    expect(() => registry.register({ ...item('x__t'), parameters: parameters as never }, () => null)).toThrow(
+      expect.objectContaining({ code: 'E_SCHEMA_INVALID', message: expect.stringContaining(said) }),
+    );
+    expect(registry.size).toBe(0);
+  });
+
+  test('accepts an object schema, one without a type, and none', () => {
+    const registry = new ToolRegistry();
+    registry.register({ ...item('x__a'), parameters: { type: 'object', properties: {} } }, () => null);
+    registry.register({ ...item('x__b'), parameters: { properties: {} } as never }, () => null);
+    registry.register(item('x__c'), () => null);
+    expect(registry.size).toBe(3);
+  });
+});
+
 describe('registry options (spec §2.4.2, §12.1)', () => {
   test.each([
     ['errorMessageLimit', 0],

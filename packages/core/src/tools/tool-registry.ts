@@ -31,6 +31,17 @@ export interface RegisteredTool {
  * Every executable tool of an agent instance (spec §3): config tools, extension registrations, MCP tools.
  * A name is registered once; a second registration is an error, never an overwrite.
  */
+/** Why `parameters` cannot describe a call's arguments (an object), or null when it can. */
+function topLevelProblem(parameters: unknown): string | null {
+  if (parameters === undefined) return null;
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
+    return `is ${parameters === null ? 'null' : Array.isArray(parameters) ? 'an array' : `a ${typeof parameters}`}`;
+  }
+  const type = (parameters as { type?: unknown }).type;
+  if (type === undefined || type === 'object') return null;
+  return `have type ${JSON.stringify(type)}`;
+}
+
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
   /** Bumped on every change so catalog builders can cache. */
@@ -48,6 +59,13 @@ export class ToolRegistry {
       );
     }
     checkRegistrationOptions(item.name, options);
+    const parametersProblem = topLevelProblem(item.parameters);
+    if (parametersProblem !== null) {
+      throw new GoondanError(
+        'E_SCHEMA_INVALID',
+        `Tool '${item.name}': parameters ${parametersProblem}; a tool's parameters are a JSON Schema with type "object" at the top (the arguments are always an object).`,
+      );
+    }
     const existing = this.tools.get(item.name);
     if (existing) {
       const from = existing.item.source
