@@ -44,6 +44,34 @@ describe('buildSpanTree', () => {
     ]);
   });
 
+  test("a model or tool span whose step was not written (killed, or still running) goes under its turn", () => {
+    const turn = (spanId: string, parentSpanId: string | null, startedAt: number) => ({
+      ...span(spanId, parentSpanId, startedAt),
+      kind: 'turn' as const,
+    });
+    const model = (spanId: string, parentSpanId: string, startedAt: number) => ({
+      ...span(spanId, parentSpanId, startedAt),
+      kind: 'model' as const,
+    });
+    const spans = [
+      turn('turn-1', null, 0),
+      span('step-1', 'turn-1', 1),
+      model('model-1', 'step-1', 2),
+      turn('turn-2', null, 10),
+      model('model-2', 'step-unwritten', 12),
+      // Another agent's turn, asked by this one: its parent is in the other agent's store; it stays a root.
+      turn('remote-turn', 'in-other-agent', 20),
+      // A span of another trace is not put under this trace's turn.
+      { ...model('elsewhere', 'gone', 13), traceId: 'u'.repeat(32) },
+    ];
+    expect(shape(buildSpanTree(spans))).toEqual([
+      { 'turn-1': [{ 'step-1': ['model-1'] }] },
+      { 'turn-2': ['model-2'] },
+      'elsewhere',
+      'remote-turn',
+    ]);
+  });
+
   test('breaks parent cycles instead of looping', () => {
     const roots = buildSpanTree([span('a', 'b', 1), span('b', 'a', 2), span('self', 'self', 3)]);
     expect(shape(roots)).toEqual([{ a: ['b'] }, 'self']);
