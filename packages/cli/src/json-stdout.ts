@@ -18,8 +18,27 @@ export function reserveStdoutForJson(): void {
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 }
 
+let printed = false;
+/** Why the command failed, as its JSON document would say it (the last failure noted). */
+let failure: Record<string, unknown> | undefined;
+
 /** Prints the command's JSON document on standard output (the only thing that goes there), known secrets masked. */
 export function printJson(value: unknown): void {
+  printed = true;
   const write = writeStdout ?? ((text: string) => process.stdout.write(text));
   write(`${JSON.stringify(redactKnownSecrets(value), null, 2)}\n`);
+}
+
+/** Notes why the command failed (`{ error }` or `{ errors }`), for printFailureJson; printed on stderr as well. */
+export function noteFailure(doc: Record<string, unknown>): void {
+  failure = doc;
+}
+
+/**
+ * For a command asked for JSON that failed before printing its document (a usage mistake, an invalid bundle, a
+ * coded error): `{ "status": "error", ... }` with what was noted, so standard output is still one JSON document.
+ */
+export function printFailureJson(): void {
+  if (printed) return;
+  printJson({ status: 'error', ...(failure ?? { error: { code: 'E_UNKNOWN', message: 'The command failed.' } }) });
 }

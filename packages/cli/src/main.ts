@@ -1,7 +1,10 @@
 import './sealed-start.ts';
 import { asksForHelp, commandHelpText, docsLink } from './docs-link.ts';
 import { exitWhenDone } from './exit-when-done.ts';
-import { UsageError } from './terminal.ts';
+import { UsageError, usePlainConsole } from './terminal.ts';
+
+// Before anything prints: Bun's console would paint on a terminal against TERM=dumb and FORCE_COLOR=0.
+usePlainConsole();
 
 const mainHelp = `gdn — declare tools once in YAML, see exactly what an agent sees, call them through the real pipeline.
 
@@ -95,11 +98,27 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   await guardCommand();
+  let status: number;
   try {
-    return await command.run(rest);
+    status = await command.run(rest);
   } catch (thrown) {
-    return (await import('./report-failure.ts')).reportFailure(thrown);
+    status = (await import('./report-failure.ts')).reportFailure(thrown);
   }
+  // Asked for JSON, standard output is one JSON document even when the command failed before printing its own.
+  if (status !== 0 && wantsJson(name, rest)) (await import('./json-stdout.ts')).printFailureJson();
+  return status;
+}
+
+/** Whether the command's standard output is a JSON document: --json, --format json, --otlp, and `tools call`. */
+function wantsJson(name: string, args: readonly string[]): boolean {
+  if (name === 'tools' && args[0] === 'call') return true;
+  return args.some(
+    (arg, index) =>
+      arg === '--json' ||
+      arg === '--otlp' ||
+      arg === '--format=json' ||
+      (arg === '--format' && args[index + 1] === 'json'),
+  );
 }
 
 await exitWhenDone(await main(process.argv.slice(2)));

@@ -1,8 +1,22 @@
 import { GoondanError, redactKnownSecrets } from '@goondan/core';
 import { absoluteDocsLinks, errorPageLink } from './docs-link.ts';
+import { noteFailure } from './json-stdout.ts';
 import { redactForOutput } from './redact-output.ts';
 import { toPathAccessError } from './system-error.ts';
 import { paint, UsageError, useColor } from './terminal.ts';
+
+/** A failure as a JSON document carries it: code, name, message, suggestion, help link (known secrets masked later). */
+function describeFailure(thrown: unknown): Record<string, unknown> {
+  if (thrown instanceof UsageError || thrown instanceof GoondanError) {
+    return {
+      code: thrown.code,
+      message: redactForOutput(thrown.message),
+      ...(thrown instanceof GoondanError ? { name: thrown.name, suggestion: thrown.suggestion } : {}),
+      helpUrl: errorPageLink(thrown.code),
+    };
+  }
+  return { code: 'E_UNEXPECTED', message: redactForOutput((thrown as Error)?.message ?? String(thrown)) };
+}
 
 /**
  * Prints why a command failed on standard error and returns its exit status: 2 for a usage mistake (with the
@@ -12,6 +26,7 @@ import { paint, UsageError, useColor } from './terminal.ts';
 export function reportFailure(failure: unknown): number {
   // A file or directory the command could not make or use is named with what the system said, not a stack trace.
   const thrown = toPathAccessError(failure);
+  noteFailure({ error: describeFailure(thrown) });
   const color = useColor(process.stderr);
   if (thrown instanceof UsageError) {
     const where = thrown.command ? `gdn ${thrown.command}` : 'gdn';

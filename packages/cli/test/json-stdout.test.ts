@@ -85,3 +85,49 @@ describe('JSON output keeps stdout to one JSON document', () => {
     }
   });
 });
+
+describe('a command asked for JSON that fails before its result', () => {
+  test('prints { status: "error", error } on stdout, with the code, for a usage mistake and a coded error', async () => {
+    const bundle = await agentBundle();
+    const cases: [string[], number, string][] = [
+      [['audit', '--bundle', bundle, '--limit', '0', '--json'], 2, 'E_CLI_USAGE'],
+      [['trace', '--bundle', join(bundle, 'missing'), '--json'], 1, 'E_BUNDLE_NOT_FOUND'],
+      [['tools', 'list', '--bundle', join(bundle, 'missing'), '--json'], 1, 'E_BUNDLE_NOT_FOUND'],
+      [['tools', 'call', '--bundle', join(bundle, 'missing'), 'calc__add', '{}'], 1, 'E_BUNDLE_NOT_FOUND'],
+    ];
+    for (const [args, exitCode, code] of cases) {
+      const result = await gdn(args);
+      expect({ args, exitCode: result.exitCode }).toEqual({ args, exitCode });
+      const json = JSON.parse(result.stdout) as {
+        status: string;
+        error: { code: string; message: string; helpUrl: string };
+      };
+      expect(json.status).toBe('error');
+      expect(json.error.code).toBe(code);
+      expect(json.error.message.length).toBeGreaterThan(0);
+      expect(json.error.helpUrl).toContain(`${code}.md`);
+      expect(result.stderr).toContain(code);
+    }
+  });
+
+  test('an invalid bundle gives { status: "error", errors } as validate --json lists them', async () => {
+    const bundle = await agentBundle();
+    const text = await Bun.file(join(bundle, 'goondan.yaml')).text();
+    const broken = text.replace(/- Tool\/(\w+)/, '- Tool/$1_typo');
+    expect(broken).not.toBe(text);
+    await writeFile(join(bundle, 'goondan.yaml'), broken);
+    const result = await gdn(['run', '--bundle', bundle, '--input', 'hi', '--json']);
+    expect(result.exitCode).toBe(1);
+    const json = JSON.parse(result.stdout) as { status: string; errors: { code: string; line: number }[] };
+    expect(json.status).toBe('error');
+    expect(json.errors.map((problem) => problem.code)).toEqual(['E_REF_UNRESOLVED']);
+    expect(json.errors[0]!.line).toBeGreaterThan(0);
+  });
+
+  test('without --json, nothing goes to stdout', async () => {
+    const bundle = await agentBundle();
+    const result = await gdn(['audit', '--bundle', bundle, '--limit', '0']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+  });
+});

@@ -3,7 +3,7 @@ import type { Bundle, BundleProblem } from '@goondan/core';
 import { formatProblems, GoondanError, readSourceText, toToolError } from '@goondan/core/session';
 import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
-import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
+import { noteFailure, printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
@@ -84,6 +84,8 @@ async function warnStaleToolTypes(bundle: Bundle): Promise<void> {
 
 /** Prints problems with source lines and carets; shared by every command that needs a valid bundle. */
 export function printProblems(dir: string, problems: BundleProblem[], color: boolean): void {
+  // The problems as `validate --json` lists them, for a command asked for JSON (printFailureJson).
+  noteFailure({ errors: problems });
   const readFile = (file: string) => readSourceText(resolve(dir, file));
   // Links for a person: the help page and any docs page a suggestion names are absolute (JSON keeps helpUrl).
   const shown = problems.map((problem) => ({ ...problem, suggestion: absoluteDocsLinks(problem.suggestion) }));
