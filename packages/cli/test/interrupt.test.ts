@@ -97,6 +97,16 @@ describe('interrupting gdn run while a tool runs', () => {
     expect(json.traces[0]!.spans.filter((span) => span.status === 'running')).toEqual([]);
     const resumedTurn = json.traces[1]!.spans.find((span) => span.kind === 'turn');
     expect(resumedTurn!.status).toBe('ok');
+
+    // The cut-off call ran and is in the audit log once, logged when the instance opened again, with its turn.
+    const audit = await gdnJson<
+      { toolCallId: string; toolName: string; status: string; errorCode: string; turnId: string | null }[]
+    >(['audit', '--bundle', bundle, '--instance', 'crashy', '--json']);
+    const rows = audit.json.filter((row) => row.toolCallId === 'call_slow');
+    expect(rows).toEqual([
+      expect.objectContaining({ toolName: 'slow__wait', status: 'error', errorCode: 'E_TOOL_ABORTED' }),
+    ]);
+    expect(rows[0]!.turnId).toMatch(/^turn_/);
   });
 
   test('Ctrl-C (SIGINT) cancels the turn at once: exit 130, says cancelled, and the next run sees E_TOOL_ABORTED', async () => {

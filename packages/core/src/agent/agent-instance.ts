@@ -94,7 +94,12 @@ export interface AgentInstanceOptions {
    * Where `audit` queues its rows (an AuditBatch): they are written in the same transaction as the next write of
    * the conversation, so no tool result reaches the model, or the conversation, before its audit row is on disk.
    */
-  auditLog?: { commitWith(write: () => void): void; flush(): void };
+  auditLog?: {
+    commitWith(write: () => void): void;
+    flush(): void;
+    /** Which of these calls have an audit row already (written or queued). */
+    loggedCalls?(toolCallIds: readonly string[]): Set<string>;
+  };
   /** Where spans go besides the trace store (OpenTelemetry export, docs/telemetry.md). */
   telemetry?: SpanTelemetry;
   /**
@@ -229,6 +234,7 @@ export class AgentInstance {
         };
       } else {
         const saved = store?.savedResults(unanswered.calls.map((call) => call.id));
+        this.auditInterruptedCalls(unanswered.calls, unanswered.assistant, saved);
         const repair = answerUnansweredToolCalls(
           this.messages,
           'The agent stopped before this tool call finished.',
@@ -958,6 +964,49 @@ export class AgentInstance {
     options.beforeResults?.();
     this.appendMessages(toolMessages, state.turnId);
     if (checkpoint) store?.clearResults(calls.map((call) => call.id));
+  }
+
+  /**
+   * A call a kill or crash cut off ran (or was about to) and left no audit row: its row was queued for the step's
+   * commit. It is logged now, with the E_TOOL_ABORTED its result gets, in the same commit as that result. What the
+   * call was decided by is the policy's verdict for the tool now (the turn's source is not known: none); the
+   * duration is unknown (0). Calls with a saved result, or a row already, are not logged again.
+   */
+  private auditInterruptedCalls(
+    calls: readonly ToolCall[],
+    assistant: Message,
+    saved: ReadonlyMap<string, ToolResult> | undefined,
+  ): void {
+    const { audit, auditLog, toolset } = this.options;
+    if (!audit) return;
+    const open = calls.filter((call) => !saved?.has(call.id));
+    if (open.length === 0) return;
+    const logged = auditLog?.loggedCalls?.(open.map((call) => call.id)) ?? new Set<string>();
+    const turnId = this.options.conversation.turnIdOf(assistant.id) ?? null;
+    for (const call of open) {
+      if (logged.has(call.id)) continue;
+      const verdict = toolset.executor.verdictFor(call.name);
+      audit({
+        at: new Date(assistant.createdAt).getTime(),
+        agent: this.agentName,
+        instanceKey: this.instanceKey,
+        turnId,
+        toolCallId: call.id,
+        traceId: null,
+        toolName: call.name,
+        category: verdict?.category ?? null,
+        source: null,
+        decision: verdict?.decision ?? 'refused',
+        rule: verdict?.rule ?? null,
+        direct: false,
+        approval: null,
+        durationMs: 0,
+        status: 'error',
+        errorCode: 'E_TOOL_ABORTED',
+        args: call.args as JsonValue,
+        output: null,
+      });
+    }
   }
 
   /** What a call needs to ask for approval and be audited. */

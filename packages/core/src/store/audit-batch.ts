@@ -27,18 +27,27 @@ export class AuditBatch {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly flushAfterMs: number;
   private readonly writeAll: (entries: readonly AuditEntry[], then?: () => void) => void;
+  private readonly store: AuditStore;
 
   constructor(
     db: Database,
     store: AuditStore,
     private readonly options: AuditBatchOptions = {},
   ) {
+    this.store = store;
     this.flushAfterMs = Math.max(0, options.flushAfterMs ?? DEFAULT_AUDIT_FLUSH_MS);
     const transaction = db.transaction((entries: readonly AuditEntry[], then?: () => void) => {
       for (const entry of entries) store.append(entry);
       then?.();
     });
     this.writeAll = (entries, then) => transaction.immediate(entries, then);
+  }
+
+  /** Which of `toolCallIds` have a row written or queued. */
+  loggedCalls(toolCallIds: readonly string[]): Set<string> {
+    const logged = this.store.loggedCalls(toolCallIds);
+    for (const entry of this.queued) if (toolCallIds.includes(entry.toolCallId)) logged.add(entry.toolCallId);
+    return logged;
   }
 
   /** Entries queued and not yet written. */

@@ -166,6 +166,16 @@ export class AuditStore {
   }
 
   /** The newest `limit` entries that match, returned oldest first. */
+  /** Which of `toolCallIds` have a row already (a call interrupted by a kill is logged once, at recovery). */
+  loggedCalls(toolCallIds: readonly string[]): Set<string> {
+    const logged = new Set<string>();
+    const statement = this.db.query<{ found: number }, [string]>(
+      'SELECT 1 AS found FROM audit_log WHERE tool_call_id = ? LIMIT 1',
+    );
+    for (const id of toolCallIds) if (statement.get(id)) logged.add(id);
+    return logged;
+  }
+
   query(filter: AuditFilter = {}): AuditRecord[] {
     const where: string[] = [];
     const params: Binding[] = [];

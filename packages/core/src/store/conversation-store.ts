@@ -212,6 +212,16 @@ export class ConversationStore {
     return this.loadEntries().map((entry) => entry.message);
   }
 
+  /** The turn a message was appended in, or null (appended outside a turn, or unknown). */
+  turnIdOf(messageId: string): string | null {
+    const row = this.db
+      .query<{ turn_id: string | null }, [string]>(
+        "SELECT turn_id FROM conversation_events WHERE message_id = ? AND type = 'append' ORDER BY seq DESC LIMIT 1",
+      )
+      .get(messageId);
+    return row?.turn_id ?? null;
+  }
+
   /** Messages of the current conversation that were appended in `turnId`, in conversation order. */
   messagesOfTurn(turnId: string): Message[] {
     return this.loadEntries()
