@@ -375,6 +375,29 @@ describe('approvals across a restart', () => {
     expect(toolResults(second.instance.conversation()).at(-1)!.result.error?.code).toBe('E_APPROVAL_DENIED');
   });
 
+  test('a call id the model reuses within a turn for other arguments is asked about again', async () => {
+    const run = await open({
+      permissions: askSlow,
+      steps: [
+        { toolCalls: [{ name: 'calc__slow', id: 'dup', args: { ms: 1 } }] },
+        { toolCalls: [{ name: 'calc__slow', id: 'dup', args: { ms: 2 } }] },
+        { text: 'done' },
+      ],
+    });
+    const first = run.nextRequest();
+    const turn = run.instance.enqueue(userEvent('go'));
+    const approved = await first;
+    const second = run.nextRequest();
+    run.instance.answerApproval(approved.id, { action: 'approve' });
+    const asked = await second;
+    expect(asked.id).not.toBe(approved.id);
+    expect(asked).toMatchObject({ toolCallId: 'dup', args: { ms: 2 }, status: 'pending' });
+    run.instance.answerApproval(asked.id, { action: 'deny', reason: 'not this one' });
+    expect((await turn).status).toBe('completed');
+    expect(toolResults(run.instance.conversation()).map((entry) => entry.result.status)).toEqual(['ok', 'error']);
+    expect(run.ended).toEqual(['calc__slow', 'calc__slow']);
+  });
+
   test("the wait for a person's approval is left out of the call's duration: the tool line and the audit log", async () => {
     const run = await open({
       permissions: askSlow,

@@ -60,6 +60,19 @@ const MAX_TIMER_MS = 2_000_000_000;
  * waits on its stored approval instead of asking twice; a tool approved "for this conversation" is not asked
  * about again until the conversation is reset.
  */
+/** Whether two JSON values are equal, whatever the order of object keys. */
+function sameJson(left: JsonValue, right: JsonValue): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+  if (Array.isArray(left) || Array.isArray(right)) {
+    if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+    return left.every((item, index) => sameJson(item, right[index]!));
+  }
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key]!, right[key]!));
+}
+
 export class ApprovalCoordinator implements ApprovalGate {
   private readonly waiters = new Map<string, Waiter>();
   private pollTimer: ReturnType<typeof setInterval> | undefined;
@@ -70,8 +83,11 @@ export class ApprovalCoordinator implements ApprovalGate {
   async request(request: ApprovalRequest): Promise<ApprovalResolution> {
     const { store } = this.options;
     const now = Date.now();
-    // This very call was asked about before (its turn resumes after a restart): its own answer stands.
-    let record = store.forToolCall(request.toolCallId, { toolName: request.toolName, turnId: request.turnId });
+    // This very call was asked about before (its turn resumes after a restart): its own answer stands. A model may
+    // reuse a call id within a turn (`call_0` at every step): an answer about other arguments is not this call's.
+    const args = this.options.redact ? this.options.redact(request.args) : request.args;
+    const asked = store.forToolCall(request.toolCallId, { toolName: request.toolName, turnId: request.turnId });
+    let record = asked && sameJson(asked.args, args) ? asked : null;
     if (!record) {
       const grant = store.grant(request.toolName);
       if (grant)
@@ -85,7 +101,7 @@ export class ApprovalCoordinator implements ApprovalGate {
         toolCallId: request.toolCallId,
         toolName: request.toolName,
         category: request.category,
-        args: this.options.redact ? this.options.redact(request.args) : request.args,
+        args,
         rule: request.rule,
         source: request.source,
         status: 'pending',
