@@ -1,4 +1,4 @@
-import { styleText } from 'node:util';
+import { format, inspect, styleText } from 'node:util';
 
 /**
  * Whether to colour what goes to `stream`, by the conventions Node's own colours follow: FORCE_COLOR set to
@@ -18,6 +18,36 @@ export type Style = keyof typeof styles;
 /** `text` in a style when `enabled` (node:util styleText: nested styles close properly). */
 export function paint(text: string, style: Style, enabled: boolean): string {
   return enabled ? styleText(styles[style] as Parameters<typeof styleText>[0], text, { validateStream: false }) : text;
+}
+
+type Write = (text: string) => unknown;
+
+/**
+ * Makes the console write plain text: the CLI's output is coloured only where it paints it (paint, useColor).
+ * Bun's own console paints on a terminal whatever TERM or FORCE_COLOR say, reading only NO_COLOR (once, at start):
+ * every console.error line in red, objects in colour. So the console's methods format with util.format (which
+ * never colours) and hand the text on: standard output's to Bun's console.log, which prints a single string as it
+ * is (and stays Bun's quick synchronous writer), standard error's to process.stderr, as Bun has no plain writer
+ * for it. Called once by main.ts; `streams` are for tests.
+ */
+export function usePlainConsole(target: Console = console, streams: { stdout?: Write; stderr?: Write } = {}): void {
+  const printLine = target.log.bind(target);
+  const out = streams.stdout ?? ((text: string) => printLine(text.slice(0, -1)));
+  const err = streams.stderr ?? ((text: string) => process.stderr.write(text));
+  const line = (args: unknown[]) => `${format(...args)}\n`;
+  target.log = (...args: unknown[]) => out(line(args));
+  target.info = target.log;
+  target.debug = target.log;
+  target.dir = (item: unknown, options?: object) => out(`${inspect(item, { ...options, colors: false })}\n`);
+  target.error = (...args: unknown[]) => err(line(args));
+  target.warn = target.error;
+  target.trace = (...args: unknown[]) => {
+    const stack = new Error().stack?.split('\n').slice(2).join('\n') ?? '';
+    err(`Trace${args.length > 0 ? `: ${format(...args)}` : ''}\n${stack}\n`);
+  };
+  target.assert = (condition?: unknown, ...args: unknown[]) => {
+    if (!condition) err(`Assertion failed${args.length > 0 ? `: ${format(...args)}` : ''}\n`);
+  };
 }
 
 /** Codes of usage mistakes; each has a page in docs/errors like every code in @goondan/core's table. */
