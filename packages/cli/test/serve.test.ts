@@ -88,6 +88,29 @@ async function getJson<T>(url: string): Promise<T> {
   return (await (await fetch(url)).json()) as T;
 }
 
+/** GET over a raw socket, with a Host header fetch() would not send; answers like postJson. */
+async function rawGet(url: string, path: string, host: string): Promise<{ status: number; json: ApiJson }> {
+  const { hostname, port } = new URL(url);
+  let text = '';
+  const { promise: closed, resolve } = Promise.withResolvers<void>();
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: {
+      data(_socket, chunk) {
+        text += new TextDecoder().decode(chunk);
+      },
+      close: () => resolve(),
+      error: () => resolve(),
+    },
+  });
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  await closed;
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+  const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+  return { status, json: JSON.parse(body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1)) as ApiJson };
+}
+
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
     method: 'POST',
@@ -239,6 +262,21 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
         'E_AGENT_UNKNOWN',
       ],
       [
+        'a body nested 100,000 levels deep',
+        postJson(
+          `${url}/v1/agents/helper/instances/deep/events`,
+          `{"input":"x","data":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+        ),
+        400,
+        'E_SERVE_BAD_REQUEST',
+      ],
+      [
+        'a Host header that is not a host name',
+        rawGet(url, '/healthz', '127.0.0.1@evil.example'),
+        400,
+        'E_SERVE_BAD_REQUEST',
+      ],
+      [
         'a body over 1 MiB',
         postJson(`${url}/v1/chat/completions`, {
           model: 'helper',
@@ -289,6 +327,7 @@ describe('gdn serve: the bundle scheduler over HTTP', () => {
       [{ agent: 'helper', rrule: 'FREQ=SOMETIMES', label: 'impossible' }, 'E_SCHEDULE_INVALID'],
       [{ agent: 'nobody', inMs: 1000, label: 'unknown agent' }, 'E_AGENT_UNKNOWN'],
       [{ agent: 'helper', inMs: 'soon' }, 'E_SERVE_BAD_REQUEST'],
+      [{ agent: 'helper', inMs: 1e300, label: 'never' }, 'E_SCHEDULE_INVALID'],
     ];
     for (const [body, code] of refused) {
       const answer = await postJson(`${url}/v1/schedules`, body);

@@ -43,5 +43,27 @@ export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Pr
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw badRequest('The body must be a JSON object.');
   }
+  // Nothing the API takes nests deeper; a body that does would fail later, where it is stored or copied (after a
+  // 202 said it was accepted), by running out of stack.
+  if (nestedDeeperThan(parsed, MAX_BODY_DEPTH)) {
+    throw badRequest(`The body nests deeper than ${MAX_BODY_DEPTH} levels of arrays and objects.`);
+  }
   return parsed as Record<string, unknown>;
+}
+
+/** How deep a request body's arrays and objects may nest. */
+export const MAX_BODY_DEPTH = 256;
+
+/** Whether `value` nests more than `limit` levels; walks without recursion, so any depth is safe to check. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    const children = Array.isArray(current) ? current : Object.values(current as object);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }

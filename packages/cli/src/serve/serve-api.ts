@@ -47,7 +47,7 @@ const corsHeaders = {
 function admit(
   request: Request,
   options: { token?: string; allowedOrigins: readonly string[] },
-): { error: GoondanError; status: 401 | 403 } | null {
+): { error: GoondanError; status: 400 | 401 | 403 } | null {
   const origin = request.headers.get('origin');
   if (!isAllowedOrigin(origin, options.allowedOrigins)) {
     const message = `Origin '${origin}' is not allowed (loopback origins are; add others with --allow-origin).`;
@@ -62,7 +62,14 @@ function admit(
       return { error: thrown as GoondanError, status: 401 };
     }
   }
-  const host = new URL(`http://${request.headers.get('host') ?? 'localhost'}`).hostname;
+  const given = request.headers.get('host') ?? 'localhost';
+  let host: string;
+  try {
+    host = new URL(`http://${given}`).hostname;
+  } catch {
+    const message = `The Host header '${given.slice(0, 200)}' is not a host name (host or host:port).`;
+    return { error: new GoondanError('E_SERVE_BAD_REQUEST', message), status: 400 };
+  }
   if (isLoopbackHost(host)) return null;
   const message = `Host '${host}' is not a loopback name; without a token only 127.0.0.1, ::1 and localhost are served.`;
   return { error: new GoondanError('E_SERVE_UNAUTHORIZED', message), status: 403 };
@@ -85,7 +92,16 @@ export function createServeApi(options: { routes: Route[]; token?: string; allow
       if (request.method === 'OPTIONS' && origin && cors['access-control-allow-origin']) {
         return new Response(null, { status: 204, headers: cors });
       }
-      const url = new URL(request.url);
+      const url = URL.parse(request.url);
+      // Bun builds the request's URL from its Host header: one that is not a host name makes no URL.
+      if (url === null) {
+        const given = (request.headers.get('host') ?? '').slice(0, 200);
+        const error = new GoondanError(
+          'E_SERVE_BAD_REQUEST',
+          `The Host header '${given}' is not a host name (host or host:port).`,
+        );
+        return apiErrorResponse(error, { headers: cors, status: 400 });
+      }
       const path = url.pathname.replace(/\/+$/, '') || '/';
       const matching = routes.map((route) => ({ route, params: match(route.path, path) })).filter((m) => m.params);
       const found = matching.find(({ route }) => route.method === request.method);
