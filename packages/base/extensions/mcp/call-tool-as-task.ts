@@ -1,6 +1,6 @@
 import { GoondanError } from '@goondan/core/errors';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateTaskResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const DEFAULT_POLL_INTERVAL_MS = 1_000;
 const MAX_POLL_INTERVAL_MS = 5_000;
@@ -8,9 +8,10 @@ const MAX_POLL_INTERVAL_MS = 5_000;
 /**
  * Calls a tool that needs MCP tasks (`execution.taskSupport: "required"`, spec 2025-11): `tools/call` with a task
  * creates it, `tasks/get` polls at the server's `pollInterval` until it ends, `tasks/result` gives its
- * CallToolResult (a failed task's too, which carries `isError`). `input_required` goes straight to `tasks/result`,
- * which blocks until the task ends. When `signal` aborts (timeout, cancelled turn) the task is cancelled at the
- * server with `tasks/cancel`. Errors are thrown as the SDK gives them, so the caller maps them like plain calls.
+ * CallToolResult (a failed task's too, which carries `isError`), unchecked: the caller checks it as it checks a plain
+ * call's answer. `input_required` goes straight to `tasks/result`, which blocks until the task ends. When `signal`
+ * aborts (timeout, cancelled turn) the task is cancelled at the server with `tasks/cancel`. Errors are thrown as the
+ * SDK gives them, so the caller maps them like plain calls.
  *
  * The SDK's `experimental.tasks.callToolStream` does the same loop but turns every error into a JSON-RPC internal
  * error (a broken connection would then read as a server failure) and never sends `tasks/cancel`.
@@ -22,7 +23,7 @@ export async function callToolAsTask(options: {
   args: Record<string, unknown>;
   signal: AbortSignal;
   timeoutMs: number;
-}): Promise<CallToolResult> {
+}): Promise<unknown> {
   const { client, serverName, mcpName, args, signal, timeoutMs } = options;
   const requestOptions = { signal, timeout: timeoutMs };
   const created = await client.request(
@@ -35,11 +36,7 @@ export async function callToolAsTask(options: {
     let task = created.task;
     for (;;) {
       if (task.status === 'completed' || task.status === 'failed' || task.status === 'input_required') {
-        return (await client.experimental.tasks.getTaskResult(
-          taskId,
-          CallToolResultSchema,
-          requestOptions,
-        )) as CallToolResult;
+        return await client.experimental.tasks.getTaskResult(taskId, ResultSchema, requestOptions);
       }
       if (task.status === 'cancelled') {
         throw new GoondanError(

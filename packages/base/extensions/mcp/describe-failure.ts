@@ -2,6 +2,8 @@ import { ErrorCode, type McpError } from '@modelcontextprotocol/sdk/types.js';
 
 /** An Error's message with its code (`ECONNRESET`) and cause, for the messages of E_MCP_UNAVAILABLE and logs. */
 export function describeThrown(thrown: unknown): string {
+  // An answer the SDK's schema refused: its message is the issues as pretty-printed JSON, many lines long.
+  if (isSchemaError(thrown)) return `a malformed answer: ${describeIssues(thrown.issues)}`;
   if (thrown instanceof Error) {
     const code = (thrown as { code?: unknown }).code;
     const cause = (thrown as { cause?: unknown }).cause;
@@ -20,4 +22,37 @@ export function stripMcpPrefix(error: McpError): string {
 /** The last three lines of a server's stderr, on one line. */
 export function lastLines(text: string): string {
   return text.split('\n').slice(-3).join(' | ');
+}
+
+/** One problem a schema found (zod's issue, the fields we read). */
+export interface SchemaIssue {
+  code?: string;
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+}
+
+/** The error the SDK rejects a request with when the answer fails its schema (a zod error). */
+export function isSchemaError(thrown: unknown): thrown is Error & { issues: SchemaIssue[] } {
+  return thrown instanceof Error && Array.isArray((thrown as { issues?: unknown }).issues);
+}
+
+const MAX_ISSUES = 3;
+
+/**
+ * Schema issues on one line, where and what: `content: expected array, received string; isError: expected boolean,
+ * received string`. At most three, then how many more.
+ */
+export function describeIssues(issues: readonly SchemaIssue[]): string {
+  const described = issues.slice(0, MAX_ISSUES).map((issue) => {
+    const where = issue.path
+      .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
+      .join('');
+    const what =
+      issue.code === 'invalid_union'
+        ? 'matches none of the allowed forms'
+        : issue.message.replace(/^Invalid input: /, '').replace(/^Invalid input$/, 'not valid');
+    return where === '' ? what : `${where}: ${what}`;
+  });
+  const more = issues.length - MAX_ISSUES;
+  return `${described.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
 }

@@ -11,7 +11,8 @@
  *
  * Each MCP tool `t` of server `s` is registered as `s__t` (made provider-safe, see tool-names.ts). Behaviour is
  * described in docs; the rules live next to the code: parse-config.ts (config), mcp-connection.ts (connect,
- * reconnect, timeouts), mcp-bridge.ts (registration, list_changed, collisions), to-tool-output.ts (results).
+ * reconnect, timeouts), list-mcp-tools.ts (tools/list, each tool checked), mcp-bridge.ts (registration,
+ * list_changed, collisions), check-call-result.ts and to-tool-output.ts (results).
  */
 import type { ExtensionApi } from '@goondan/core';
 import { GoondanError } from '@goondan/core/errors';

@@ -1,4 +1,5 @@
 import type { ExtensionApi, JsonSchemaObject, ToolCatalogItem, ToolHandler } from '@goondan/core';
+import { MAX_LIST_PAGES, type McpToolList } from './list-mcp-tools.ts';
 import { McpConnection, type McpTool } from './mcp-connection.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { toToolOutput } from './to-tool-output.ts';
@@ -38,7 +39,7 @@ export class McpBridge {
           ? { caller: { agentName: options.api.agentName, instanceKey: options.api.instanceKey ?? 'default' } }
           : {}),
         retryDelayMs: options.retryDelayMs,
-        onTools: (tools) => this.sync(connection, config, tools),
+        onTools: (list) => this.sync(connection, config, list),
       });
       this.connections.set(config.name, connection);
     }
@@ -74,8 +75,10 @@ export class McpBridge {
     await Promise.all([...this.connections.values()].map((connection) => connection.close()));
   }
 
-  private sync(connection: McpConnection, config: McpServerConfig, tools: readonly McpTool[]): void {
+  private sync(connection: McpConnection, config: McpServerConfig, list: McpToolList): void {
     const { api } = this.options;
+    this.reportListProblems(config.name, list);
+    const { tools } = list;
     const current = this.registered.get(config.name) ?? new Map<string, RegisteredMcpTool>();
     this.registered.set(config.name, current);
     // Tools that already hold a name keep it: they go first when names are handed out.
@@ -130,7 +133,7 @@ export class McpBridge {
       try {
         api.tools.register(item, handler, {
           timeoutMs: config.timeoutMs,
-          category: config.toolCategories[tool.name] ?? config.category,
+          category: config.toolCategories.get(tool.name) ?? config.category,
         });
         current.set(name, { mcpName: tool.name, fingerprint: fingerprintOf(tool) });
       } catch (thrown) {
@@ -139,6 +142,30 @@ export class McpBridge {
           `MCP tool '${tool.name}' of server '${config.name}' is skipped: ${(thrown as Error)?.message ?? String(thrown)}`,
         );
       }
+    }
+  }
+
+  /** What the listing left out or cut, each said once (a refresh lists the same again). */
+  private reportListProblems(serverName: string, list: McpToolList): void {
+    for (const { tool, problem } of list.malformed) {
+      this.reportOnce(
+        `malformed:${serverName}:${tool}:${problem}`,
+        `MCP tool ${tool} of server '${serverName}' is skipped: its definition is malformed: ${problem}`,
+      );
+    }
+    for (const name of list.repeated) {
+      this.reportOnce(
+        `repeated:${serverName}:${name}`,
+        `MCP server '${serverName}' lists the tool '${name}' more than once; the first definition is used.`,
+        'warn',
+      );
+    }
+    if (list.cutAtCursor !== undefined) {
+      this.reportOnce(
+        `cut:${serverName}`,
+        `MCP server '${serverName}': tools/list had more than ${MAX_LIST_PAGES} pages (the last nextCursor: ${JSON.stringify(list.cutAtCursor)}); only the tools of the first ${MAX_LIST_PAGES} are used.`,
+        'warn',
+      );
     }
   }
 

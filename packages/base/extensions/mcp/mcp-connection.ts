@@ -6,13 +6,17 @@ import {
   type CallToolResult,
   ErrorCode,
   McpError,
+  ResultSchema,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { scrubEnvironment } from '../../src/scrub-environment.ts';
 import { callToolAsTask } from './call-tool-as-task.ts';
-import { describeThrown, lastLines, stripMcpPrefix } from './describe-failure.ts';
+import { checkCallResult } from './check-call-result.ts';
+import { describeThrown, isSchemaError, lastLines, stripMcpPrefix } from './describe-failure.ts';
 import { failBrokenStreams } from './fail-broken-streams.ts';
+import { listMcpTools, type McpToolList } from './list-mcp-tools.ts';
 import { oauthBearerFetch } from './oauth-bearer-fetch.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
@@ -32,15 +36,17 @@ export interface McpConnectionOptions {
   logger: Console;
   /** Who asks for the OAuth token of a server with `oauthAppRef` (the agent instance of the extension). */
   caller?: OAuthCaller;
-  /** Told the server's full tool list after every (re)connect and every `notifications/tools/list_changed`. */
-  onTools: (tools: McpTool[]) => void;
+  /**
+   * Told the server's full tool list after every (re)connect and every `notifications/tools/list_changed`, with
+   * the tools left out of it and why.
+   */
+  onTools: (list: McpToolList) => void;
   /** First delay of the background reconnect; doubles after each failure up to `maxRetryDelayMs`. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
 }
 
 const CLIENT_INFO = { name: 'goondan', version: '0.1.0' };
-const MAX_LIST_PAGES = 100;
 const DEFAULT_RETRY_DELAY_MS = 1_000;
 const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
 
@@ -63,6 +69,8 @@ export class McpConnection {
   /** Why the last connect failed or the connection dropped, for E_MCP_UNAVAILABLE messages. */
   private lastProblem = 'not connected yet';
   private failuresInARow = 0;
+  /** Of the tools last published: the checks of their structuredContent against their outputSchema. */
+  private outputChecks = new Map<string, JsonSchemaValidator<unknown>>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.name = options.config.name;
@@ -107,16 +115,24 @@ export class McpConnection {
     const client = await this.connect();
     const { timeoutMs } = this.options.config;
     try {
-      if (call.asTask) {
-        return await callToolAsTask({ client, serverName: this.name, mcpName, args, signal, timeoutMs });
-      }
-      return (await client.callTool({ name: mcpName, arguments: args }, undefined, {
-        signal,
-        timeout: timeoutMs,
-      })) as CallToolResult;
+      // Asked with a lenient schema and checked here: a malformed answer is this call's failure, not the connection's.
+      const answer = call.asTask
+        ? await callToolAsTask({ client, serverName: this.name, mcpName, args, signal, timeoutMs })
+        : await client.request({ method: 'tools/call', params: { name: mcpName, arguments: args } }, ResultSchema, {
+            signal,
+            timeout: timeoutMs,
+          });
+      return checkCallResult(answer, { serverName: this.name, mcpName, outputCheck: this.outputChecks.get(mcpName) });
     } catch (thrown) {
       if (signal.aborted) throw thrown; // the executor has answered already (timeout or cancellation)
       if (thrown instanceof GoondanError) throw thrown;
+      if (isSchemaError(thrown)) {
+        // An answer the SDK's schema refused (a task's status, say): the server answered, the connection is fine.
+        throw new GoondanError(
+          'E_MCP_TOOL_ERROR',
+          `MCP server '${this.name}' answered tools/call '${mcpName}' with ${describeThrown(thrown)}`,
+        );
+      }
       if (!isRetry && this.refusedSession(client, thrown)) {
         const status = (thrown as StreamableHTTPError).code;
         this.drop(client, `the server no longer knows the HTTP session (HTTP ${status}; it restarted?)`);
@@ -179,7 +195,7 @@ export class McpConnection {
     try {
       this.transport = transport;
       await client.connect(transport, { timeout: config.connectTimeoutMs });
-      const tools = await this.listTools(client);
+      const tools = await listMcpTools(client, { timeoutMs: config.connectTimeoutMs });
       if (this.closed) throw new Error('the extension was closed');
       this.client = client;
       if (this.failuresInARow > 0) logger.info(`MCP server '${this.name}' is connected again.`);
@@ -223,24 +239,10 @@ export class McpConnection {
     });
   }
 
-  /** Every page of tools/list. */
-  private async listTools(client: Client): Promise<McpTool[]> {
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.options.config.connectTimeoutMs,
-      });
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
-      if (cursor === undefined) break;
-    }
-    return tools;
-  }
-
-  private publish(tools: McpTool[]): void {
+  private publish(list: McpToolList): void {
+    this.outputChecks = list.outputChecks;
     try {
-      this.options.onTools(tools);
+      this.options.onTools(list);
     } catch (thrown) {
       this.options.logger.error(`MCP server '${this.name}': registering its tools failed: ${describeThrown(thrown)}`);
     }
@@ -256,7 +258,7 @@ export class McpConnection {
       do {
         this.refreshAgain = false;
         try {
-          const tools = await this.listTools(client);
+          const tools = await listMcpTools(client, { timeoutMs: this.options.config.connectTimeoutMs });
           if (this.client === client) this.publish(tools);
         } catch (thrown) {
           this.options.logger.warn(`MCP server '${this.name}': re-listing tools failed: ${describeThrown(thrown)}`);

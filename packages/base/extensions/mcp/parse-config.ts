@@ -24,8 +24,11 @@ interface McpServerCommon {
   required: boolean;
   /** Risk category of the server's tools (permissions); `sensitive` unless the bundle says otherwise. */
   category: RiskCategory;
-  /** Per tool, by the name the server gives it: overrides `category`. */
-  toolCategories: Record<string, RiskCategory>;
+  /**
+   * Per tool, by the name the server gives it: overrides `category`. A Map, not an object: tools may be named
+   * `toString` or `__proto__`, and an object's lookup would find its prototype's members.
+   */
+  toolCategories: ReadonlyMap<string, RiskCategory>;
 }
 
 export interface McpStdioServerConfig extends McpServerCommon {
@@ -60,10 +63,11 @@ function category(value: unknown, at: string): RiskCategory {
   throw new Error(`${at} must be one of ${riskCategories.join(', ')} (got ${JSON.stringify(value)})`);
 }
 
-function toolCategories(value: unknown, at: string): Record<string, RiskCategory> {
-  if (value === undefined) return {};
+function toolCategories(value: unknown, at: string): Map<string, RiskCategory> {
+  if (value === undefined) return new Map();
   if (!isObject(value)) throw new Error(`${at} must map MCP tool names to a category`);
-  return Object.fromEntries(Object.entries(value).map(([tool, given]) => [tool, category(given, `${at}.${tool}`)]));
+  // Own keys only (Object.entries), so a tool named like an Object.prototype member is looked up as itself.
+  return new Map(Object.entries(value).map(([tool, given]) => [tool, category(given, `${at}.${tool}`)]));
 }
 
 function isObject(value: unknown): value is Record<string, JsonValue> {

@@ -1,0 +1,83 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResultSchema, type Tool, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { describeIssues, describeThrown } from './describe-failure.ts';
+
+export const MAX_LIST_PAGES = 100;
+
+/** What one listing of a server's tools found: the usable tools, and what was wrong with the others. */
+export interface McpToolList {
+  tools: Tool[];
+  /** Tools left out because their definition is malformed: `'name'`, or `#n` (position in the list) without one. */
+  malformed: Array<{ tool: string; problem: string }>;
+  /** Names listed more than once (the first definition is used). */
+  repeated: string[];
+  /** Set when the list went on past MAX_LIST_PAGES: the nextCursor it was cut at. */
+  cutAtCursor?: string;
+  /** Checks of structuredContent against each tool's outputSchema (tools without one have none). */
+  outputChecks: Map<string, JsonSchemaValidator<unknown>>;
+}
+
+/**
+ * Every page of tools/list (at most MAX_LIST_PAGES), each tool checked on its own. The SDK's `listTools` validates
+ * the whole answer, so one malformed tool would fail the listing of them all, and its error is a many-line dump of
+ * schema issues: here each page is read as it comes and each tool checked against the MCP Tool schema, so a
+ * malformed tool is left out (and said why, in one line) while the others are used. A page that is not a tool
+ * list at all still fails the listing. The SDK would also check results against each `outputSchema` (it keeps the
+ * validators from its own listTools), so the checks are compiled here instead.
+ */
+export async function listMcpTools(client: Client, options: { timeoutMs: number }): Promise<McpToolList> {
+  const list: McpToolList = { tools: [], malformed: [], repeated: [], outputChecks: new Map() };
+  const validator = new AjvJsonSchemaValidator();
+  const seen = new Set<string>();
+  let position = 0;
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+    const answer = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+      ResultSchema,
+      { timeout: options.timeoutMs },
+    );
+    const { tools, nextCursor } = answer as { tools?: unknown; nextCursor?: unknown };
+    if (!Array.isArray(tools)) throw new Error(`its tools/list answer has no tools list (tools: ${typeOf(tools)})`);
+    for (const item of tools) {
+      position += 1;
+      const checked = ToolSchema.safeParse(item);
+      const named = (item as { name?: unknown })?.name;
+      const label = typeof named === 'string' ? `'${named}'` : `#${position}`;
+      if (!checked.success) {
+        list.malformed.push({ tool: label, problem: describeIssues(checked.error.issues) });
+        continue;
+      }
+      const tool = checked.data as Tool;
+      if (seen.has(tool.name)) {
+        list.repeated.push(tool.name);
+        continue;
+      }
+      if (tool.outputSchema) {
+        try {
+          list.outputChecks.set(tool.name, validator.getValidator(tool.outputSchema as never));
+        } catch (thrown) {
+          list.malformed.push({ tool: label, problem: `outputSchema cannot be compiled: ${describeThrown(thrown)}` });
+          continue;
+        }
+      }
+      seen.add(tool.name);
+      list.tools.push(tool);
+    }
+    if (nextCursor !== undefined && typeof nextCursor !== 'string') {
+      throw new Error(`its tools/list answer has a nextCursor that is not a string (${typeOf(nextCursor)})`);
+    }
+    cursor = nextCursor;
+    if (cursor === undefined) return list;
+  }
+  list.cutAtCursor = cursor;
+  return list;
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'undefined' ? 'missing' : `a ${typeof value}`;
+}

@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import type { JsonObject } from '@goondan/core';
+import { type Bridge, startBridge } from './__fixtures__/harness.ts';
+import { prototypeNames } from './__fixtures__/misbehaving-server.ts';
+import { mcpToolName } from './tool-names.ts';
+
+const misbehavingServer = join(import.meta.dir, '__fixtures__', 'misbehaving-server.ts');
+
+/** The misbehaving fixture as server `odd`, run by the current Bun with `flags`. */
+function odd(flags: string[] = [], extra: JsonObject = {}): JsonObject {
+  return { name: 'odd', command: process.execPath, args: [misbehavingServer, ...flags], ...extra };
+}
+
+const opened: Bridge[] = [];
+async function bridge(...args: Parameters<typeof startBridge>): Promise<Bridge> {
+  const started = await startBridge(...args);
+  opened.push(started);
+  return started;
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((item) => item.close()));
+});
+
+const linesOf = (b: Bridge, level: string) => b.logs.filter((line) => line.level === level).map((line) => line.text);
+
+describe('mcp extension: servers that break the rules', () => {
+  test('tools named like Object.prototype members are registered, called, and take their toolCategories', async () => {
+    const b = await bridge({
+      servers: [odd([], { category: 'safe', toolCategories: { toString: 'sensitive', constructor: 'sensitive' } })],
+    });
+    expect(linesOf(b, 'error')).toEqual([]);
+    for (const name of prototypeNames) {
+      const registered = mcpToolName('odd', name);
+      expect(b.registry.has(registered)).toBe(true);
+      expect(await b.call(registered)).toEqual({ status: 'ok', output: `called ${name}` });
+    }
+    expect(b.registry.get('odd__toString')?.category).toBe('sensitive');
+    expect(b.registry.get('odd__constructor')?.category).toBe('sensitive');
+    expect(b.registry.get('odd__valueOf')?.category).toBe('safe');
+    expect(b.registry.get(mcpToolName('odd', '__proto__'))?.category).toBe('safe');
+  });
+
+  test('a malformed tools/call result fails that call only; calls in flight finish and the process stays', async () => {
+    const b = await bridge({ servers: [odd()] }, { retryDelayMs: 60_000 });
+    const connection = b.bridge.connections.get('odd')!;
+    const pid = connection.pid;
+    const slow = b.call('odd__slow', { ms: 1_000 });
+    const malformed = await b.call('odd__malformed_result');
+    expect(malformed.error?.code).toBe('E_MCP_TOOL_ERROR');
+    const message = malformed.error?.message ?? '';
+    expect(message).toStartWith("MCP server 'odd' answered tools/call 'malformed_result' with a malformed result: ");
+    expect(message).toContain('content: ');
+    expect(message).toContain('isError: ');
+    expect(message).not.toContain('\n');
+    expect(message.length).toBeLessThan(300);
+    expect(await slow).toEqual({ status: 'ok', output: 'waited 1000' });
+    expect(connection.connected).toBe(true);
+    expect(connection.pid).toBe(pid);
+    expect(linesOf(b, 'warn')).toEqual([]);
+  });
+
+  test("structuredContent is checked against the tool's outputSchema, as the SDK's callTool does", async () => {
+    const b = await bridge({ servers: [odd()] }, { retryDelayMs: 60_000 });
+    expect(await b.call('odd__typed')).toEqual({ status: 'ok', output: { n: 1 } });
+    const mismatch = (await b.call('odd__typed', { mismatch: true })).error;
+    expect(mismatch?.code).toBe('E_MCP_TOOL_ERROR');
+    expect(mismatch?.message).toBe(
+      "MCP server 'odd' answered tools/call 'typed' with structuredContent that does not match its outputSchema: data/n must be number",
+    );
+    expect(b.bridge.connections.get('odd')!.connected).toBe(true);
+  });
+
+  test('malformed tools in tools/list are skipped, one line each naming the tool and the problem; the rest register', async () => {
+    const b = await bridge({ servers: [odd(['--malformed-tools'])] }, { retryDelayMs: 60_000 });
+    expect(b.bridge.connections.get('odd')!.connected).toBe(true);
+    expect(b.registry.has('odd__echo')).toBe(true);
+    expect(await b.call('odd__echo', { text: 'still here' })).toEqual({ status: 'ok', output: 'still here' });
+    for (const name of ['odd__no_schema', 'odd__string_schema', 'odd__bad_required']) {
+      expect(b.registry.has(name)).toBe(false);
+    }
+    const skipped = linesOf(b, 'error');
+    expect(skipped).toEqual([
+      expect.stringMatching(
+        /^MCP tool 'no_schema' of server 'odd' is skipped: its definition is malformed: inputSchema: /,
+      ),
+      expect.stringMatching(
+        /^MCP tool 'string_schema' of server 'odd' is skipped: its definition is malformed: inputSchema\.type: /,
+      ),
+      expect.stringMatching(
+        /^MCP tool 'bad_required' of server 'odd' is skipped: its definition is malformed: inputSchema\.required: /,
+      ),
+      expect.stringMatching(/^MCP tool #14 of server 'odd' is skipped: its definition is malformed: /),
+    ]);
+    for (const line of skipped) expect(line).not.toContain('\n');
+    expect(b.logs.some((line) => line.text.includes('could not be reached'))).toBe(false);
+  });
+
+  test('a tools/list whose nextCursor never changes is cut at 100 pages, and the cut is logged', async () => {
+    const b = await bridge({ servers: [odd(['--endless-cursor'])] }, { retryDelayMs: 60_000 });
+    expect(b.registry.has('odd__echo')).toBe(true);
+    expect(linesOf(b, 'warn')).toEqual([
+      "MCP server 'odd' lists the tool 'echo' more than once; the first definition is used.",
+      'MCP server \'odd\': tools/list had more than 100 pages (the last nextCursor: "same"); only the tools of the first 100 are used.',
+    ]);
+  });
+});
