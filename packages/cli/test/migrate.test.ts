@@ -2,7 +2,7 @@
 import { afterAll, expect, test } from 'bun:test';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanupTempDirs, gdnJson, makeTempDir } from './helpers.ts';
+import { cleanupTempDirs, gdn, gdnJson, makeTempDir } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -34,4 +34,74 @@ spec:
   const text = await readFile(join(dir, 'goondan.yaml'), 'utf8');
   expect(text).toStartWith('# kept\napiVersion: goondan.ai/v1\n');
   expect(text).toContain('- name: add');
+});
+
+interface MigrateJson {
+  written: boolean;
+  changes: { line: number; path: string; message: string }[];
+  unconverted: { line: number; message: string }[];
+}
+
+/** A Windows-saved bundle: a BOM, CRLF endings, flow lists without padding, comments after values. */
+const windowsBundle = [
+  '\uFEFF# saved on Windows\r\n',
+  'apiVersion: agents.example.io/v1alpha1\r\n',
+  'kind: Tool\r\n',
+  'metadata: {name: notes}\r\n',
+  'spec:\r\n',
+  '  runtime: node   # v1 only\r\n',
+  '  entry: ./notes.ts\r\n',
+  '  exports:\r\n',
+  '    - name: notes.add   # the model saw notes.add\r\n',
+  '      parameters: {type: object, properties: {name: {type: string}}, required: [name]}\r\n',
+].join('');
+
+test('gdn migrate changes only the parts it lists: BOM, CRLF, comments and flow lists stay byte for byte', async () => {
+  const dir = await makeTempDir('gdn-migrate-bytes-');
+  const file = join(dir, 'goondan.yaml');
+  await writeFile(file, windowsBundle);
+  const dry = await gdnJson<MigrateJson>(['migrate', '--bundle', dir, '--dry-run', '--json']);
+  expect(dry.json.written).toBe(false);
+  expect(await readFile(file, 'utf8')).toBe(windowsBundle);
+  const run = await gdnJson<MigrateJson>(['migrate', '--bundle', dir, '--json']);
+  expect(run.result.exitCode).toBe(0);
+  expect(run.json.written).toBe(true);
+  // The dry run listed exactly what the run then wrote.
+  expect(dry.json.changes).toEqual(run.json.changes);
+  expect(run.json.changes.map((change) => change.path)).toEqual(['apiVersion', 'spec.runtime', 'spec.exports.0.name']);
+  expect(await readFile(file, 'utf8')).toBe(
+    windowsBundle
+      .replace('agents.example.io/v1alpha1', 'goondan.ai/v1')
+      .replace('  runtime: node   # v1 only\r\n', '')
+      .replace('- name: notes.add', '- name: add'),
+  );
+  // An LF file keeps its unpadded flow lists too (yaml's toString would write `[ name ]`).
+  const lf = 'apiVersion: v1\nkind: Agent\nmetadata: {name: a}\nspec: {tools: [bash], required: [name]}\n';
+  await writeFile(file, lf);
+  expect((await gdn(['migrate', '--bundle', dir])).exitCode).toBe(0);
+  expect(await readFile(file, 'utf8')).toBe(
+    lf.replace('apiVersion: v1', 'apiVersion: goondan.ai/v1').replace('[bash]', '[Tool/bash]'),
+  );
+});
+
+test('gdn migrate refuses a goondan.yaml that is not UTF-8 and writes nothing (exit 1)', async () => {
+  const dir = await makeTempDir('gdn-migrate-utf8-');
+  const file = join(dir, 'goondan.yaml');
+  const bytes = Buffer.concat([
+    Buffer.from('apiVersion: v1\nkind: Agent\nmetadata: { name: a }\n# caf'),
+    Buffer.from([0xe9]),
+    Buffer.from('\nspec: {}\n'),
+  ]);
+  await writeFile(file, bytes);
+  const { result, json } = await gdnJson<MigrateJson>(['migrate', '--bundle', dir, '--json']);
+  expect(result.exitCode).toBe(1);
+  expect(json.written).toBe(false);
+  expect(json.changes).toEqual([]);
+  expect(json.unconverted).toEqual([
+    expect.objectContaining({ line: 4, message: expect.stringContaining('byte 0xE9 at offset 54 is not UTF-8') }),
+  ]);
+  expect(Buffer.compare(await readFile(file), bytes)).toBe(0);
+  const text = await gdn(['migrate', '--bundle', dir]);
+  expect(text.exitCode).toBe(1);
+  expect(text.stdout).toContain('goondan.yaml:4  E_MIGRATE_UNCONVERTED  byte 0xE9');
 });

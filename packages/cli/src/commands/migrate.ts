@@ -4,24 +4,35 @@ import { findBundleDir, GoondanError } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { docsLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
-import { type MigrationNote, migrateBundleText } from '../migrate/migrate-bundle-text.ts';
+import { type MigrationNote, type MigrationResult, migrateBundleText } from '../migrate/migrate-bundle-text.ts';
+import { readUtf8 } from '../migrate/read-utf8.ts';
 import { UsageError } from '../terminal.ts';
 
 export const migrateHelp = `Usage: gdn migrate [--bundle DIR] [--dry-run] [--json]
 
 Rewrites, in place, the parts of a goondan.yaml written for older Goondan runtimes that do not load as they are:
 other apiVersions, a Tool's v1 runtime field, dotted or camelCase export names, references written as bare
-names. Comments and layout are kept. Every change is listed, and so is every part it could not convert
-(E_MIGRATE_UNCONVERTED), to edit by hand. Shapes that load as they are (a Package, package refs, Swarm agents as
-{ ref }, single-function Tools) are left alone. See docs/migrating.md.
+names. Only the values it changes and the keys it removes differ: comments, layout, a BOM and the line endings
+stay as they were, and a file that is not UTF-8 is refused, not rewritten. Every change is listed, and so is
+every part it could not convert (E_MIGRATE_UNCONVERTED), to edit by hand. Shapes that load as they are (a
+Package, package refs, Swarm agents as { ref }, single-function Tools) are left alone. See docs/migrating.md.
 
 Options:
-  --dry-run     list the changes without writing the file
+  --dry-run     list the changes without writing the file (the same list a run writes)
   --json        print {"file", "written", "changes": [...], "unconverted": [...]} on standard output
   --bundle DIR  the bundle directory (default: the current directory or a parent with goondan.yaml)
 
 Exit status: 0 when everything was converted (or nothing needed to be), 1 when some part was not converted,
 2 on a usage error.`;
+
+/** A file that is not UTF-8 is refused: reading it would replace the byte, and writing it back would keep that. */
+function migrateBytes(bytes: Uint8Array): MigrationResult {
+  const reading = readUtf8(bytes);
+  if (reading.type === 'text') return migrateBundleText(reading.text);
+  const byte = `0x${reading.byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const message = `byte ${byte} at offset ${reading.offset} is not UTF-8; save goondan.yaml as UTF-8 first (nothing was written)`;
+  return { text: '', changes: [], unconverted: [{ line: reading.line, resource: '', path: '', message }] };
+}
 
 function line(note: MigrationNote, prefix: string): string {
   return `goondan.yaml:${note.line}  ${prefix}${note.resource ? `${note.resource}: ` : ''}${note.message}`;
@@ -41,10 +52,10 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   if (values.json) reserveStdoutForJson();
   const dir = values.bundle ? resolve(values.bundle) : findBundleDir(process.cwd());
   const file = join(dir, 'goondan.yaml');
-  const text = await readFile(file, 'utf8').catch(() => {
+  const bytes = await readFile(file).catch(() => {
     throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${dir}.`);
   });
-  const result = migrateBundleText(text);
+  const result = migrateBytes(bytes);
   const write = result.changes.length > 0 && !values['dry-run'];
   if (write) await writeFile(file, result.text);
   if (values.json) {

@@ -56,11 +56,17 @@ describe('migrateBundleText', () => {
       ['Tool/slack', 'spec.auth'],
       ['ResourceType/custom', 'kind'],
     ]);
-    expect(text).toContain('# A bundle written for an older Goondan runtime.');
-    expect(text).toContain('- name: post_message # the model saw slack.postMessage');
-    expect(text).not.toContain('runtime: node');
-    expect(text).toContain('modelRef: Model/main');
-    expect(text).toContain('agents: [ { ref: Agent/helper } ]');
+    // Only the changed values and the removed lines differ; comments, spacing and flow lists stay as written.
+    const expected = older
+      .replace('apiVersion: agents.example.io/v1alpha1', 'apiVersion: goondan.ai/v1')
+      .replace('  runtime: node   # v1 only\n', '')
+      .replace('- name: slack.postMessage   #', '- name: post_message   #')
+      .replace('modelRef: main', 'modelRef: Model/main')
+      .replace('- bash', '- Tool/bash')
+      .replace('ref: slack', 'ref: Tool/slack')
+      .replace('{ apiVersion: goondan.ai/v1, kind: Tool,', '{ kind: Tool,')
+      .replace('entryAgent: helper', 'entryAgent: Agent/helper');
+    expect(text).toBe(expected);
     // A second run has nothing left to change.
     expect(migrateBundleText(text).changes).toEqual([]);
   });
@@ -68,6 +74,39 @@ describe('migrateBundleText', () => {
   test('a bundle that loads as it is comes back byte for byte', () => {
     const current = 'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata:   { name: a }\nspec: {}\n';
     expect(migrateBundleText(current)).toEqual({ text: current, changes: [], unconverted: [] });
+  });
+
+  test('keeps a BOM, CRLF line endings and untouched flow lists byte for byte', () => {
+    const crlf = [
+      '\uFEFF# tool\r\n',
+      'apiVersion: goondan.ai/v1\r\n',
+      'kind: Tool\r\n',
+      'metadata: {name: notes}   # flow, unpadded\r\n',
+      'spec:\r\n',
+      '  runtime: node\r\n',
+      '  entry: ./notes.ts\r\n',
+      '  exports:\r\n',
+      '    - name: notes.add # comment\r\n',
+      '      parameters: {type: object, required: [name]}\r\n',
+    ].join('');
+    const { text, changes } = migrateBundleText(crlf);
+    expect(changes.map((change) => change.path)).toEqual(['spec.runtime', 'spec.exports.0.name']);
+    expect(text).toBe(crlf.replace('  runtime: node\r\n', '').replace('notes.add', 'add'));
+    const lf = 'apiVersion: v1\nkind: Agent\nmetadata: { name: a }\nspec: { tools: [bash], required: [name] }\n';
+    expect(migrateBundleText(lf).text).toBe(
+      'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: a }\nspec: { tools: [Tool/bash], required: [name] }\n',
+    );
+  });
+
+  test("a missing apiVersion is added as the first line, in the file's line ending", () => {
+    const text = 'kind: Model\r\nmetadata: { name: m }\r\nspec: { provider: openai, model: gpt }\r\n';
+    expect(migrateBundleText(text).text).toBe(`apiVersion: goondan.ai/v1\r\n${text}`);
+  });
+
+  test('an export renamed to a word YAML reads as another type is quoted', () => {
+    const text =
+      'apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: { name: t }\nspec:\n  entry: ./t.ts\n  exports:\n    - name: t.True\n';
+    expect(migrateBundleText(text).text).toEndWith('    - name: "true"\n');
   });
 
   test('YAML that does not parse is reported, not rewritten', () => {

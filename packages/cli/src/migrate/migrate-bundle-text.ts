@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, checkNamePart, resourceKinds } from '@goondan/core';
-import { type Document, isMap, LineCounter, parseAllDocuments } from 'yaml';
+import { Composer, CST, type Document, isMap, LineCounter, Parser, parseAllDocuments } from 'yaml';
+import { deleteInSource, setInSource } from './edit-yaml-source.ts';
 
 /** One rewrite gdn migrate made, or one part it left for a person (docs/migrating.md). */
 export interface MigrationNote {
@@ -11,13 +13,16 @@ export interface MigrationNote {
 }
 
 export interface MigrationResult {
-  /** The rewritten text; the input itself when nothing changed. */
+  /** The rewritten text: only the changed scalars and removed keys differ (BOM, line endings, layout kept). */
   text: string;
   changes: MigrationNote[];
   unconverted: MigrationNote[];
 }
 
 type Path = (string | number)[];
+
+/** One rewrite, made to the source text and, to check it against, to a Document parsed on the side. */
+type Edit = { type: 'set'; value: string } | { type: 'delete' };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -39,36 +44,64 @@ const knownKinds = new Set<string>([...resourceKinds, 'Package']);
 /**
  * Rewrites, in the YAML text of one goondan.yaml, the shapes of older Goondan bundles that do not load as they are
  * (docs/migrating.md): other apiVersions, v1 Tool `runtime`, dotted or camelCase export names, references written
- * as bare names or with an `apiVersion`. Comments and layout are kept (yaml's Document API); nothing is written
- * unless something changed. What cannot be rewritten without guessing is listed in `unconverted`.
+ * as bare names or with an `apiVersion`. Only the changed values and removed keys differ in the result: comments,
+ * layout, flow lists, a BOM and the line endings stay byte for byte (edit-yaml-source.ts). What cannot be rewritten
+ * without guessing is listed in `unconverted`.
  */
 export function migrateBundleText(text: string): MigrationResult {
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter });
+  const tokens = [...new Parser(lineCounter.addNewLine).parse(text)];
+  const documents = [...new Composer({ keepSourceTokens: true }).compose(tokens)];
   const changes: MigrationNote[] = [];
   const unconverted: MigrationNote[] = [];
-  if (!Array.isArray(documents) || documents.some((document) => document.errors.length > 0)) {
-    const first = Array.isArray(documents) ? documents.find((document) => document.errors.length > 0) : undefined;
-    const error = first?.errors[0];
+  const error = documents.flatMap((document) => document.errors)[0];
+  if (error) {
     unconverted.push({
-      line: error ? lineCounter.linePos(error.pos[0]).line : 1,
+      line: lineCounter.linePos(error.pos[0]).line,
       resource: '',
       path: '',
-      message: `the YAML does not parse (${error?.message.split('\n')[0] ?? 'empty'}); fix it first (gdn validate shows where)`,
+      message: `the YAML does not parse (${error.message.split('\n')[0]}); fix it first (gdn validate shows where)`,
     });
     return { text, changes, unconverted };
   }
-  for (const document of documents) migrateDocument(document, lineCounter, changes, unconverted);
-  const text2 = changes.length > 0 ? documents.map((document) => document.toString()).join('') : text;
-  return { text: text2, changes, unconverted };
+  const expected = parseAllDocuments(text) as Document.Parsed[];
+  documents.forEach((document, index) => {
+    const edit = (path: Path, change: Edit) => {
+      if (change.type === 'set') {
+        setInSource(document, path, change.value);
+        expected[index]!.setIn(path, change.value);
+      } else {
+        deleteInSource(document, path);
+        expected[index]!.deleteIn(path);
+      }
+    };
+    migrateDocument({ document, lineCounter, changes, unconverted, edit });
+  });
+  if (changes.length === 0) return { text, changes, unconverted };
+  const rewritten = tokens.map((part) => CST.stringify(part)).join('');
+  checkReadsBack(rewritten, expected);
+  return { text: rewritten, changes, unconverted };
 }
 
-function migrateDocument(
-  document: Document.Parsed,
-  lineCounter: LineCounter,
-  changes: MigrationNote[],
-  unconverted: MigrationNote[],
-): void {
+/** The rewritten text must read as the same data as the Document edited on the side; otherwise nothing is written. */
+function checkReadsBack(rewritten: string, expected: Document.Parsed[]): void {
+  const reread = parseAllDocuments(rewritten) as Document.Parsed[];
+  const same =
+    reread.length === expected.length &&
+    reread.every(
+      (document, index) => document.errors.length === 0 && isDeepStrictEqual(document.toJS(), expected[index]!.toJS()),
+    );
+  if (!same) throw new Error('gdn migrate: the rewritten goondan.yaml would not read as intended; nothing was written');
+}
+
+function migrateDocument(options: {
+  document: Document.Parsed;
+  lineCounter: LineCounter;
+  changes: MigrationNote[];
+  unconverted: MigrationNote[];
+  edit: (path: Path, change: Edit) => void;
+}): void {
+  const { document, lineCounter, changes, unconverted, edit } = options;
   if (!isMap(document.contents)) return;
   const value = document.toJS() as Record<string, unknown>;
   const kind = typeof value.kind === 'string' ? value.kind : '?';
@@ -82,9 +115,9 @@ function migrateDocument(
   };
   const note = (list: MigrationNote[], path: Path, message: string) =>
     list.push({ line: lineOf(path), resource, path: path.join('.'), message });
-  const change = (path: Path, message: string, apply: () => void) => {
+  const change = (path: Path, message: string, rewrite: Edit) => {
     note(changes, path, message);
-    apply();
+    edit(path, rewrite);
   };
 
   if (!knownKinds.has(kind)) {
@@ -92,9 +125,10 @@ function migrateDocument(
     return;
   }
   if (value.apiVersion !== API_VERSION) {
-    change(['apiVersion'], `apiVersion ${JSON.stringify(value.apiVersion ?? null)} → ${API_VERSION}`, () =>
-      document.set('apiVersion', API_VERSION),
-    );
+    change(['apiVersion'], `apiVersion ${JSON.stringify(value.apiVersion ?? null)} → ${API_VERSION}`, {
+      type: 'set',
+      value: API_VERSION,
+    });
   }
   if (kind !== 'Package' && name !== '?' && checkNamePart(name) !== null) {
     note(
@@ -106,11 +140,11 @@ function migrateDocument(
   const spec = isPlainObject(value.spec) ? value.spec : {};
   const fixRef = (path: Path, ref: unknown, expected: string) => {
     if (typeof ref === 'string' && ref !== '' && !ref.includes('/')) {
-      change(path, `reference "${ref}" → "${expected}/${ref}"`, () => document.setIn(path, `${expected}/${ref}`));
+      change(path, `reference "${ref}" → "${expected}/${ref}"`, { type: 'set', value: `${expected}/${ref}` });
     } else if (isPlainObject(ref) && 'apiVersion' in ref && typeof ref.name === 'string') {
-      change(path, 'reference: apiVersion dropped (references are { kind, name, package? })', () =>
-        document.deleteIn([...path, 'apiVersion']),
-      );
+      change([...path, 'apiVersion'], 'reference: apiVersion dropped (references are { kind, name, package? })', {
+        type: 'delete',
+      });
     }
   };
   const fixEntries = (field: string, expected: string) => {
@@ -123,8 +157,7 @@ function migrateDocument(
     });
   };
 
-  if (kind === 'Tool')
-    migrateTool({ spec, name, change, note: (path, message) => note(unconverted, path, message), document });
+  if (kind === 'Tool') migrateTool({ spec, name, change, note: (path, message) => note(unconverted, path, message) });
   if (kind === 'Agent') {
     const modelConfig = isPlainObject(spec.modelConfig) ? spec.modelConfig : {};
     if (modelConfig.modelRef !== undefined) fixRef(['spec', 'modelConfig', 'modelRef'], modelConfig.modelRef, 'Model');
@@ -175,15 +208,14 @@ function connectorShapeProblems(kind: 'Connector' | 'Connection', spec: Record<s
 function migrateTool(options: {
   spec: Record<string, unknown>;
   name: string;
-  document: Document.Parsed;
-  change: (path: Path, message: string, apply: () => void) => void;
+  change: (path: Path, message: string, rewrite: Edit) => void;
   note: (path: Path, message: string) => void;
 }): void {
-  const { spec, name, document, change, note } = options;
+  const { spec, name, change, note } = options;
   if (spec.runtime !== undefined) {
-    change(['spec', 'runtime'], `spec.runtime ${JSON.stringify(spec.runtime)} removed: every handler runs on Bun`, () =>
-      document.deleteIn(['spec', 'runtime']),
-    );
+    change(['spec', 'runtime'], `spec.runtime ${JSON.stringify(spec.runtime)} removed: every handler runs on Bun`, {
+      type: 'delete',
+    });
   }
   if (spec.auth !== undefined) {
     note(
@@ -211,7 +243,7 @@ function migrateTool(options: {
     change(
       path,
       `export "${item.name}" → "${renamed}" (the model sees ${name}__${renamed}); rename its key in the module's handlers too`,
-      () => document.setIn(path, renamed),
+      { type: 'set', value: renamed },
     );
   });
 }
