@@ -1,28 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import type { JsonObject, ToolCall, ToolCatalogItem, ToolResult } from '@goondan/core';
+import { type ToolCall, type ToolCatalogItem, type ToolResult, toToolError } from '@goondan/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { canElicitForm, elicitApproval } from './elicit-approval.ts';
 import type { Served } from './open-served.ts';
 import { toolAnnotations } from './tool-annotations.ts';
+import { readToolCallParams } from './tool-call-params.ts';
 
 /** An MCP Server whose tools are the catalog; one per client connection (stdio) or HTTP session. */
 export function createMcpServer(served: Served, logger: Console): Server {
   const server = new Server({ name: 'goondan', version: '0.1.0' }, { capabilities: { tools: {} } });
+  server.onerror = (error) => logger.error(`gdn mcp serve: ${error.message}`);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await served.catalog()).items.map((item) => toMcpTool(item, served)),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const call: ToolCall = {
-      id: `call_mcp_${randomUUID()}`,
-      name: request.params.name,
-      args: (request.params.arguments ?? {}) as JsonObject,
-    };
+  // tools/call is answered here rather than with setRequestHandler: the SDK would check its params with its
+  // schema first and answer a mistake with -32603 and the issues as JSON; readToolCallParams answers -32602.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    const { name, args } = readToolCallParams(request.params);
+    const call: ToolCall = { id: `call_mcp_${randomUUID()}`, name, args };
     // Sent with the call's own request id, so over HTTP the question travels on the stream of this call.
     const askApproval = canElicitForm(server.getClientCapabilities())
       ? elicitApproval({
@@ -31,8 +34,13 @@ export function createMcpServer(served: Served, logger: Console): Server {
           logger,
         })
       : undefined;
-    return toCallToolResult(await served.call(call, { signal: extra.signal, askApproval }));
-  });
+    try {
+      return toCallToolResult(await served.call(call, { signal: extra.signal, askApproval }));
+    } catch (thrown) {
+      // Before the pipeline (a step middleware failed while the catalog was made): still this call's result.
+      return toCallToolResult({ status: 'error', error: toToolError(thrown) });
+    }
+  };
   return server;
 }
 

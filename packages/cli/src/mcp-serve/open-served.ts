@@ -14,6 +14,7 @@ import {
   type ToolCatalog,
   type ToolHandler,
   type ToolResult,
+  toToolError,
 } from '@goondan/core';
 import type { ApprovalAsker } from './elicit-approval.ts';
 
@@ -24,6 +25,10 @@ export const MCP_CLIENT_SOURCE = { kind: 'mcp', name: 'client' } as const;
 export interface Served {
   /** `Agent/name`, or `every Tool of the bundle` in tool-development mode. */
   label: string;
+  /**
+   * The catalog, made afresh. When that fails (a step middleware threw) the failure is logged and the catalog last
+   * made is given instead; only the first one's failure is thrown.
+   */
   catalog(): Promise<ToolCatalog>;
   /** The tool's risk category for calls from MCP clients (null: not registered). */
   categoryOf(toolName: string): RiskCategory | null;
@@ -78,9 +83,22 @@ export async function openServed(options: {
         );
       }
     };
+    let lastCatalog: ToolCatalog | undefined;
     return {
       label: `Agent/${agent.metadata.name}`,
-      catalog: () => instance.previewCatalog({ source: MCP_CLIENT_SOURCE }),
+      async catalog() {
+        try {
+          lastCatalog = await instance.previewCatalog({ source: MCP_CLIENT_SOURCE });
+        } catch (thrown) {
+          if (!lastCatalog) throw thrown;
+          // Calls still go through the pipeline, which makes the catalog again: while it fails they answer isError.
+          const { code, message } = toToolError(thrown);
+          logger.error(
+            `gdn mcp serve: tools/list: ${code}: ${message}; answering with the catalog last made (${lastCatalog.size} tools)`,
+          );
+        }
+        return lastCatalog;
+      },
       categoryOf: (name) => instance.permissionOf(name, MCP_CLIENT_SOURCE)?.category ?? null,
       async call(call, { signal, askApproval }) {
         // Once the call is over (answered with gdn approvals, expired, cancelled), a question still open in the

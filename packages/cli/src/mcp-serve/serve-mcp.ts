@@ -1,8 +1,9 @@
 import type { Bundle, ToolHandler } from '@goondan/core';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { stderrLogger } from '../stderr-logger.ts';
 import { createMcpServer } from './create-mcp-server.ts';
 import { openServed, type Served } from './open-served.ts';
+import { ProtocolStdioTransport } from './protocol-stdio-transport.ts';
+import { type ProtocolOutput, reserveStdoutForProtocol } from './reserve-stdout.ts';
 import { serveHttp } from './serve-http.ts';
 
 /** `gdn mcp serve` once its flags are read and its bundle loaded: serves over stdio, or HTTP when `port` is set. */
@@ -15,6 +16,9 @@ export async function serveMcp(options: {
   allowedOrigins: string[];
 }): Promise<number> {
   const { port, allowedOrigins } = options;
+  // Over stdio, before the instance opens (extensions load, tools start): from here on only the protocol reaches
+  // stdout. (A tool module's top level ran with the bundle's import, before this.)
+  if (port === undefined) reserveStdoutForProtocol();
   // The tools' ctx.logger: every level on stderr (stdout may be the MCP channel), redacted like every command's.
   const logger = stderrLogger;
   const served = await openServed({
@@ -27,7 +31,7 @@ export async function serveMcp(options: {
   const what = `${(await served.catalog()).size} tools of ${served.label}`;
   try {
     return port === undefined
-      ? await serveStdio(served, what, logger)
+      ? await serveStdio({ served, what, logger, output: reserveStdoutForProtocol() })
       : await serveHttp({ served, port, what, allowedOrigins, logger });
   } finally {
     await served.close(); // stops jobs, closes extensions (and the MCP servers they started)
@@ -36,14 +40,20 @@ export async function serveMcp(options: {
 }
 
 /** Serves until the client closes stdin or the process gets SIGINT/SIGTERM. */
-async function serveStdio(served: Served, what: string, logger: Console): Promise<number> {
+async function serveStdio(options: {
+  served: Served;
+  what: string;
+  logger: Console;
+  output: ProtocolOutput;
+}): Promise<number> {
+  const { served, what, logger, output } = options;
   const server = createMcpServer(served, logger);
   const stopped = Promise.withResolvers<void>();
   process.stdin.once('end', () => stopped.resolve());
   process.once('SIGINT', () => stopped.resolve());
   process.once('SIGTERM', () => stopped.resolve());
   server.onclose = () => stopped.resolve();
-  await server.connect(new StdioServerTransport());
+  await server.connect(new ProtocolStdioTransport({ input: process.stdin, output, logger }));
   console.error(`gdn mcp serve: serving ${what} over stdio`);
   await stopped.promise;
   await server.close().catch(() => {});

@@ -1,0 +1,180 @@
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { kindOf } from './kind-of.ts';
+import { type CutLine, LineReader } from './line-reader.ts';
+import type { ProtocolOutput } from './reserve-stdout.ts';
+
+/** The largest message read from stdin: the SDK's own stdio limit (10 MiB). */
+export const MAX_STDIO_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+
+type RequestId = string | number;
+
+/**
+ * The server side of MCP over stdio (one JSON-RPC message per line), like the SDK's StdioServerTransport but
+ * for a server that must not stop serving because one line was wrong. The SDK's transport closes when a message
+ * is over its buffer limit (the server then exits, quietly, with status 0) and drops a line it cannot read without
+ * a word. Here each such line is logged on stderr and, when it can be, answered, and the next line is read:
+ *
+ * - over MAX_STDIO_MESSAGE_BYTES: -32600, with the request's id when it can be read at either end of the line;
+ * - not JSON: -32700 Parse error (id null);
+ * - a batch (an array; MCP sends one message per line since 2025-06-18): -32600 for each request in it;
+ * - not a JSON-RPC 2.0 message (another jsonrpc version, no method): -32600; params that are not an object: -32602.
+ *
+ * Messages are written with `output`, the real standard output (reserveStdoutForProtocol).
+ */
+export class ProtocolStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private readonly lines: LineReader;
+  private readonly maxMessageBytes: number;
+
+  constructor(
+    private readonly options: {
+      input: NodeJS.ReadableStream;
+      output: ProtocolOutput;
+      logger: Console;
+      maxMessageBytes?: number;
+    },
+  ) {
+    this.maxMessageBytes = options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
+    this.lines = new LineReader({
+      maxLineBytes: this.maxMessageBytes,
+      onLine: (line) => this.receive(line),
+      onCut: (line) => this.refuseCut(line),
+    });
+  }
+
+  private readonly onData = (chunk: Buffer) => this.lines.push(chunk);
+  private readonly onError = (error: Error) => this.onerror?.(error);
+
+  async start(): Promise<void> {
+    this.options.input.on('data', this.onData);
+    this.options.input.on('error', this.onError);
+  }
+
+  async close(): Promise<void> {
+    const { input } = this.options;
+    input.off('data', this.onData);
+    input.off('error', this.onError);
+    if (input.listenerCount('data') === 0) input.pause();
+    this.lines.clear();
+    this.onclose?.();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.options.output.write(serializeMessage(message))) resolve();
+      else this.options.output.once('drain', resolve);
+    });
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (thrown) {
+      const why = (thrown as Error)?.message ?? String(thrown);
+      this.refuse({
+        ids: [null],
+        code: ErrorCode.ParseError,
+        message: `Parse error: the line is not JSON (${why})`,
+        log: `a line that is not JSON was skipped (${JSON.stringify(line.slice(0, 60))}${line.length > 60 ? '...' : ''}: ${why})`,
+      });
+      return;
+    }
+    if (Array.isArray(value)) {
+      const ids = value.map(requestIdOf).filter((id) => id !== undefined);
+      this.refuse({
+        ids: ids.length > 0 ? ids : [null],
+        code: ErrorCode.InvalidRequest,
+        message: 'Invalid Request: a batch (a JSON array) is not supported; send one JSON-RPC message per line',
+        log: `a batch of ${value.length} message${value.length === 1 ? '' : 's'} was skipped (MCP sends one message per line)`,
+      });
+      return;
+    }
+    const checked = JSONRPCMessageSchema.safeParse(value);
+    if (checked.success) {
+      this.onmessage?.(checked.data as JSONRPCMessage);
+      return;
+    }
+    const { code, problem } = problemOf(value);
+    const isAnswer = typeof value === 'object' && value !== null && ('result' in value || 'error' in value);
+    const id = requestIdOf(value);
+    this.refuse({
+      // An answer to something we asked is never answered back.
+      ids: isAnswer ? [] : [id ?? null],
+      code,
+      message: `${code === ErrorCode.InvalidParams ? 'Invalid params' : 'Invalid Request'}: ${problem}`,
+      log: `a message was skipped: ${problem}`,
+    });
+  }
+
+  private refuseCut(line: CutLine): void {
+    const limit = `${this.maxMessageBytes} bytes (${(this.maxMessageBytes / 1024 / 1024).toFixed(0)} MiB)`;
+    this.refuse({
+      ids: [idOfCutRequest(line)],
+      code: ErrorCode.InvalidRequest,
+      message: `Invalid Request: a message on stdin may be at most ${limit}; this one (${line.bytes} bytes) was skipped. Pass large data as a file path instead.`,
+      log: `a message of ${line.bytes} bytes, more than ${limit}, was skipped`,
+    });
+  }
+
+  private refuse(options: { ids: Array<RequestId | null>; code: number; message: string; log: string }): void {
+    const { ids, code, message, log } = options;
+    const answered = ids.length === 0 ? 'not answered (an answer)' : `answered ${code}`;
+    this.options.logger.error(`gdn mcp serve: stdin: ${log}; ${answered}`);
+    for (const id of ids) {
+      this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((thrown) =>
+        this.onerror?.(thrown as Error),
+      );
+    }
+  }
+}
+
+/** The id of what looks like a request (a method and a string or integer id); undefined otherwise. */
+function requestIdOf(value: unknown): RequestId | undefined {
+  if (typeof value !== 'object' || value === null || !('method' in value) || !('id' in value)) return undefined;
+  const { id } = value as { id: unknown };
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : undefined;
+}
+
+/** What is wrong with a JSON value that is not a JSON-RPC 2.0 message, and the error code that says so. */
+function problemOf(value: unknown): { code: number; problem: string } {
+  const invalid = (problem: string) => ({ code: ErrorCode.InvalidRequest, problem });
+  if (typeof value !== 'object' || value === null)
+    return invalid(`a JSON-RPC message is an object, not ${kindOf(value)}`);
+  const message = value as Record<string, unknown>;
+  if (message.jsonrpc !== '2.0') {
+    return invalid(`jsonrpc is ${JSON.stringify(message.jsonrpc) ?? 'missing'}; only "2.0" is spoken`);
+  }
+  if ('id' in message && requestIdOf(message) === undefined && 'method' in message) {
+    return invalid('the id must be a string or an integer');
+  }
+  if (typeof message.method === 'string' && 'params' in message) {
+    const { params } = message;
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+      return { code: ErrorCode.InvalidParams, problem: `params must be an object (got ${kindOf(params)})` };
+    }
+  }
+  return invalid('it is not a JSON-RPC request, notification or response (method, id, params; or id and result)');
+}
+
+const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** `"id": X` as the last member of the message (where the SDK's clients put it)... */
+const ID_AT_END = new RegExp(`${ID}\\s*\\}\\s*$`);
+/** ...or among the first members, after only short string members (`{"jsonrpc":"2.0","id":X,...`). */
+const ID_AT_START = new RegExp(String.raw`^\s*\{\s*(?:"\w+"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)*${ID}\s*[,}]`);
+
+/**
+ * The id of a request cut for its size, read at either end of it, where a member of the top-level object can be told
+ * apart from one nested in params without parsing the whole: null when neither end shows it.
+ */
+function idOfCutRequest(line: CutLine): RequestId | null {
+  const found = ID_AT_END.exec(line.tail) ?? ID_AT_START.exec(line.head);
+  if (!found?.[1]) return null;
+  const id = JSON.parse(found[1]) as unknown;
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : null;
+}
