@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanupTempDirs, gdn, makeTempDir, repoRoot } from './helpers.ts';
 
@@ -87,6 +87,25 @@ kind: Agent`;
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('package.json (exists, kept)');
     expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe('{"name":"kept"}\n');
+  });
+
+  test("init keeps an existing goondan-tools.d.ts and says when it is not the bundle's types", async () => {
+    const dir = await makeTempDir();
+    const mine = '// my own declarations\nexport type ToolInputs = {};\n';
+    await writeFile(join(dir, 'goondan-tools.d.ts'), mine);
+    const result = await gdn(['init', dir]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(
+      "  goondan-tools.d.ts (exists, kept; not this bundle's types: run 'npx gdn types')",
+    );
+    expect(result.stdout).not.toMatch(/^ {2}goondan-tools\.d\.ts$/m);
+    expect(await readFile(join(dir, 'goondan-tools.d.ts'), 'utf8')).toBe(mine);
+    // One that is current is kept without a word more.
+    const again = await makeTempDir();
+    expect((await gdn(['init', again])).exitCode).toBe(0);
+    await rm(join(again, 'goondan.yaml'));
+    const second = await gdn(['init', again]);
+    expect(second.stdout).toContain('  goondan-tools.d.ts (exists, kept)\n');
   });
 
   test.each([

@@ -7,7 +7,7 @@ import { scaffoldFiles } from '../init/scaffold-files.ts';
 import { openBundle } from '../open-bundle.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
-import { writeToolTypesFile } from '../tool-types/tool-types-file.ts';
+import { readToolTypesFile } from '../tool-types/tool-types-file.ts';
 import { printProblems } from './validate.ts';
 
 export const initHelp = `Usage: gdn init [DIR] [--model ${modelChoices.join('|')}]
@@ -15,7 +15,7 @@ export const initHelp = `Usage: gdn init [DIR] [--model ${modelChoices.join('|')
 Creates a bundle in DIR (default: the current directory): goondan.yaml with one Tool, one Agent and a Model,
 the Tool's handler typed from its schema (tools/greet/index.ts), ${TOOL_TYPES_FILE} (gdn types), tsconfig.json,
 package.json (@goondan/cli and @goondan/core), .gitignore and a README with the next steps. Files that exist are
-kept; a folder that already has goondan.yaml is refused.
+kept (${TOOL_TYPES_FILE} too: run gdn types to rewrite it); a folder that already has goondan.yaml is refused.
 
 Options:
   --model NAME  the Model to start with: scripted (default; replays prepared steps, needs no key), openai,
@@ -49,11 +49,12 @@ export async function initCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const written: string[] = [];
+  /** Lines for the files that were there: `package.json (exists, kept)`. */
   const kept: string[] = [];
   for (const [file, text] of Object.entries(scaffoldFiles({ name: packageName(dir), model }))) {
     const path = join(dir, file);
     if (existsSync(path)) {
-      kept.push(file);
+      kept.push(`${file} (exists, kept)`);
       continue;
     }
     await mkdir(dirname(path), { recursive: true });
@@ -65,13 +66,20 @@ export async function initCommand(argv: string[]): Promise<number> {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));
     return 1;
   }
-  await writeToolTypesFile(opened.bundle);
-  written.push(TOOL_TYPES_FILE);
+  // Like every other file, an existing goondan-tools.d.ts is the user's: kept, and said when it is not current.
+  const types = await readToolTypesFile(opened.bundle);
+  if (!existsSync(types.path)) {
+    await writeFile(types.path, types.expected);
+    written.push(TOOL_TYPES_FILE);
+  } else {
+    const stale = types.current === types.expected ? '' : `; not this bundle's types: run 'npx gdn types'`;
+    kept.push(`${TOOL_TYPES_FILE} (exists, kept${stale})`);
+  }
   const near = relative(process.cwd(), dir);
   const shown = near.startsWith('..') ? dir : near || '.';
   console.log(`Created a bundle in ${shown} (Model: ${model}):`);
   for (const file of written) console.log(`  ${file}`);
-  for (const file of kept) console.log(`  ${file} (exists, kept)`);
+  for (const line of kept) console.log(`  ${line}`);
   const cd = shown === '.' ? '' : `cd ${shown} && `;
   console.log(`\nNext: ${cd}npm install && npx gdn validate && npx gdn run --input "Please greet Ada"`);
   console.log('See README.md there for more.');
