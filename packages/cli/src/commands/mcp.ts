@@ -1,6 +1,7 @@
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { commandHelpText } from '../docs-link.ts';
 import { MAX_HTTP_BODY_BYTES } from '../mcp-serve/max-http-body-bytes.ts';
+import { reserveStdoutForProtocol } from '../mcp-serve/reserve-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { printProblems } from './validate.ts';
@@ -58,8 +59,9 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     .split(',')
     .map((origin) => origin.trim())
     .filter((origin) => origin !== '');
-  // stdout belongs to the protocol in stdio mode: anything a tool or module logs goes to stderr.
-  if (port === undefined) redirectConsoleToStderr();
+  // stdout belongs to the protocol in stdio mode: anything a tool or module prints, from its top level on, goes to
+  // stderr (before the bundle's modules are imported).
+  if (port === undefined) reserveStdoutForProtocol();
   const opened = await openBundle(values.bundle);
   if (!opened.bundle) {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));
@@ -82,11 +84,4 @@ function parsePort(text: string): number {
   if (!/^\d+$/.test(text) || port > 65535)
     throw new UsageError(`--http needs a port from 0 to 65535, got '${text}'`, 'mcp');
   return port;
-}
-
-function redirectConsoleToStderr(): void {
-  const toStderr = (...values: unknown[]) => console.error(...values);
-  console.log = toStderr;
-  console.info = toStderr;
-  console.debug = toStderr;
 }
