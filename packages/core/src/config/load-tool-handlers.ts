@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { closestNames } from '../errors/closest-names.ts';
 import { withinTime } from '../timers/within-time.ts';
 import type { ToolHandler } from '../types.ts';
 import type { DeclaredResource } from './check-references.ts';
@@ -8,8 +9,27 @@ import { entryLoadProblem } from './entry-load-problem.ts';
 import { refKey } from './object-ref.ts';
 import { type ModuleShape, pickSingleFunction, shapeOf, singleFunctionSource } from './pick-single-function.ts';
 import { type EntryProbeReport, entryImportTimeoutMs } from './probe-entry-modules.ts';
+import { hasMoreNames, maxPropertyNames } from './property-types.ts';
 import { SINGLE_FUNCTION_EXPORT } from './read-older-shapes.ts';
 import type { BundleProblem, ToolResource } from './resources.ts';
+
+/** Names quoted in one message at most: a module with thousands of exports must not make every problem huge. */
+const quotedNames = 10;
+/** Missing handlers of one Tool that get the closest names; each search reads every name, so not thousands. */
+const closestSearches = 20;
+
+/**
+ * `names` for a message: all of them when few; else the few closest to `wanted` (or the first few, when none is
+ * close or `wanted` is not given) and how many more there are, so a message stays one line however large the module.
+ * @example quoteNames(names, 't1000') // 't100, t1001, t1002 (the closest) and 29997 more'
+ */
+function quoteNames(names: string[], wanted?: string): string {
+  if (names.length === 0) return 'none';
+  if (names.length <= quotedNames) return names.join(', ');
+  const closest = wanted === undefined ? [] : closestNames(wanted, names, 3);
+  if (closest.length > 0) return `${closest.join(', ')} (the closest) and ${names.length - closest.length} more`;
+  return `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`;
+}
 
 function describe(thrown: unknown): string {
   return thrown instanceof Error ? thrown.message : String(thrown);
@@ -63,6 +83,18 @@ async function loadOne(
     }
   }
   const shape = module ? shapeOf(module) : (probe as ModuleShape);
+  if (hasMoreNames(shape.exports) || (shape.handlers && hasMoreNames(shape.handlers))) {
+    const what = shape.handlers && hasMoreNames(shape.handlers) ? 'its handlers object has' : 'it exports';
+    problems.push(
+      problemAt(document, {
+        code: 'E_TOOL_HANDLER_MISSING',
+        path: entryPath,
+        message: `"${entry}": ${what} more than ${maxPropertyNames} names, more than gdn reads, so its handlers cannot be checked`,
+        suggestion: `Split the Tool into Tools of fewer exports: gdn reads at most ${maxPropertyNames} names of a module's exports and of its handlers.`,
+      }),
+    );
+    return null;
+  }
   if (resource.spec.singleFunction) {
     const found = singleFunctionSource(shape);
     if (found === null) {
@@ -75,7 +107,7 @@ async function loadOne(
     return loaded;
   }
   if (!shape.handlers) {
-    const found = Object.keys(shape.exports).join(', ') || 'none';
+    const found = quoteNames(Object.keys(shape.exports));
     const message = `"${entry}" does not export a handlers object (spec §7.2); its exports: ${found}`;
     problems.push(problemAt(document, { code: 'E_TOOL_HANDLERS_MISSING', path: entryPath, message }));
     return null;
@@ -85,6 +117,8 @@ async function loadOne(
   // Only declared exports are reachable, and only own properties count (`constructor` is not a handler).
   const loaded: Record<string, ToolHandler> = Object.create(null);
   const exports = Array.isArray(resource.spec.exports) ? resource.spec.exports : [];
+  const handlerNames = Object.keys(handlerTypes);
+  let searches = 0;
   exports.forEach((item, index) => {
     const name = (item as { name?: unknown } | null)?.name;
     if (typeof name !== 'string') return;
@@ -92,7 +126,7 @@ async function loadOne(
       if (module) loaded[name] = functions[name] as ToolHandler;
       return;
     }
-    const available = Object.keys(handlerTypes).join(', ') || 'none';
+    const available = quoteNames(handlerNames, searches++ < closestSearches ? name : undefined);
     problems.push(
       problemAt(document, {
         code: 'E_TOOL_HANDLER_MISSING',
