@@ -44,7 +44,7 @@ describe('buildSpanTree', () => {
     ]);
   });
 
-  test("a model or tool span whose step was not written (killed, or still running) goes under its turn", () => {
+  test('a model or tool span whose step was not written (killed, or still running) goes under its turn', () => {
     const turn = (spanId: string, parentSpanId: string | null, startedAt: number) => ({
       ...span(spanId, parentSpanId, startedAt),
       kind: 'turn' as const,

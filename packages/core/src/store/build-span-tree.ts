@@ -47,9 +47,7 @@ export function buildSpanTree(spans: readonly SpanRecord[]): SpanNode[] {
   const turns = [...nodes.values()].filter((node) => node.span.kind === 'turn').sort(byStart);
   for (const node of nodes.values()) {
     const parent =
-      node.span.parentSpanId === null
-        ? undefined
-        : (nodes.get(node.span.parentSpanId) ?? enclosingTurn(node, turns));
+      node.span.parentSpanId === null ? undefined : (nodes.get(node.span.parentSpanId) ?? enclosingTurn(node, turns));
     if (parent === undefined || parent === node) {
       roots.push(node);
     } else {
