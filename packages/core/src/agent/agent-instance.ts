@@ -244,6 +244,9 @@ export class AgentInstance {
       }
     }
     if (!this.suspended && options.writer !== false) store?.clearResults();
+    // A process that ended before the model answered left the turn's user message unanswered: closed like a turn
+    // that failed, so the next request does not hold two user messages in a row.
+    if (!this.suspended && options.writer !== false) this.closeInterruptedTurn();
     // Spans a dead process left running would show as running forever; a suspended turn's trace goes on.
     if (options.writer !== false)
       options.traces.closeInterrupted(this.suspended?.traceId ? [this.suspended.traceId] : []);
@@ -516,6 +519,30 @@ export class AgentInstance {
   }
 
   /** The end of a turn is written like its steps; a failed write is reported, the turn's result stands. */
+  /** The note closing a turn whose process ended before the model answered its user message (on open). */
+  private closeInterruptedTurn(): void {
+    const last = this.messages.at(-1);
+    if (last?.data.role !== 'user') return;
+    const note = createMessage(
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'text',
+            text: '[This turn did not complete: the agent stopped (its process ended) before answering. The request above was not carried out.]',
+          },
+        ],
+      },
+      { type: 'system' },
+    );
+    const turnId = this.options.conversation.turnIdOf(last.id);
+    try {
+      this.appendMessages([{ ...note, metadata: { turnOutcome: 'interrupted' } }], turnId);
+    } catch (thrown) {
+      this.options.logger?.warn?.(`closing the interrupted turn failed: ${(thrown as Error).message}`);
+    }
+  }
+
   private appendQuietly(messages: Message[], turnId: string): void {
     try {
       this.appendMessages(messages, turnId);

@@ -92,6 +92,37 @@ describe('a turn that does not complete', () => {
   });
 });
 
+describe('a turn whose process ended before the model answered', () => {
+  test('is closed with a note when the instance opens again: the next request has no two user messages in a row', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'gdn-history-'));
+    const { databaseFile } = instancePaths({ rootDir: fixture, agentName: 'helper', instanceKey: 'k1', stateDir });
+    const db = openInstanceDatabase(databaseFile);
+    new ConversationStore(db).append(createMessage({ role: 'user', content: 'killed mid-call' }, { type: 'user' }), {
+      turnId: 'turn_killed',
+    });
+    db.close();
+
+    const { instance, model } = await open([{ text: 'Here now.' }], stateDir);
+    const note = instance.conversation().at(-1)!;
+    expect(note.data.role).toBe('assistant');
+    expect(JSON.stringify(note.data.content)).toContain('stopped (its process ended) before answering');
+    expect(note.metadata).toEqual({ turnOutcome: 'interrupted' });
+    expect((await instance.enqueue(userEvent('are you there?'))).status).toBe('completed');
+    expect(promptRoles(model.calls[0]!.prompt)).toEqual(['user', 'assistant', 'user']);
+    await instance.close();
+
+    // Closed once: opening again adds nothing.
+    const again = await open([{ text: 'x' }], stateDir);
+    expect(again.instance.conversation().map((message) => message.data.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    await again.instance.close();
+  });
+});
+
 describe('a conversation broken by two writers', () => {
   test('results away from their calls are put back, missing ones aborted, stray ones dropped, once', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'gdn-history-'));
@@ -141,6 +172,8 @@ describe('a conversation broken by two writers', () => {
       'assistant',
       'tool',
       'user',
+      // The last user message had no answer: its turn is closed with the note of an interrupted one.
+      'assistant',
     ]);
     expect((await instance.enqueue(userEvent('go on'))).status).toBe('completed');
     expectResultsFollowCalls(model.calls[0]!.prompt as { role: string; content: unknown }[]);
