@@ -5,13 +5,13 @@ import { findBundleDir, GoondanError, type InstanceDatabaseFile, listInstanceDat
 /**
  * The instance databases a command reads (`gdn audit`, `gdn approvals`) without loading the bundle: every one
  * under the bundle's state directory, or those of `--agent` / `--instance`. When a filter matches nothing the
- * message names the instances that do exist; `chosen` is then empty and `problem` is set.
+ * message names the instances that do exist.
+ * @throws GoondanError E_BUNDLE_NOT_FOUND; E_INSTANCE_NOT_FOUND when `--agent` / `--instance` match no database.
  */
 export function instanceDatabasesFor(flags: { bundle?: string; agent?: string; instance?: string }): {
   dir: string;
   all: InstanceDatabaseFile[];
   chosen: InstanceDatabaseFile[];
-  problem?: string;
 } {
   const dir = flags.bundle ? resolve(flags.bundle) : findBundleDir(process.cwd());
   if (flags.bundle && !existsSync(join(dir, 'goondan.yaml'))) {
@@ -26,12 +26,15 @@ export function instanceDatabasesFor(flags: { bundle?: string; agent?: string; i
   if (chosen.length > 0 || (flags.agent === undefined && flags.instance === undefined)) return { dir, all, chosen };
   const wanted = `${flags.agent ?? '*'}/${flags.instance ?? '*'}`;
   const known = all.map((file) => `${file.agentName}/${file.instanceKey}`).join(', ');
-  return {
-    dir,
-    all,
-    chosen,
-    problem: `no instance database for ${wanted} under ${join(dir, '.goondan', 'instances')}. ${
+  throw new GoondanError(
+    'E_INSTANCE_NOT_FOUND',
+    `No instance database for ${wanted} under ${join(dir, '.goondan', 'instances')}. ${
       known ? `Instances with one: ${known}.` : 'No agent instance of this bundle has run yet.'
     }`,
-  };
+    {
+      suggestion: known
+        ? 'Name one of the instances listed (--agent, --instance), or run that agent first.'
+        : 'Run an agent of the bundle first (gdn run, gdn chat, gdn serve); its instance database is made then.',
+    },
+  );
 }

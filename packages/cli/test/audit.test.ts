@@ -222,9 +222,11 @@ describe('gdn audit', () => {
     const result = await gdn(['audit', '--bundle', bundle, '--agent', 'nobody']);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr.trim()).toBe(
-      `gdn audit: no instance database for nobody/* under ${bundle}/.goondan/instances. Instances with one: coder/default, helper/default, helper/second.`,
+    expect(result.stderr).toContain(
+      `E_INSTANCE_NOT_FOUND No instance database for nobody/* under ${bundle}/.goondan/instances. Instances with one: coder/default, helper/default, helper/second.`,
     );
+    expect(result.stderr).toContain('  suggestion: Name one of the instances listed');
+    expect(result.stderr).toContain('/docs/errors/E_INSTANCE_NOT_FOUND.md');
   });
 
   test('a bundle where nothing has run yet says so, and creates no database', async () => {

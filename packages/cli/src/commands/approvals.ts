@@ -70,11 +70,7 @@ async function listApprovals(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'approvals');
-  const { chosen, problem } = instanceDatabasesFor(values);
-  if (problem) {
-    console.error(`gdn approvals: ${problem}`);
-    return 1;
-  }
+  const { chosen } = instanceDatabasesFor(values);
   const now = Date.now();
   const records = chosen
     .flatMap((file) =>
@@ -143,11 +139,7 @@ async function answerApproval(action: 'approve' | 'deny', argv: string[]): Promi
     action === 'approve'
       ? { action, scope: values.conversation ? 'conversation' : 'once', by: values.by ?? 'user' }
       : { action, by: values.by ?? 'user', ...(values.reason ? { reason: values.reason } : {}) };
-  const { chosen, problem } = instanceDatabasesFor(values);
-  if (problem) {
-    console.error(`gdn approvals: ${problem}`);
-    return 1;
-  }
+  const { chosen } = instanceDatabasesFor(values);
   for (const file of chosen) {
     const result = withStore(file, (store) =>
       store.get(id) ? store.answerPending(id, answer, `${file.agentName}/${file.instanceKey}`) : null,

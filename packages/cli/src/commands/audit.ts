@@ -100,11 +100,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'audit');
   if (values.json) reserveStdoutForJson();
   const filter = readFilter(values);
-  const { dir, all, chosen, problem } = instanceDatabasesFor(values);
-  if (problem) {
-    console.error(`gdn audit: ${problem}`);
-    return 1;
-  }
+  const { dir, all, chosen } = instanceDatabasesFor(values);
   const records: AuditRecord[] = [];
   // Each database gives its newest `limit`; the merge keeps the newest `limit` of them all.
   for (const file of chosen) {
