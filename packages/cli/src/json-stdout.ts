@@ -1,9 +1,8 @@
 import { redactKnownSecrets } from '@goondan/core/session';
-import { stderrLogger } from './stderr-logger.ts';
+import { type ProtocolOutput, reserveStdout } from './reserve-stdout.ts';
 
-// Kept when standard output is reserved, before anything can replace it, so the JSON document still reaches it.
-// Not at import: the first use of process.stdout builds Node's stream machinery (~20 ms of a start).
-let writeStdout: ((text: string) => unknown) | undefined;
+/** The real standard output once it is reserved; until then a JSON document goes to process.stdout. */
+let output: ProtocolOutput | undefined;
 
 /**
  * For commands whose standard output is one JSON document (--json, --format json, tools call): from here on,
@@ -11,11 +10,7 @@ let writeStdout: ((text: string) => unknown) | undefined;
  * process.stdout.write) goes to standard error, so scripts can `JSON.parse` standard output.
  */
 export function reserveStdoutForJson(): void {
-  writeStdout ??= process.stdout.write.bind(process.stdout);
-  console.log = stderrLogger.log.bind(stderrLogger);
-  console.info = stderrLogger.info.bind(stderrLogger);
-  console.debug = stderrLogger.debug.bind(stderrLogger);
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  output = reserveStdout();
 }
 
 let printed = false;
@@ -25,7 +20,7 @@ let failure: Record<string, unknown> | undefined;
 /** Prints the command's JSON document on standard output (the only thing that goes there), known secrets masked. */
 export function printJson(value: unknown): void {
   printed = true;
-  const write = writeStdout ?? ((text: string) => process.stdout.write(text));
+  const write = output ? (text: string) => output!.write(text) : (text: string) => process.stdout.write(text);
   write(`${JSON.stringify(redactKnownSecrets(value), null, 2)}\n`);
 }
 

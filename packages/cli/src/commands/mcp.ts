@@ -1,8 +1,8 @@
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { commandHelpText } from '../docs-link.ts';
 import { MAX_HTTP_BODY_BYTES } from '../mcp-serve/max-http-body-bytes.ts';
-import { reserveStdoutForProtocol } from '../mcp-serve/reserve-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
+import { reserveStdout } from '../reserve-stdout.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { printProblems } from './validate.ts';
 
@@ -61,7 +61,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     .filter((origin) => origin !== '');
   // stdout belongs to the protocol in stdio mode: anything a tool or module prints, from its top level on, goes to
   // stderr (before the bundle's modules are imported).
-  if (port === undefined) reserveStdoutForProtocol();
+  if (port === undefined) reserveStdout();
   const opened = await openBundle(values.bundle);
   if (!opened.bundle) {
     printProblems(opened.dir, opened.problems, useColor(process.stderr));

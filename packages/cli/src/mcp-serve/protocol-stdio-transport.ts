@@ -1,9 +1,9 @@
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ProtocolOutput } from '../reserve-stdout.ts';
 import { kindOf } from './kind-of.ts';
 import { type CutLine, LineReader } from './line-reader.ts';
-import type { ProtocolOutput } from './reserve-stdout.ts';
 
 /** The largest message read from stdin: the SDK's own stdio limit (10 MiB). */
 export const MAX_STDIO_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -21,7 +21,7 @@ type RequestId = string | number;
  * - a batch (an array; MCP sends one message per line since 2025-06-18): -32600 for each request in it;
  * - not a JSON-RPC 2.0 message (another jsonrpc version, no method): -32600; params that are not an object: -32602.
  *
- * Messages are written with `output`, the real standard output (reserveStdoutForProtocol).
+ * Messages are written with `output`, the real standard output (reserveStdout).
  */
 export class ProtocolStdioTransport implements Transport {
   onclose?: () => void;

@@ -1,9 +1,9 @@
 import type { Bundle, ToolHandler } from '@goondan/core';
+import { type ProtocolOutput, reserveStdout } from '../reserve-stdout.ts';
 import { stderrLogger } from '../stderr-logger.ts';
 import { createMcpServer } from './create-mcp-server.ts';
 import { openServed, type Served } from './open-served.ts';
 import { ProtocolStdioTransport } from './protocol-stdio-transport.ts';
-import { type ProtocolOutput, reserveStdoutForProtocol } from './reserve-stdout.ts';
 import { serveHttp } from './serve-http.ts';
 
 /** `gdn mcp serve` once its flags are read and its bundle loaded: serves over stdio, or HTTP when `port` is set. */
@@ -18,7 +18,7 @@ export async function serveMcp(options: {
   const { port, allowedOrigins } = options;
   // Over stdio, before the instance opens (extensions load, tools start): from here on only the protocol reaches
   // stdout. (A tool module's top level ran with the bundle's import, before this.)
-  if (port === undefined) reserveStdoutForProtocol();
+  if (port === undefined) reserveStdout();
   // The tools' ctx.logger: every level on stderr (stdout may be the MCP channel), redacted like every command's.
   const logger = stderrLogger;
   const served = await openServed({
@@ -31,7 +31,7 @@ export async function serveMcp(options: {
   const what = `${(await served.catalog()).size} tools of ${served.label}`;
   try {
     return port === undefined
-      ? await serveStdio({ served, what, logger, output: reserveStdoutForProtocol() })
+      ? await serveStdio({ served, what, logger, output: reserveStdout() })
       : await serveHttp({ served, port, what, allowedOrigins, logger });
   } finally {
     await served.close(); // stops jobs, closes extensions (and the MCP servers they started)
