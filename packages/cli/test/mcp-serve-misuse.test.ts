@@ -220,8 +220,7 @@ describe('gdn mcp serve (stdio): tools and extensions that misbehave', () => {
     expect(protocolErrors).toEqual([]);
   });
 
-  // Needs commands/mcp.ts to call reserveStdoutForProtocol (instead of redirectConsoleToStderr) before openBundle
-  // imports the bundle's modules; serveMcp reserves stdout only after that.
+  // commands/mcp.ts reserves stdout before openBundle imports the bundle's modules.
   test('process.stdout.write at a tool module top level goes to stderr too', async () => {
     await writeFile(join(bundle, 'tools', 'writer.ts'), `process.stdout.write('written at import');\n${writerTool}`);
     try {
