@@ -89,6 +89,16 @@ kind: Agent`;
     expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe('{"name":"kept"}\n');
   });
 
+  test('the next-step command quotes a folder name a shell would split, and it runs as printed', async () => {
+    const parent = await makeTempDir();
+    const result = await gdn(['init', "My Bot's"], { cwd: parent });
+    expect(result.exitCode).toBe(0);
+    const next = /Next: cd (.+?) && /.exec(result.stdout)?.[1];
+    expect(next).toBe("'My Bot'\\''s'");
+    const shell = Bun.spawnSync(['sh', '-c', `cd ${next} && pwd`], { cwd: parent });
+    expect(shell.stdout.toString().trim()).toBe(join(parent, "My Bot's"));
+  });
+
   test("init keeps an existing goondan-tools.d.ts and says when it is not the bundle's types", async () => {
     const dir = await makeTempDir();
     const mine = '// my own declarations\nexport type ToolInputs = {};\n';

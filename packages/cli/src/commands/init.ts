@@ -80,8 +80,13 @@ export async function initCommand(argv: string[]): Promise<number> {
   console.log(`Created a bundle in ${shown} (Model: ${model}):`);
   for (const file of written) console.log(`  ${file}`);
   for (const line of kept) console.log(`  ${line}`);
-  const cd = shown === '.' ? '' : `cd ${shown} && `;
+  const cd = shown === '.' ? '' : `cd ${shellWord(shown)} && `;
   console.log(`\nNext: ${cd}npm install && npx gdn validate && npx gdn run --input "Please greet Ada"`);
   console.log('See README.md there for more.');
   return 0;
+}
+
+/** `text` as one word of a POSIX shell command line: as it is when plain, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
