@@ -159,24 +159,6 @@ export function consoleTraceList(source: ConsoleSource, filter: TraceListFilter)
   return { traces, problems };
 }
 
-/** A cheap fingerprint of a trace's stored state, to tell a live view when to fetch it again. */
-export function traceVersion(source: ConsoleSource, traceId: string): string {
-  const { results } = readInstances(source.rootDir(), (db) => {
-    const row = db
-      .query<{ n: number; ended: number | null; running: number }, [string]>(
-        "SELECT COUNT(*) AS n, MAX(ended_at) AS ended, SUM(status = 'running') AS running FROM trace_spans WHERE trace_id = ?",
-      )
-      .get(traceId);
-    const approvals = db
-      .query<{ n: number; decided: number | null }, [string]>(
-        'SELECT COUNT(*) AS n, MAX(decided_at) AS decided FROM approvals WHERE trace_id = ?',
-      )
-      .get(traceId);
-    return `${row?.n}:${row?.ended}:${row?.running}:${approvals?.n}:${approvals?.decided}`;
-  });
-  return results.map((result) => result.value).join('|');
-}
-
 /** The newest audit rows of every instance, newest last. */
 export function consoleAudit(
   source: ConsoleSource,

@@ -1,7 +1,7 @@
+import { listInstanceDatabases, permissionDecisions } from '@goondan/core';
 import { errorPageLink } from '../docs-link.ts';
 import { badRequest } from '../serve/api-error.ts';
 import type { Route } from '../serve/serve-api.ts';
-import { wholeNumber } from '../whole-number.ts';
 import { consoleScript, consoleStyle, errorPage } from './console-assets.ts';
 import {
   consoleAudit,
@@ -9,63 +9,62 @@ import {
   consoleOverview,
   consoleSchedules,
   consoleTraceList,
-  traceVersion,
 } from './console-data.ts';
+import { type FilterParser, matching, oneOf, positiveInteger, readFilters, time } from './console-filters.ts';
 import { consolePage, consoleSecurityHeaders, errorDocPage } from './console-page.ts';
 import type { ConsoleSource } from './console-source.ts';
+import { TraceChanges } from './trace-changes.ts';
 import { checkTraceExists, consoleSpanDetail, consoleTraceOutline } from './trace-outline.ts';
 
-/** How often a live trace view's stream looks at the databases for new spans and answers. */
-export const LIVE_POLL_MS = 400;
+const instanceKey = matching(
+  /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/,
+  "an instance key (1-128 letters, digits, '_', '.', '-')",
+);
+const errorCode = matching(/^E_[A-Z0-9_]{1,64}$/, 'an error code (E_…)');
 
-function limitOf(url: URL, fallback: number, max: number): number {
-  const text = url.searchParams.get('limit');
-  if (text === null) return fallback;
-  const limit = wholeNumber(text, 1);
-  if (limit === null) throw badRequest("'limit' must be a positive integer.");
-  return Math.min(limit, max);
+/** An agent of the bundle, or one that has stored state here (a trace may outlive its agent's removal). */
+function knownAgent(source: ConsoleSource): FilterParser<string> {
+  return (text, name) => {
+    const stored = listInstanceDatabases({ rootDir: source.rootDir() }).map((file) => file.agentName);
+    const agents = [...new Set([...source.agents(), ...stored])].sort();
+    if (agents.includes(text)) return text;
+    throw badRequest(`'${name}': no agent named '${text.slice(0, 64)}' here; agents: ${agents.join(', ') || 'none'}.`);
+  };
 }
-
-function timeOf(url: URL, name: string): number | undefined {
-  const text = url.searchParams.get(name);
-  if (!text) return undefined;
-  const at = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (!Number.isFinite(at)) throw badRequest(`'${name}' must be a time (ISO 8601 or epoch milliseconds).`);
-  return at;
-}
-
-const optional = (url: URL, name: string) => url.searchParams.get(name) || undefined;
 
 /** Text/event-stream of `change` events whenever the trace's stored state changes (and once at the start). */
-function liveTrace(request: Request, source: ConsoleSource, traceId: string): Response {
+function liveTrace(request: Request, changes: TraceChanges, traceId: string): Response {
   const encoder = new TextEncoder();
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let unsubscribe = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      let last = '';
-      let beats = 0;
-      const tick = () => {
+      const send = (text: string) => {
         try {
-          const version = traceVersion(source, traceId);
-          if (version !== last) {
-            last = version;
-            controller.enqueue(encoder.encode(`event: change\ndata: ${JSON.stringify({ version })}\n\n`));
-          } else if (++beats % 25 === 0) controller.enqueue(encoder.encode(': keep-alive\n\n'));
+          controller.enqueue(encoder.encode(text));
         } catch {
-          // A database busy for a moment is read at the next tick.
+          unsubscribe();
         }
       };
-      tick();
-      timer = setInterval(tick, LIVE_POLL_MS);
-      request.signal.addEventListener('abort', () => {
-        clearInterval(timer);
-        try {
-          controller.close();
-        } catch {}
-      });
+      unsubscribe = changes.subscribe(traceId, (change) =>
+        send(
+          change.type === 'change'
+            ? `event: change\ndata: ${JSON.stringify({ version: change.version })}\n\n`
+            : ': keep-alive\n\n',
+        ),
+      );
+      request.signal.addEventListener(
+        'abort',
+        () => {
+          unsubscribe();
+          try {
+            controller.close();
+          } catch {}
+        },
+        { once: true },
+      );
     },
     cancel() {
-      clearInterval(timer);
+      unsubscribe();
     },
   });
   return new Response(stream, {
@@ -78,6 +77,9 @@ function liveTrace(request: Request, source: ConsoleSource, traceId: string): Re
  * views use. Approving and denying go through the approvals API (/v1/approvals).
  */
 export function consoleRoutes(source: ConsoleSource): Route[] {
+  // One poll of the databases serves every open live view (docs/console.md#performance).
+  const changes = new TraceChanges(() => source.rootDir());
+  const agent = knownAgent(source);
   const html = (body: string, status = 200) =>
     new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...consoleSecurityHeaders } });
   return [
@@ -114,21 +116,23 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
       method: 'GET',
       path: '/console/api/traces',
       handle: (_request, url) => {
-        const status = optional(url, 'status');
-        if (status && !['running', 'ok', 'error', 'cancelled'].includes(status)) {
-          throw badRequest("'status' must be running, ok, error or cancelled.");
+        const filters = readFilters(url, {
+          agent,
+          instance: instanceKey,
+          status: oneOf(['running', 'ok', 'error', 'cancelled']),
+          tool: matching(/^[A-Za-z0-9_-]{1,64}$/, 'a tool name (calc__add) or a Tool resource (calc)'),
+          error: errorCode,
+          since: time,
+          until: time,
+          limit: positiveInteger(1000),
+        });
+        const { error, limit, ...rest } = filters;
+        if (rest.since !== undefined && rest.until !== undefined && rest.since > rest.until) {
+          throw badRequest("'since' is after 'until'.");
         }
-        const filter = {
-          limit: limitOf(url, 100, 1000),
-          agent: optional(url, 'agent'),
-          instance: optional(url, 'instance'),
-          status,
-          tool: optional(url, 'tool'),
-          errorCode: optional(url, 'error'),
-          since: timeOf(url, 'since'),
-          until: timeOf(url, 'until'),
-        };
-        return Response.json(consoleTraceList(source, filter));
+        return Response.json(
+          consoleTraceList(source, { ...rest, limit: limit ?? 100, ...(error ? { errorCode: error } : {}) }),
+        );
       },
     },
     {
@@ -146,27 +150,34 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
       path: '/console/api/traces/:id/live',
       handle: (request, _url, params) => {
         checkTraceExists(source, params.id!);
-        return liveTrace(request, source, params.id!);
+        return liveTrace(request, changes, params.id!);
       },
     },
     {
       method: 'GET',
       path: '/console/api/audit',
-      handle: (_request, url) =>
-        Response.json(
-          consoleAudit(source, {
-            limit: limitOf(url, 200, 5000),
-            ...(optional(url, 'agent') ? { agent: optional(url, 'agent')! } : {}),
-            ...(optional(url, 'tool') ? { tool: optional(url, 'tool')! } : {}),
-            ...(optional(url, 'decision') ? { decision: optional(url, 'decision')! } : {}),
-          }),
-        ),
+      handle: (_request, url) => {
+        const { limit, ...filters } = readFilters(url, {
+          agent,
+          tool: matching(/^[A-Za-z0-9_*-]{1,128}$/, 'a tool name, or a glob of one (bash__*)'),
+          decision: oneOf([...permissionDecisions, 'refused']),
+          limit: positiveInteger(5000),
+        });
+        return Response.json(consoleAudit(source, { ...filters, limit: limit ?? 200 }));
+      },
     },
     {
       method: 'GET',
       path: '/console/api/conversation/:agent/:key',
       handle: (_request, url, params) =>
-        Response.json(consoleConversation(source, params.agent!, params.key!, limitOf(url, 200, 5000))),
+        Response.json(
+          consoleConversation(
+            source,
+            params.agent!,
+            params.key!,
+            readFilters(url, { limit: positiveInteger(5000) }).limit ?? 200,
+          ),
+        ),
     },
     { method: 'GET', path: '/console/api/schedules', handle: () => Response.json(consoleSchedules(source)) },
     {

@@ -1,7 +1,7 @@
 import type { Bundle } from '@goondan/core';
 import { answerApproval, listApprovals } from '../serve/approval-routes.ts';
 import { checkListenAddress } from '../serve/check-bearer-token.ts';
-import { MAX_BODY_BYTES } from '../serve/read-json-body.ts';
+import { BUN_MAX_REQUEST_BODY_SIZE } from '../serve/read-json-body.ts';
 import { createServeApi, type Route } from '../serve/serve-api.ts';
 import { consoleRoutes } from './console-routes.ts';
 
@@ -43,7 +43,8 @@ export function startConsoleServer(options: {
     hostname: options.hostname,
     port: options.port,
     idleTimeout: 0,
-    maxRequestBodySize: MAX_BODY_BYTES * 2,
+    // The API answers an oversized body with its coded 413 (createServeApi); Bun's own bare 413 never comes first.
+    maxRequestBodySize: BUN_MAX_REQUEST_BODY_SIZE,
     fetch: createServeApi({
       routes: [...consoleRoutes({ mode: 'bundle', rootDir: () => bundle.rootDir, agents: () => agents }), ...approvals],
       allowedOrigins: options.allowedOrigins ?? [],

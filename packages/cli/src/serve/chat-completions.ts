@@ -83,13 +83,20 @@ export async function chatCompletions(request: Request, context: ServeContext): 
     model: agent,
     choices: [{ index: 0, delta, finish_reason: finish }],
   });
+  // Open until the turn's last event is sent or the client goes away; a turn that ends after the client left
+  // (its cancellation, usually) has nowhere to send its end, and must not try: enqueue on a closed stream throws.
+  let open = true;
+  let unfollow = () => {};
   const body = new ReadableStream<Uint8Array>({
     start(stream) {
-      let open = true;
       const send = (value: object | string) => {
         if (!open) return;
         const data = typeof value === 'string' ? value : JSON.stringify(value);
-        stream.enqueue(encoder.encode(`data: ${data}\n\n`));
+        try {
+          stream.enqueue(encoder.encode(`data: ${data}\n\n`));
+        } catch {
+          open = false;
+        }
       };
       const end = () => {
         send('[DONE]');
@@ -98,7 +105,7 @@ export async function chatCompletions(request: Request, context: ServeContext): 
       };
       send(chunk({ role: 'assistant', content: '' }, null));
       let streamed = false;
-      const unfollow = context.streams.follow(eventId, (text) => {
+      unfollow = context.streams.follow(eventId, (text) => {
         streamed = true;
         send(chunk({ content: text }, null));
       });
@@ -123,6 +130,8 @@ export async function chatCompletions(request: Request, context: ServeContext): 
       );
     },
     cancel() {
+      open = false;
+      unfollow();
       abort.abort('the client went away');
     },
   });

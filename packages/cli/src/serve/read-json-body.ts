@@ -4,7 +4,14 @@ import { badRequest } from './api-error.ts';
 /** The largest request body the API reads (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-function tooLarge(limit: number): GoondanError {
+/**
+ * Bun.serve's `maxRequestBodySize` for servers of this API: no bound of Bun's own. Bun answers a Content-Length
+ * over it with a bare 413 before the handler runs; the API checks Content-Length first (createServeApi) and
+ * answers its coded JSON 413, closing the connection, so the body is never read.
+ */
+export const BUN_MAX_REQUEST_BODY_SIZE = Number.MAX_SAFE_INTEGER;
+
+export function bodyTooLarge(limit: number): GoondanError {
   return new GoondanError('E_SERVE_BODY_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
 }
 
@@ -17,7 +24,7 @@ export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Pr
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) throw badRequest('POST needs Content-Type: application/json.');
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > limit) throw tooLarge(limit);
+  if (declared > limit) throw bodyTooLarge(limit);
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body) {
@@ -28,7 +35,7 @@ export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Pr
       size += value.byteLength;
       if (size > limit) {
         await reader.cancel().catch(() => {});
-        throw tooLarge(limit);
+        throw bodyTooLarge(limit);
       }
       chunks.push(value);
     }

@@ -2,6 +2,7 @@ import { GoondanError } from '@goondan/core';
 import { isAllowedOrigin } from '../mcp-serve/check-origin.ts';
 import { apiErrorResponse } from './api-error.ts';
 import { checkBearerToken, isLoopbackHost } from './check-bearer-token.ts';
+import { bodyTooLarge, MAX_BODY_BYTES } from './read-json-body.ts';
 
 type Handler = (request: Request, url: URL, params: Record<string, string>) => Promise<Response> | Response;
 
@@ -33,7 +34,7 @@ function match(pattern: string, path: string): Record<string, string> | null {
 }
 
 const corsHeaders = {
-  'access-control-allow-methods': 'GET, POST, DELETE',
+  'access-control-allow-methods': 'GET, HEAD, POST, DELETE',
   'access-control-allow-headers': 'authorization, content-type, x-goondan-instance',
   'access-control-max-age': '600',
 };
@@ -102,9 +103,16 @@ export function createServeApi(options: { routes: Route[]; token?: string; allow
         );
         return apiErrorResponse(error, { headers: cors, status: 400 });
       }
+      // Before anything else, so no route and no refusal leaves a large body for Bun to read through. Bun's own
+      // bound (maxRequestBodySize) must sit above ours (BUN_MAX_REQUEST_BODY_SIZE), or Bun answers first: a bare 413.
+      if (Number(request.headers.get('content-length')) > MAX_BODY_BYTES) {
+        return apiErrorResponse(bodyTooLarge(MAX_BODY_BYTES), { headers: { ...cors, ...closeConnection } });
+      }
       const path = url.pathname.replace(/\/+$/, '') || '/';
       const matching = routes.map((route) => ({ route, params: match(route.path, path) })).filter((m) => m.params);
-      const found = matching.find(({ route }) => route.method === request.method);
+      // HEAD is GET without the body (Bun sends the headers of the answer and drops its body).
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const found = matching.find(({ route }) => route.method === method);
       const refused = admit(request, {
         allowedOrigins,
         ...(options.token === undefined ? {} : { token: options.token }),
@@ -118,16 +126,25 @@ export function createServeApi(options: { routes: Route[]; token?: string; allow
       if (matching.length === 0) {
         throw new GoondanError('E_SERVE_ROUTE_NOT_FOUND', `${request.method} ${path}: no such endpoint.`);
       }
-      const allowed = matching.map(({ route }) => route.method).join(', ');
+      const allowed = allowedMethods(matching.map(({ route }) => route.method));
       const error = new GoondanError(
         'E_SERVE_ROUTE_NOT_FOUND',
         `${request.method} ${path}: this path takes ${allowed}.`,
       );
       return apiErrorResponse(error, { headers: { ...cors, allow: allowed }, status: 405 });
     } catch (thrown) {
-      return apiErrorResponse(thrown, { headers: cors });
+      // A body cut off at the limit while it was read: the rest of it is not read through either.
+      const large = thrown instanceof GoondanError && thrown.code === 'E_SERVE_BODY_TOO_LARGE';
+      return apiErrorResponse(thrown, { headers: large ? { ...cors, ...closeConnection } : cors });
     }
   };
+}
+
+/** Ends the connection after the answer, instead of Bun reading the unread rest of the body to keep it alive. */
+const closeConnection = { connection: 'close' };
+
+function allowedMethods(methods: string[]): string {
+  return (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
 }
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {

@@ -1,0 +1,340 @@
+// gdn serve and gdn trace --serve on the wire, as a black-box probe sees them: a client that leaves a stream, bodies
+// over the limit however large, HEAD and other methods, the console's filters, and what open live views cost.
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { instancePaths, newSpanId, newTraceId, openInstanceDatabase, type SpanRecord, TraceStore } from '@goondan/core';
+import { agentBundle, cleanupTempDirs, cliEnv, copyFixture, scriptedModel, startGdn } from './helpers.ts';
+
+afterAll(cleanupTempDirs);
+
+const started: ReturnType<typeof startGdn>[] = [];
+afterEach(() => {
+  for (const server of started.splice(0)) server.proc.kill('SIGKILL');
+});
+
+/** Starts `gdn serve --port 0` over `bundle`; resolves with the process and its URL. */
+async function serve(bundle: string) {
+  const server = startGdn(['serve', '--bundle', bundle, '--port', '0'], { env: cliEnv() });
+  started.push(server);
+  await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
+  return { server, url: /base URL: (\S+)\/v1/.exec(server.stderr)![1]! };
+}
+
+/** Starts `gdn trace --serve --port 0` (the console over stored state, no agents). */
+async function traceServe(bundle: string) {
+  const server = startGdn(['trace', '--serve', '--bundle', bundle, '--port', '0'], { env: cliEnv() });
+  started.push(server);
+  await server.waitForStderr('/console', 60_000);
+  return { server, url: /\[console\] (\S+)\/console/.exec(server.stderr)![1]! };
+}
+
+interface RawAnswer {
+  /** 0 when the connection closed without an answer. */
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * One request written as is over a socket (any method, any header), read until the server closes; with
+ * `keepAlive`, the request does not ask for the close (a server that keeps the connection open never answers here).
+ */
+async function raw(url: string, head: string, options: { keepAlive?: boolean } = {}): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  let text = '';
+  const { promise: closed, resolve } = Promise.withResolvers<void>();
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: {
+      data(_socket, chunk) {
+        text += new TextDecoder().decode(chunk);
+      },
+      close: () => resolve(),
+      error: () => resolve(),
+    },
+  });
+  socket.write(`${head}\r\nHost: ${hostname}:${port}\r\n${options.keepAlive ? '' : 'Connection: close\r\n'}\r\n`);
+  await closed;
+  const split = text.indexOf('\r\n\r\n');
+  const [statusLine = '', ...lines] = text.slice(0, split < 0 ? text.length : split).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0),
+    headers,
+    body: split < 0 ? '' : text.slice(split + 4),
+  };
+}
+
+/** Asks `check` until it holds; false if it still does not after `timeoutMs`. */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) return false;
+    await Bun.sleep(50);
+  }
+  return true;
+}
+
+const codeOf = (body: string) => (JSON.parse(body) as { error?: { code?: string } }).error?.code;
+
+describe('gdn serve: streams, bodies and methods', () => {
+  test('a client that leaves a streamed completion mid-turn cancels the turn; nothing is left unhandled', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'Too late.', delayMs: 120_000 }]));
+    const { server, url } = await serve(bundle);
+    // A client that reads the first chunk and hangs up (its socket closed).
+    const { hostname, port } = new URL(url);
+    const firstChunk = Promise.withResolvers<string>();
+    const socket = await Bun.connect({
+      hostname,
+      port: Number(port),
+      socket: { data: (_socket, chunk) => firstChunk.resolve(new TextDecoder().decode(chunk)) },
+    });
+    const body = JSON.stringify({ model: 'helper', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n` +
+        `X-Goondan-Instance: leaver\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(await firstChunk.promise).toContain('"role":"assistant"');
+    // Once its turn runs (its model waits two minutes), the client hangs up; the turn ends as cancelled.
+    const traces = (status: string) => async () => {
+      const answer = await fetch(`${url}/console/api/traces?instance=leaver&status=${status}`);
+      return ((await answer.json()) as { traces: unknown[] }).traces.length === 1;
+    };
+    expect(await eventually(traces('running'))).toBe(true);
+    socket.terminate();
+    expect(await eventually(traces('cancelled'))).toBe(true);
+
+    // Its result reached the server, which had nowhere to send it: the end of a stream nobody reads.
+    server.proc.kill('SIGTERM');
+    const { stderr } = await server.finish();
+    expect(stderr).not.toContain('Unhandled promise rejection');
+    expect(stderr).not.toContain('Controller is already closed');
+  }, 120_000);
+
+  test('HEAD answers as GET without a body; a method a path does not take is a coded 405', async () => {
+    const { url } = await serve(await agentBundle());
+    const health = await raw(url, 'HEAD /healthz HTTP/1.1');
+    expect(health.status).toBe(200);
+    expect(health.headers['content-type']).toContain('application/json');
+    expect(health.body).toBe('');
+    const overview = await raw(url, 'HEAD /console/api/overview HTTP/1.1');
+    expect({ status: overview.status, body: overview.body }).toEqual({ status: 200, body: '' });
+    const chat = await raw(url, 'HEAD /v1/chat/completions HTTP/1.1');
+    expect({ status: chat.status, allow: chat.headers.allow }).toEqual({ status: 405, allow: 'POST' });
+
+    for (const method of ['PUT', 'PATCH', 'DELETE', 'PROPFIND']) {
+      const answer = await raw(url, `${method} /healthz HTTP/1.1`);
+      expect({ method, status: answer.status, allow: answer.headers.allow, code: codeOf(answer.body) }).toEqual({
+        method,
+        status: 405,
+        allow: 'GET, HEAD',
+        code: 'E_SERVE_ROUTE_NOT_FOUND',
+      });
+    }
+    const unknownPath = await raw(url, 'PUT /v2/nothing HTTP/1.1');
+    expect({ status: unknownPath.status, code: codeOf(unknownPath.body) }).toEqual({
+      status: 404,
+      code: 'E_SERVE_ROUTE_NOT_FOUND',
+    });
+  }, 120_000);
+
+  test('a body declared over 1 MiB is the coded 413 before it is read, and the connection is closed', async () => {
+    const { url } = await serve(await agentBundle());
+    // Between 1 and 2 MiB, on an endpoint that takes no body and on one that does; the body is never sent, and the
+    // server closes the connection rather than wait for it.
+    for (const path of ['GET /healthz', 'POST /v1/chat/completions']) {
+      const head = `${path} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 1500000`;
+      const answer = await raw(url, head, { keepAlive: true });
+      expect({ path, status: answer.status, code: codeOf(answer.body) }).toEqual({
+        path,
+        status: 413,
+        code: 'E_SERVE_BODY_TOO_LARGE',
+      });
+      expect(answer.headers.connection).toBe('close');
+    }
+  }, 120_000);
+
+  // Needs `maxRequestBodySize: BUN_MAX_REQUEST_BODY_SIZE` in serve-host.ts (Bun answers a bare 413 above 2 MiB
+  // before the API sees the request); gdn trace --serve, below, has it. Make this a test once serve-host has it.
+  test.todo('gdn serve: a body declared over 2 MiB is the coded 413 too', async () => {
+    const { url } = await serve(await agentBundle());
+    const answer = await raw(
+      url,
+      'POST /v1/chat/completions HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 4000000000',
+    );
+    expect({ status: answer.status, code: codeOf(answer.body) }).toEqual({
+      status: 413,
+      code: 'E_SERVE_BODY_TOO_LARGE',
+    });
+  });
+});
+
+describe('gdn trace --serve: bodies, filters and live views', () => {
+  test('a body over the limit, of any size, sent or only declared, is the coded 413', async () => {
+    const { url } = await traceServe(await copyFixture('agent'));
+    const approve = 'POST /v1/approvals/apr_x/approve HTTP/1.1\r\nContent-Type: application/json';
+    // Declared and not sent: answered at once (a server that waited for the body would hang here).
+    for (const length of [1_500_000, 3_000_000, 4_000_000_000]) {
+      const answer = await raw(url, `${approve}\r\nContent-Length: ${length}`, { keepAlive: true });
+      expect({ length, status: answer.status, code: codeOf(answer.body) }).toEqual({
+        length,
+        status: 413,
+        code: 'E_SERVE_BODY_TOO_LARGE',
+      });
+    }
+    // Sent in full by a client that does not wait for an answer first (fetch).
+    const big = await fetch(`${url}/v1/approvals/apr_x/approve`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"by":"${'x'.repeat(3 * 1024 * 1024)}"}`,
+    });
+    expect({ status: big.status, code: codeOf(await big.text()) }).toEqual({
+      status: 413,
+      code: 'E_SERVE_BODY_TOO_LARGE',
+    });
+  }, 120_000);
+
+  test('every console filter is checked: a bad value or an unknown filter is a 400, good ones answer', async () => {
+    const bundle = await copyFixture('agent');
+    storeTrace(bundle, 'stored', { status: 'ok' });
+    const { url } = await traceServe(bundle);
+    const bad = [
+      'audit?decision=bogus',
+      'audit?agent=nobody',
+      'audit?tool=a%20b',
+      'audit?limit=0',
+      'audit?stauts=ok',
+      'audit?decision=allow&decision=deny',
+      'traces?status=sleeping',
+      'traces?agent=nobody',
+      'traces?instance=..%2Fx',
+      'traces?tool=calc*',
+      'traces?error=nope',
+      'traces?since=yesterday',
+      'traces?until=12abc',
+      'traces?since=2000&until=1000',
+      'traces?limit=-1',
+      'traces?colour=red',
+      'conversation/helper/stored?limit=many',
+      'conversation/helper/stored?offset=3',
+    ];
+    for (const query of bad) {
+      const answer = await fetch(`${url}/console/api/${query}`);
+      expect({ query, status: answer.status, code: codeOf(await answer.text()) }).toEqual({
+        query,
+        status: 400,
+        code: 'E_SERVE_BAD_REQUEST',
+      });
+    }
+    const good = [
+      'audit?decision=refused&agent=helper&tool=bash__*&limit=5',
+      'traces?agent=helper&instance=stored&status=ok&tool=calc&error=E_TOOL&since=0&until=2000000000000&limit=5',
+      'traces?status=&agent=',
+      'conversation/helper/stored?limit=3',
+    ];
+    for (const query of good) {
+      const answer = await fetch(`${url}/console/api/${query}`);
+      expect({ query, status: answer.status }).toEqual({ query, status: 200 });
+    }
+  }, 120_000);
+
+  test('twenty open live views of a running trace cost one poll: each is told of every change, at little CPU', async () => {
+    const bundle = await copyFixture('agent');
+    // A bundle of many instances, one of them running the watched trace.
+    for (let index = 0; index < 60; index += 1) storeTrace(bundle, `idle-${index}`, { status: 'ok' });
+    const { traceId, turn } = storeTrace(bundle, 'live', { status: 'running' });
+    const { server, url } = await traceServe(bundle);
+
+    const views = await Promise.all(
+      Array.from({ length: 20 }, () => openLiveView(`${url}/console/api/traces/${traceId}/live`)),
+    );
+    try {
+      await Promise.all(views.map((view) => view.next()));
+      // Five steps of the running turn stored one after another: every view hears of each.
+      const cpuBefore = cpuSeconds(server.proc.pid);
+      const startedAt = performance.now();
+      for (let step = 0; step < 5; step += 1) {
+        const heard = views.map((view) => view.next());
+        appendSpan(bundle, 'live', {
+          ...turn,
+          spanId: newSpanId(),
+          parentSpanId: turn.spanId,
+          kind: 'step',
+          name: `step ${step}`,
+        });
+        await Promise.all(heard);
+      }
+      const share = (cpuSeconds(server.proc.pid) - cpuBefore) / ((performance.now() - startedAt) / 1000);
+      // One poll a view (the way before) opened all 61 databases every 400 ms for each of the 20 views: the server
+      // was busy the whole time (share ≈ 1). One poll for all of them opens only the database written to.
+      expect(share).toBeLessThan(0.3);
+    } finally {
+      for (const view of views) view.close();
+    }
+  }, 120_000);
+});
+
+/** Stores a one-span trace (a turn) in instance `instanceKey` of helper; returns its id and span. */
+function storeTrace(bundle: string, instanceKey: string, options: { status: SpanRecord['status'] }) {
+  const traceId = newTraceId();
+  const turn: SpanRecord = {
+    traceId,
+    spanId: newSpanId(),
+    parentSpanId: null,
+    kind: 'turn',
+    name: 'turn helper',
+    startedAt: Date.now() - 1000,
+    endedAt: options.status === 'running' ? null : Date.now(),
+    status: options.status,
+    attributes: { agent: 'helper', instance: instanceKey },
+  };
+  appendSpan(bundle, instanceKey, turn);
+  return { traceId, turn };
+}
+
+function appendSpan(bundle: string, instanceKey: string, span: SpanRecord): void {
+  const db = openInstanceDatabase(instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey }).databaseFile);
+  try {
+    new TraceStore(db).recordSpans([span]);
+  } finally {
+    db.close();
+  }
+}
+
+/** An open live view: `next()` resolves at its next `change` event. */
+async function openLiveView(url: string) {
+  const abort = new AbortController();
+  const response = await fetch(url, { signal: abort.signal });
+  expect(response.status).toBe(200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  return {
+    async next(): Promise<void> {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (block.startsWith('event: change')) return;
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the live stream ended');
+        buffer += value;
+      }
+    },
+    close: () => abort.abort(),
+  };
+}
+
+/** CPU time (user and system) the process has used, in seconds (Linux /proc; clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
