@@ -158,6 +158,7 @@ export { type AuditFilter, type AuditRecord, AuditStore, type AuditStoreOptions 
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
 export { ConversationStore } from './store/conversation-store.ts';
 export { InstanceStateStore } from './store/instance-state-store.ts';
+export { acquireInstanceWriterLock, type InstanceWriterLock } from './store/instance-writer-lock.ts';
 export { openInstanceDatabase } from './store/open-instance-database.ts';
 export { toOtlpJson } from './store/to-otlp-json.ts';
 export { newSpanId, newTraceId } from './store/trace-ids.ts';

@@ -1,4 +1,5 @@
 import type { Bundle } from '@goondan/core';
+import { instancePaths } from '@goondan/core/session';
 import { parseCommandArgs } from '../cli-args.ts';
 import { natsConfigOf, natsFlagSpec, natsFlagsHelp } from '../nats-flags.ts';
 import { openBundle } from '../open-bundle.ts';
@@ -23,15 +24,17 @@ Options:
   --swarm NAME     the Swarm to serve when the bundle declares several (without one, every Agent is served)
   --watch          reload when the bundle's files change (without it, only when its git revision moves, as an
                    activated changeset does): only agents whose resources changed restart
-  --grace MS       how long running turns may take to finish at shutdown (default 10000)
+  --grace MS       how long the shutdown may take, from the signal: accepted events handled, running turns
+                   finished; what has not ended then is killed (default 10000)
   --shared-state   with --nats: the workers see this bundle's .goondan/ (one machine, or a shared file system)
 ${natsFlagsHelp}
                    with --nats, agent processes run on gdn workers (gdn worker --nats URL), not here
   --bundle DIR     the bundle directory (default: the current directory or a parent with goondan.yaml)
 
-SIGTERM or Ctrl-C stop taking requests and let running turns finish (a second one kills the agents).
-Exit status: 0 stopped, 1 error (invalid bundle, port in use, no token beyond loopback), 2 usage error,
-130 after SIGINT, 143 after SIGTERM.`;
+SIGTERM or Ctrl-C stop taking requests and let running turns finish within --grace (a second one kills the
+agents and exits at once). One gdn serve at a time serves a bundle.
+Exit status: 0 stopped, 1 error (invalid bundle or --instance, the bundle already served, port in use, no token
+beyond loopback), 2 usage error, 130 after SIGINT, 143 after SIGTERM.`;
 
 const DEFAULT_PORT = 8787;
 
@@ -70,68 +73,126 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const hostname = values.host ?? '127.0.0.1';
   // Before the bundle is loaded: a refused address costs nothing.
   checkListenAddress(hostname, token);
-  const opened = await openBundle(values.bundle);
-  if (!opened.bundle) {
-    printProblems(opened.dir, opened.problems, useColor(process.stderr));
-    return 1;
-  }
   const log = (line: string) => console.error(line);
-  const transport = await natsTransport(natsConfigOf(values), opened.bundle, values.swarm, log);
-  // Loaded here, not at start-up: no other command pays for the HTTP API and the channels.
-  const [{ startServeHost }, { hostParts }] = await Promise.all([
-    import('../serve/serve-host.ts'),
-    import('../serve/host-parts.ts'),
-  ]);
-  const host = await startServeHost({
-    bundle: opened.bundle,
-    hostname,
-    port,
-    log,
-    parts: hostParts,
-    ...(values.swarm ? { swarm: values.swarm } : {}),
-    ...(values.instance ? { instanceKey: values.instance } : {}),
-    ...(token ? { token } : {}),
-    ...(values['allow-origin']
-      ? { allowedOrigins: values['allow-origin'].split(',').map((origin) => origin.trim()) }
-      : {}),
-    ...(gracePeriodMs === undefined ? {} : { gracePeriodMs }),
-    ...(transport ? { transport } : {}),
-  }).catch(async (thrown) => {
-    await transport?.close();
-    throw thrown;
-  });
-  const stopped = Promise.withResolvers<'SIGINT' | 'SIGTERM'>();
+  // From here on a signal is ours in every state: one stops gracefully (once started), a second exits at once.
+  const signals = watchStopSignals(log);
+  let lock: { release(): void } | undefined;
+  try {
+    const opened = await openBundle(values.bundle);
+    const bundle = opened.bundle;
+    if (!bundle) {
+      printProblems(opened.dir, opened.problems, useColor(process.stderr));
+      return 1;
+    }
+    // Refused at start as gdn run refuses it, not on every request that names no instance.
+    if (values.instance !== undefined) {
+      instancePaths({ rootDir: bundle.rootDir, agentName: 'serve', instanceKey: values.instance });
+    }
+    // Loaded here, not at start-up: no other command pays for the HTTP API and the channels.
+    const [{ acquireServeLock }, { startServeHost }, { hostParts }] = await Promise.all([
+      import('../serve/serve-lock.ts'),
+      import('../serve/serve-host.ts'),
+      import('../serve/host-parts.ts'),
+    ]);
+    // Before anything starts: a second gdn serve of this bundle is refused, naming the first.
+    lock = acquireServeLock({ rootDir: bundle.rootDir });
+    const started = (async () => {
+      const transport = await natsTransport(natsConfigOf(values), bundle, values.swarm, log);
+      const host = await startServeHost({
+        bundle,
+        hostname,
+        port,
+        log,
+        parts: hostParts,
+        ...(values.swarm ? { swarm: values.swarm } : {}),
+        ...(values.instance === undefined ? {} : { instanceKey: values.instance }),
+        ...(token ? { token } : {}),
+        ...(values['allow-origin']
+          ? { allowedOrigins: values['allow-origin'].split(',').map((origin) => origin.trim()) }
+          : {}),
+        ...(gracePeriodMs === undefined ? {} : { gracePeriodMs }),
+        ...(transport ? { transport } : {}),
+      }).catch(async (thrown) => {
+        await transport?.close();
+        throw thrown;
+      });
+      return { host, transport };
+    })();
+    const running = await Promise.race([started, signals.second]);
+    if (!running) {
+      // A second signal while starting: exit now (the orchestrator kills its agent processes as the process exits).
+      started.catch(() => {});
+      return signals.exitCode();
+    }
+    const { host, transport } = running;
+    if (!signals.signalled()) {
+      const topology = host.context.topology();
+      log(`[serve] serving ${topology.agents.join(', ')} (swarm ${topology.name}) on ${host.url}`);
+      log(`[serve] OpenAI-compatible base URL: ${host.url}/v1${token ? ' (bearer token required)' : ''}`);
+    }
+    // An activated changeset (a new git revision of the bundle) always reloads; --watch also reloads on every save.
+    const watching = watchSwarm({
+      session: { orchestrator: host.orchestrator, bundle: host.context.bundle() },
+      resolve: (bundle) => host.serve(bundle),
+      stopped: signals.first.then(() => {}),
+      revisionsOnly: values.watch !== true,
+      log,
+    });
+    const signal = await signals.first;
+    const graceful = (async () => {
+      await watching;
+      await host.stop(signal);
+      await transport?.close();
+      log('[serve] stopped');
+      return 'stopped' as const;
+    })();
+    // The grace period bounds the stop (docs/serve.md); past it, and at a second signal, everything is killed.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const overdue = new Promise<'overdue'>((resolve) => {
+      timer = setTimeout(() => resolve('overdue'), host.gracePeriodMs + KILL_MARGIN_MS);
+    });
+    const end = await Promise.race([graceful, signals.second.then(() => 'killed' as const), overdue]);
+    clearTimeout(timer);
+    if (end !== 'stopped') {
+      host.kill();
+      log(`[serve] ${end === 'overdue' ? 'not stopped within the grace period' : 'second signal'}: agents killed`);
+    }
+    return signals.exitCode();
+  } finally {
+    signals.dispose();
+    lock?.release();
+  }
+}
+
+/** Past the grace period, how long the stop may still take (connectors closing, answers written) before a kill. */
+const KILL_MARGIN_MS = 3_000;
+
+/**
+ * SIGTERM and SIGINT from the start of the command: `first` resolves with the first signal, `second` (with null)
+ * at the next one. Installed before anything starts, so no state leaves a signal to the default (an exit that
+ * skips killing the agents) or ignores a second one.
+ */
+function watchStopSignals(log: (line: string) => void) {
+  const first = Promise.withResolvers<'SIGINT' | 'SIGTERM'>();
+  const second = Promise.withResolvers<null>();
   let signalled: 'SIGINT' | 'SIGTERM' | undefined;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-    // A second signal: kill the agents now (their turns end as failed).
-    if (signalled) return host.orchestrator.killAll();
+    if (signalled) return second.resolve(null);
     signalled = signal;
     log(`[serve] ${signal}: no new requests; letting running turns finish`);
-    stopped.resolve(signal);
+    first.resolve(signal);
   };
   const listeners = (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, () => onSignal(signal)] as const);
   for (const [signal, listener] of listeners) process.on(signal, listener);
-  const topology = host.context.topology();
-  log(`[serve] serving ${topology.agents.join(', ')} (swarm ${topology.name}) on ${host.url}`);
-  log(`[serve] OpenAI-compatible base URL: ${host.url}/v1${token ? ' (bearer token required)' : ''}`);
-  // An activated changeset (a new git revision of the bundle) always reloads; --watch also reloads on every save.
-  const watching = watchSwarm({
-    session: { orchestrator: host.orchestrator, bundle: host.context.bundle() },
-    resolve: (bundle) => host.serve(bundle),
-    stopped: stopped.promise.then(() => {}),
-    revisionsOnly: values.watch !== true,
-    log,
-  });
-  try {
-    await stopped.promise;
-    await watching;
-    await host.stop(signalled ?? 'stopped');
-    await transport?.close();
-    log('[serve] stopped');
-  } finally {
-    for (const [signal, listener] of listeners) process.off(signal, listener);
-  }
-  return signalled === 'SIGINT' ? 130 : 143;
+  return {
+    first: first.promise,
+    second: second.promise,
+    signalled: () => signalled !== undefined,
+    exitCode: () => (signalled === 'SIGINT' ? 130 : 143),
+    dispose() {
+      for (const [signal, listener] of listeners) process.off(signal, listener);
+    },
+  };
 }
 
 /** With --nats (or GOONDAN_NATS_URL): the NATS transport, its namespace the served Swarm's name by default. */

@@ -1,6 +1,7 @@
 import {
   type AgentNotification,
   type Bundle,
+  DEFAULT_GRACE_PERIOD_MS,
   Orchestrator,
   type ProcessLifecycleEvent,
   type SwarmTopology,
@@ -14,6 +15,7 @@ import { createServeApi, type Route } from './serve-api.ts';
 import type { ServeContext, ServedScheduler } from './serve-context.ts';
 import { serveRoutes } from './serve-routes.ts';
 import { servedSwarm } from './served-swarm.ts';
+import { toListenError } from './to-listen-error.ts';
 import { TurnStreams } from './turn-streams.ts';
 
 /** A part the host starts beside the orchestrator (scheduler, channels) and stops before it. */
@@ -52,16 +54,25 @@ export interface ServeHostOptions {
 
 export interface ServeHost {
   url: string;
+  /** What running turns get at shutdown to finish (and accepted events to be handled), in ms. */
+  gracePeriodMs: number;
   orchestrator: Orchestrator;
   context: ServeContext;
   /** Takes a reloaded bundle: restarts the agents whose resources changed. */
   serve(bundle: Bundle): { bundle: Bundle; topology: SwarmTopology };
-  /** Stops taking requests, stops the parts, lets running turns finish (the grace period), then closes. */
+  /**
+   * Stops taking requests, stops the parts, lets accepted events be handled and running turns finish within the
+   * grace period (counted from this call; what is still running then is killed), then closes.
+   */
   stop(reason: string): Promise<void>;
+  /** Kills the agent processes and closes every connection now (a second signal); a `stop` under way ends soon. */
+  kill(): void;
 }
 
-/** How long the end waits for clients to close their connections after the last answer. */
+/** How long the end waits for clients to close their connections after the last answer (within the grace). */
 const CLOSE_WAIT_MS = 2_000;
+/** ... but at least this long, so the answers of turns that ended at the deadline are written out. */
+const MIN_CLOSE_WAIT_MS = 250;
 
 function describeLifecycle(event: ProcessLifecycleEvent): string | null {
   const who = `${event.agent}/${event.instanceKey}`;
@@ -121,7 +132,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
         processes: () => orchestrator.list(),
       }),
     ]);
-    server = Bun.serve({
+    server = listen({
       hostname: options.hostname,
       port: options.port,
       // A turn may take minutes before its reply (or between two streamed chunks): no idle cut-off.
@@ -140,9 +151,12 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     await Promise.all(parts.map((part) => part.afterDrain?.().catch(() => {})));
     throw thrown;
   }
+  const gracePeriodMs = options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
   let stopping: Promise<void> | null = null;
+  const killed = Promise.withResolvers<void>();
   return {
     url: server.url.href.replace(/\/$/, ''),
+    gracePeriodMs,
     orchestrator,
     context,
     serve(bundle) {
@@ -156,19 +170,42 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     },
     stop(reason) {
       stopping ??= (async () => {
+        const deadline = Date.now() + gracePeriodMs;
         // No new connections; requests under way get their answers as their turns end.
         const closed = server.stop(false);
         await Promise.all(parts.map((part) => part.stop().catch(() => {})));
-        await orchestrator.shutdown({ reason, drain: true });
+        // One grace period for both the accepted events (an instance that cannot start must not hold the end) and
+        // the running turns.
+        const report = await orchestrator.shutdown({ reason, drain: true, graceIncludesDrain: true });
+        if (report.pendingSends) {
+          options.log(
+            `[serve] ${report.pendingSends} accepted event(s) not handled within the grace period; they stay stored and are handled at the next start`,
+          );
+        }
         // Replies of the turns that just ended reach their connectors before those stop.
         await Promise.all(parts.map((part) => part.afterDrain?.().catch(() => {})));
         // Every turn has ended, so every answer is written; idle keep-alive connections are closed after a while.
+        const waitMs = Math.min(CLOSE_WAIT_MS, Math.max(MIN_CLOSE_WAIT_MS, deadline - Date.now()));
         let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+        await Promise.race([closed, killed.promise, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
         clearTimeout(timer);
         await server.stop(true);
       })();
       return stopping;
     },
+    kill() {
+      orchestrator.killAll();
+      killed.resolve();
+      void server.stop(true);
+    },
   };
+}
+
+/** Bun.serve, its failure to listen (port in use, an address not of this machine) a coded error. */
+function listen(options: Parameters<typeof Bun.serve>[0] & { hostname: string; port: number }) {
+  try {
+    return Bun.serve(options);
+  } catch (thrown) {
+    throw toListenError(thrown, options);
+  }
 }

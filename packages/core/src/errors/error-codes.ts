@@ -397,6 +397,16 @@ export const errorCodes = {
     name: 'ServeRouteNotFoundError',
     suggestion: 'Check the path and method against docs/serve.md; the message lists the methods the path takes.',
   },
+  E_SERVE_LISTEN_FAILED: {
+    name: 'ServeListenFailedError',
+    suggestion:
+      'Choose another --port (--port 0 picks a free one) or stop the process that listens there; --host must be an address of this machine.',
+  },
+  E_SERVE_BUNDLE_BUSY: {
+    name: 'ServeBundleBusyError',
+    suggestion:
+      'One gdn serve at a time may serve a bundle. Use the one running (its URL is in its log), or stop it (kill PID) and start again.',
+  },
   // The web console (docs/console.md)
   E_CONSOLE_TRACE_NOT_FOUND: {
     name: 'ConsoleTraceNotFoundError',

@@ -132,6 +132,8 @@ export class Orchestrator {
   private shutdownPromise: Promise<ShutdownReport> | null = null;
   /** Set once shutdown has drained: from then on nothing new is routed. */
   private closing = false;
+  /** Set by killAll(): a shutdown waits for nothing any more. */
+  private killed = false;
   private readonly inbox: SendInbox | null;
   /** Sent events accepted (stored) whose turn has not ended, by event id → target address. */
   private readonly acceptedSends = new Map<string, string>();
@@ -314,18 +316,31 @@ export class Orchestrator {
    * With `drain`, it first waits (up to `drainTimeoutMs`) until every sent event accepted so far has been handled,
    * routing as usual meanwhile (a handled event may send more). Sent events not handled by then stay stored in
    * their target's inbox and are handled when the target next starts; `pendingSends` counts them.
+   *
+   * With `graceIncludesDrain`, the grace period counts from this call and bounds the whole shutdown: the drain
+   * waits at most that long, and the processes get what is left of it (`gdn serve --grace`, where an event for an
+   * instance that cannot start must not hold the end for `drainTimeoutMs`). After `killAll()` nothing is waited for.
    */
   shutdown(
-    options: { gracePeriodMs?: number; reason?: string; drain?: boolean; drainTimeoutMs?: number } = {},
+    options: {
+      gracePeriodMs?: number;
+      reason?: string;
+      drain?: boolean;
+      drainTimeoutMs?: number;
+      graceIncludesDrain?: boolean;
+    } = {},
   ): Promise<ShutdownReport> {
     this.shutdownPromise ??= (async () => {
-      if (options.drain) {
-        await this.drainSends(options.drainTimeoutMs ?? this.options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+      const startedAt = Date.now();
+      const grace = options.gracePeriodMs ?? this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
+      if (options.drain && !this.killed) {
+        const drainTimeoutMs = options.drainTimeoutMs ?? this.options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+        await this.drainSends(options.graceIncludesDrain ? Math.min(grace, drainTimeoutMs) : drainTimeoutMs);
       }
       this.closing = true;
       clearInterval(this.reconcileTimer);
-      const grace = options.gracePeriodMs ?? this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
-      const report = await this.supervisor.shutdownAll(grace, options.reason ?? 'shutdown');
+      const left = options.graceIncludesDrain ? Math.max(0, grace - (Date.now() - startedAt)) : grace;
+      const report = await this.supervisor.shutdownAll(this.killed ? 0 : left, options.reason ?? 'shutdown');
       clearTimeout(this.stateTimer);
       this.stateClosed = true;
       if (this.stateFile) removeOrchestratorState(this.stateFile);
@@ -337,8 +352,13 @@ export class Orchestrator {
     return this.shutdownPromise;
   }
 
-  /** Kills every agent process now (a second Ctrl-C). */
+  /**
+   * Kills every agent process now (a second Ctrl-C). A shutdown under way stops waiting: its drain ends at once and
+   * whatever is still running is killed without a grace period.
+   */
   killAll(): void {
+    this.killed = true;
+    for (const wake of this.drainWaiters.splice(0)) wake();
     this.supervisor.killAll();
   }
 

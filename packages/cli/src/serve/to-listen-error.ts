@@ -1,0 +1,28 @@
+import { GoondanError } from '@goondan/core';
+
+/** What the operating system said when the listener could not be opened, in words. */
+const reasons: Record<string, string> = {
+  EADDRINUSE: 'the port is in use by another process',
+  EADDRNOTAVAIL: 'the address is not one of this machine',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EPERM: 'permission denied',
+};
+
+/**
+ * A failure to open the HTTP listener as E_SERVE_LISTEN_FAILED naming the address and the reason, so the CLI reports
+ * it as a coded error (not an unexpected failure, nor a file's E_PATH_ACCESS for EACCES); anything else as it is.
+ */
+export function toListenError(thrown: unknown, address: { hostname: string; port: number }): unknown {
+  const code = (thrown as { code?: unknown } | null)?.code;
+  const syscall = (thrown as { syscall?: unknown } | null)?.syscall;
+  if (!(thrown instanceof Error) || typeof code !== 'string' || (syscall !== 'listen' && !(code in reasons))) {
+    return thrown;
+  }
+  const reason = reasons[code] ?? thrown.message;
+  const where = address.hostname.includes(':')
+    ? `[${address.hostname}]:${address.port}`
+    : `${address.hostname}:${address.port}`;
+  return new GoondanError('E_SERVE_LISTEN_FAILED', `gdn serve cannot listen on ${where}: ${reason} (${code}).`, {
+    cause: thrown,
+  });
+}
