@@ -10,7 +10,7 @@ import {
 import { consoleRoutes } from '../console/console-routes.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
-import { MAX_BODY_BYTES } from './read-json-body.ts';
+import { BUN_MAX_REQUEST_BODY_SIZE } from './read-json-body.ts';
 import { createServeApi, type Route } from './serve-api.ts';
 import type { ServeContext, ServedScheduler } from './serve-context.ts';
 import { serveRoutes } from './serve-routes.ts';
@@ -138,7 +138,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
       // A turn may take minutes before its reply (or between two streamed chunks): no idle cut-off.
       idleTimeout: 0,
       // Bun's own bound (it closes the request) sits above ours, so an oversized body gets our coded 413.
-      maxRequestBodySize: MAX_BODY_BYTES * 2,
+      maxRequestBodySize: BUN_MAX_REQUEST_BODY_SIZE,
       fetch: createServeApi({
         routes,
         allowedOrigins: options.allowedOrigins ?? [],
