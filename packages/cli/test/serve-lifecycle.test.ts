@@ -161,6 +161,17 @@ describe('gdn serve start and shutdown', () => {
       expect(result.stderr).toContain('--port 0');
       expect(result.stderr).not.toContain('unexpected failure');
       expect(result.stderr).not.toMatch(/^\s+at /m);
+      // The console and the MCP server over HTTP say the same, naming their own command and flag.
+      for (const [args, command, flag] of [
+        [['trace', '--serve', '--bundle', bundle, '--port', String(taken.port)], 'gdn trace --serve', '--port 0'],
+        [['mcp', 'serve', '--bundle', bundle, '--http', String(taken.port)], 'gdn mcp serve', '--http 0'],
+      ] as const) {
+        const other = await gdnWithin([...args]);
+        expect(other.exitCode).toBe(1);
+        expect(other.stderr).toContain(`E_SERVE_LISTEN_FAILED ${command} cannot listen on 127.0.0.1:${taken.port}`);
+        expect(other.stderr).toContain(flag);
+        expect(other.stderr).not.toContain('unexpected failure');
+      }
     } finally {
       taken.stop(true);
     }

@@ -3,6 +3,7 @@ import { answerApproval, listApprovals } from '../serve/approval-routes.ts';
 import { checkListenAddress } from '../serve/check-bearer-token.ts';
 import { BUN_MAX_REQUEST_BODY_SIZE } from '../serve/read-json-body.ts';
 import { createServeApi, type Route } from '../serve/serve-api.ts';
+import { toListenError } from '../to-listen-error.ts';
 import { consoleRoutes } from './console-routes.ts';
 
 export interface ConsoleServer {
@@ -39,18 +40,30 @@ export function startConsoleServer(options: {
     },
   ];
   const agents = [...bundle.resources.values()].filter((r) => r.kind === 'Agent').map((agent) => agent.metadata.name);
-  const server = Bun.serve({
-    hostname: options.hostname,
-    port: options.port,
-    idleTimeout: 0,
-    // The API answers an oversized body with its coded 413 (createServeApi); Bun's own bare 413 never comes first.
-    maxRequestBodySize: BUN_MAX_REQUEST_BODY_SIZE,
-    fetch: createServeApi({
-      routes: [...consoleRoutes({ mode: 'bundle', rootDir: () => bundle.rootDir, agents: () => agents }), ...approvals],
-      allowedOrigins: options.allowedOrigins ?? [],
-      ...(options.token ? { token: options.token } : {}),
-    }),
-  });
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: options.hostname,
+      port: options.port,
+      idleTimeout: 0,
+      // The API answers an oversized body with its coded 413 (createServeApi); Bun's own bare 413 never comes first.
+      maxRequestBodySize: BUN_MAX_REQUEST_BODY_SIZE,
+      fetch: createServeApi({
+        routes: [
+          ...consoleRoutes({ mode: 'bundle', rootDir: () => bundle.rootDir, agents: () => agents }),
+          ...approvals,
+        ],
+        allowedOrigins: options.allowedOrigins ?? [],
+        ...(options.token ? { token: options.token } : {}),
+      }),
+    });
+  } catch (thrown) {
+    throw toListenError(
+      thrown,
+      { hostname: options.hostname ?? '127.0.0.1', port: options.port ?? 0 },
+      'gdn trace --serve',
+    );
+  }
   return {
     url: server.url.href.replace(/\/$/, ''),
     stop: () => server.stop(true),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { toListenError } from '../to-listen-error.ts';
 import { isAllowedOrigin } from './check-origin.ts';
 import { createMcpServer } from './create-mcp-server.ts';
 import { MAX_HTTP_BODY_BYTES } from './max-http-body-bytes.ts';
@@ -79,8 +80,7 @@ export async function serveHttp(options: {
       },
     });
   } catch (thrown) {
-    console.error(`gdn mcp serve: cannot listen on 127.0.0.1:${port}: ${(thrown as Error)?.message ?? thrown}`);
-    return 1;
+    throw toListenError(thrown, { hostname: '127.0.0.1', port }, 'gdn mcp serve', '--http');
   }
   console.error(`gdn mcp serve: listening on http://127.0.0.1:${http.port}/mcp (${what})`);
   const stopped = Promise.withResolvers<void>();

@@ -9,13 +9,13 @@ import {
 } from '@goondan/core';
 import { consoleRoutes } from '../console/console-routes.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
+import { toListenError } from '../to-listen-error.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
 import { BUN_MAX_REQUEST_BODY_SIZE } from './read-json-body.ts';
 import { createServeApi, type Route } from './serve-api.ts';
 import type { ServeContext, ServedScheduler } from './serve-context.ts';
 import { serveRoutes } from './serve-routes.ts';
 import { servedSwarm } from './served-swarm.ts';
-import { toListenError } from './to-listen-error.ts';
 import { TurnStreams } from './turn-streams.ts';
 
 /** A part the host starts beside the orchestrator (scheduler, channels) and stops before it. */
