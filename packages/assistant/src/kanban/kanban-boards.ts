@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import { GoondanError } from '@goondan/core/errors';
-import { boardColumns, boardId } from './kanban-lookup.ts';
+import { displayName } from '../names/display-name.ts';
+import { boardColumns, boardId, hasBoardIdShape } from './kanban-lookup.ts';
 import { defaultKanbanColumns, type KanbanBoard } from './kanban-types.ts';
 
 function describeBoard(db: Database, board: { id: number; name: string; created_at: number }): KanbanBoard {
@@ -22,9 +23,9 @@ function describeBoard(db: Database, board: { id: number; name: string; created_
   };
 }
 
-/** Column names as given, trimmed; two that differ only in case are one name twice. */
+/** Column names as given, trimmed, in NFC; two that differ only in case are one name twice. */
 function checkedColumns(columns: readonly string[]): string[] {
-  const names = columns.map((column) => column.trim());
+  const names = columns.map((column) => displayName(column, 'a column name'));
   const seen = new Set<string>();
   for (const name of names) {
     if (name === '')
@@ -46,9 +47,15 @@ export function createBoard(
   input: { name: string; columns?: readonly string[]; workspace?: string },
 ): KanbanBoard {
   const workspace = input.workspace ?? '';
-  const name = input.name.trim();
+  const name = displayName(input.name, 'the board name');
   if (name === '')
     throw new GoondanError('E_TOOL_INVALID_ARGS', 'The board name is empty.', { suggestion: 'Give the board a name.' });
+  // A board_id of this shape means an id, so a board named so could not be reached by its name (or would be
+  // confused with the board that has that id).
+  if (hasBoardIdShape(name))
+    throw new GoondanError('E_TOOL_INVALID_ARGS', `'${name}' has the shape of a board id, so it cannot be a name.`, {
+      suggestion: `Name the board in words (e.g. 'Errands', or 'Board ${name.replace(/\D/g, '')}'); boards are referred to by their id (board-N, answered by kanban__create_board) or by their name.`,
+    });
   const columns = checkedColumns(
     input.columns === undefined || input.columns.length === 0 ? defaultKanbanColumns : input.columns,
   );

@@ -13,30 +13,49 @@ export const cardId = (id: number): string => `card-${id}`;
 
 /** `board-3`, `3` → 3; anything else → undefined. */
 function numericId(ref: string, prefix: string): number | undefined {
-  const match = new RegExp(`^(?:${prefix}-)?(\\d{1,15})$`, 'i').exec(ref.trim());
+  const match = new RegExp(`^(?:${prefix}-)?(\\d+)$`, 'i').exec(ref.trim());
   return match ? Number(match[1]) : undefined;
+}
+
+/** True for text a board_id reads as an id (`board-3`, `3`): such text cannot be a board's name. */
+export const hasBoardIdShape = (text: string): boolean => numericId(text, 'board') !== undefined;
+
+function boardsOf(db: Database, workspace: string): string[] {
+  return db
+    .query<BoardRef, [string]>('SELECT id, name FROM kanban_boards WHERE workspace = ? ORDER BY id LIMIT 20')
+    .all(workspace)
+    .map((board) => `${boardId(board.id)} (${board.name})`);
 }
 
 /**
  * The board a `board_id` names in a workspace ('' is the personal space): its id (`board-3` or `3`) or, for a
- * model that remembers names, its name. Boards of other workspaces are not found.
+ * model that remembers names, its name. Text of an id's shape is an id: a name cannot have that shape
+ * (createBoard refuses it), and where an older board has one anyway and it is also another board's id, the
+ * reference is refused as ambiguous rather than guessed. Boards of other workspaces are not found.
  */
 export function findBoard(db: Database, ref: string, workspace = ''): BoardRef {
-  const id = numericId(ref, 'board');
-  const row =
-    (id === undefined
+  const text = ref.trim().normalize('NFC');
+  const byName = db
+    .query<BoardRef, [string, string]>('SELECT id, name FROM kanban_boards WHERE name = ? AND workspace = ?')
+    .get(text, workspace);
+  const id = numericId(text, 'board');
+  const byId =
+    id === undefined || !Number.isSafeInteger(id)
       ? null
       : db
           .query<BoardRef, [number, string]>('SELECT id, name FROM kanban_boards WHERE id = ? AND workspace = ?')
-          .get(id, workspace)) ??
-    db
-      .query<BoardRef, [string, string]>('SELECT id, name FROM kanban_boards WHERE name = ? AND workspace = ?')
-      .get(ref.trim(), workspace);
+          .get(id, workspace);
+  if (byId && byName && byId.id !== byName.id)
+    throw new GoondanError(
+      'E_TOOL_INVALID_ARGS',
+      `board_id '${ref}' is ambiguous: it is the id of ${boardId(byId.id)} (${byId.name}) and the name of ${boardId(byName.id)}.`,
+      {
+        suggestion: `Use the board's name '${byId.name}' for ${boardId(byId.id)}, or ${boardId(byName.id)} for the board named '${byName.name}'.`,
+      },
+    );
+  const row = byId ?? byName;
   if (row) return row;
-  const boards = db
-    .query<BoardRef, [string]>('SELECT id, name FROM kanban_boards WHERE workspace = ? ORDER BY id LIMIT 20')
-    .all(workspace)
-    .map((board) => `${boardId(board.id)} (${board.name})`);
+  const boards = boardsOf(db, workspace);
   throw new GoondanError('E_KANBAN_BOARD_NOT_FOUND', `No board '${ref}'.`, {
     suggestion:
       boards.length === 0
@@ -56,8 +75,8 @@ export function boardColumns(db: Database, board: number): string[] {
 /** The column of `board` that `name` means (case and surrounding spaces ignored), in the board's own spelling. */
 export function findColumn(db: Database, board: BoardRef, name: string): string {
   const columns = boardColumns(db, board.id);
-  const wanted = name.trim().toLowerCase();
-  const found = columns.find((column) => column.toLowerCase() === wanted);
+  const wanted = name.trim().normalize('NFC').toLowerCase();
+  const found = columns.find((column) => column.normalize('NFC').toLowerCase() === wanted);
   if (found !== undefined) return found;
   throw new GoondanError('E_KANBAN_COLUMN_NOT_FOUND', `Board '${board.name}' has no column '${name}'.`, {
     suggestion: `Use one of its columns: ${columns.map((column) => `'${column}'`).join(', ')}.`,
@@ -68,7 +87,7 @@ export function findColumn(db: Database, board: BoardRef, name: string): string 
 export function findCard(db: Database, board: BoardRef, ref: string): KanbanCardRow {
   const id = numericId(ref, 'card');
   const row =
-    id === undefined
+    id === undefined || !Number.isSafeInteger(id)
       ? null
       : db
           .query<KanbanCardRow, [number, number]>('SELECT * FROM kanban_cards WHERE id = ? AND board_id = ?')

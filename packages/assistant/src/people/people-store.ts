@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { GoondanError } from '@goondan/core/errors';
+import { displayName } from '../names/display-name.ts';
 
 /** The longest profile name or alias, in characters. */
 export const NAME_MAX_CHARS = 100;
@@ -11,9 +12,12 @@ export interface Profile {
   aliases: string[];
 }
 
-/** Trimmed name, or a coded error for an empty or over-long one. */
+/**
+ * Trimmed name in NFC, or a coded error for an empty or over-long one or one with a control character. Full-width
+ * letters stay as typed: `Ｂｏｂ` and `Bob` are two names (folding them, NFKC, would also rewrite Korean jamo).
+ */
 export function checkedName(value: unknown, field: string): string {
-  const name = typeof value === 'string' ? value.trim().normalize('NFC') : '';
+  const name = displayName(value, `'${field}'`);
   if (name === '') {
     throw new GoondanError('E_TOOL_INVALID_ARGS', `'${field}' is empty.`, {
       suggestion: `Give '${field}' a person's name, e.g. 'Minji'.`,

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JsonObject } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
+import { kanbanSchema } from '../../src/kanban/kanban-schema.ts';
+import { assistantDatabase } from '../../src/store/assistant-database.ts';
 import { handlers } from './index.ts';
 
 function freshContext(config: JsonObject = {}) {
@@ -207,5 +209,78 @@ describe('kanban cards', () => {
     const ctx = freshContext({ confirmAbove: 1 });
     const { board, ids } = await boardWithCards(ctx);
     expect((await call(handlers.delete_card, ctx, { board_id: board, card_id: ids.c })).deleted.title).toBe('c');
+  });
+});
+
+describe('kanban names and ids', () => {
+  test('a board name of an id shape is refused, so board_id board-1 cannot mean two boards', async () => {
+    const ctx = freshContext();
+    await call(handlers.create_board, ctx, { name: 'Errands' });
+    for (const name of ['board-1', '2', ' Board-7 ', 'BOARD-12', '123456789012345678901234'])
+      expect(await rejection(call(handlers.create_board, ctx, { name }))).toMatchObject({
+        code: 'E_TOOL_INVALID_ARGS',
+        message: expect.stringContaining('shape of a board id'),
+      });
+    expect((await call(handlers.list_boards, ctx, {})).boards.map((board: Loose) => board.name)).toEqual(['Errands']);
+    const card = await call(handlers.add_card, ctx, { board_id: 'board-1', title: 'milk' });
+    expect(card.boardId).toBe('board-1');
+    // Names that only contain digits or the word board are names.
+    for (const name of ['Board 1', 'board-one', '2nd floor']) await call(handlers.create_board, ctx, { name });
+    expect((await call(handlers.list, ctx, { board_id: 'board 1' })).board).toMatchObject({ name: 'Board 1' });
+  });
+
+  test('an older board whose name is another board id is ambiguous there: refused, nothing written', async () => {
+    const ctx = freshContext();
+    await call(handlers.create_board, ctx, { name: 'Errands' });
+    await call(handlers.create_board, ctx, { name: 'Work' });
+    // Made before the rule above: board-3 is named 'board-1', board-4 is named '9' (no board has id 9).
+    const db = assistantDatabase(ctx, kanbanSchema);
+    for (const name of ['board-1', '9']) {
+      const { id } = db
+        .query<{ id: number }, [string, number]>(
+          "INSERT INTO kanban_boards (workspace, name, created_at) VALUES ('', ?, ?) RETURNING id",
+        )
+        .get(name, Date.now()) as { id: number };
+      db.query("INSERT INTO kanban_columns (board_id, name, position) VALUES (?, 'To Do', 1)").run(id);
+    }
+    const { id: milk } = await call(handlers.add_card, ctx, { board_id: 'Errands', title: 'milk' });
+    for (const attempt of [
+      () => call(handlers.add_card, ctx, { board_id: 'board-1', title: 'x' }),
+      () => call(handlers.list, ctx, { board_id: 'board-1' }),
+      () => call(handlers.delete_card, ctx, { board_id: 'board-1', card_id: milk, confirm: true }),
+    ])
+      expect(await rejection(attempt())).toMatchObject({
+        code: 'E_TOOL_INVALID_ARGS',
+        message: "board_id 'board-1' is ambiguous: it is the id of board-1 (Errands) and the name of board-3.",
+        suggestion: "Use the board's name 'Errands' for board-1, or board-3 for the board named 'board-1'.",
+      });
+    expect((await call(handlers.list, ctx, { board_id: 'Errands' })).count).toBe(1);
+    expect((await call(handlers.list, ctx, { board_id: 'board-3' })).board).toMatchObject({ name: 'board-1' });
+    expect((await call(handlers.list, ctx, { board_id: '9' })).board).toMatchObject({ id: 'board-4' });
+  });
+
+  test('control characters in board and column names are refused; names are kept in NFC', async () => {
+    const ctx = freshContext();
+    for (const name of ['Shop\nping', 'A\u0000B', 'Tab\there', 'Next\u0085line', 'Sep\u2028arator', 'Esc\u001b[31m'])
+      expect(await rejection(call(handlers.create_board, ctx, { name }))).toMatchObject({
+        code: 'E_TOOL_INVALID_ARGS',
+        message: expect.stringContaining('control character'),
+      });
+    const refused = await rejection(call(handlers.create_board, ctx, { name: 'Shop\nping' }));
+    expect(refused.message).not.toContain('\n');
+    expect(refused.message).toContain('Shop\\u{000A}ping');
+    expect(refused.suggestion).toContain('"Shop ping"');
+    expect(
+      await rejection(call(handlers.create_board, ctx, { name: 'Home', columns: ['To Do', 'Do\ning'] })),
+    ).toMatchObject({ code: 'E_TOOL_INVALID_ARGS' });
+    expect((await call(handlers.list_boards, ctx, {})).boards).toEqual([]);
+    // 'Café' typed with a combining accent is the same name as with the precomposed é.
+    const cafe = await call(handlers.create_board, ctx, { name: 'Cafe\u0301', columns: ['Cafe\u0301 list'] });
+    expect(cafe.name).toBe('Caf\u00e9');
+    expect(await rejection(call(handlers.create_board, ctx, { name: 'Caf\u00e9' }))).toMatchObject({
+      code: 'E_KANBAN_NAME_TAKEN',
+    });
+    const card = await call(handlers.add_card, ctx, { board_id: 'Caf\u00e9', title: 't', column: 'Caf\u00e9 list' });
+    expect(card.column).toBe('Caf\u00e9 list');
   });
 });

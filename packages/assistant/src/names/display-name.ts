@@ -1,0 +1,33 @@
+import { GoondanError } from '@goondan/core/errors';
+
+/**
+ * Characters a name may not hold: C0 and C1 controls (newline, tab, NUL, ESC, U+0085 NEL…) and the Unicode line and
+ * paragraph separators. Each would break a list of names across lines, or hide part of a name in a terminal.
+ */
+const controlCharacter = /[\p{Cc}\p{Zl}\p{Zp}]/u;
+const controlCharacters = /[\p{Cc}\p{Zl}\p{Zp}]/gu;
+
+const codePoint = (char: string): string =>
+  `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * A name people give a thing (a board, a column, a profile, an alarm's label): trimmed and in Unicode NFC, so `é`
+ * typed as one character or as `e` and an accent is one name. A control character is E_TOOL_INVALID_ARGS naming
+ * it; empty and length limits stay with the caller, whose wording knows the field.
+ *
+ * @example displayName('  Errands ', 'name') // 'Errands'
+ */
+export function displayName(value: unknown, field: string): string {
+  const text = typeof value === 'string' ? value.trim().normalize('NFC') : '';
+  const found = controlCharacter.exec(text)?.[0];
+  if (found === undefined) return text;
+  const shown = text.replace(controlCharacters, (char) => `\\u{${codePoint(char).slice(2)}}`);
+  const cleaned = text.replace(controlCharacters, ' ').replace(/\s+/g, ' ').trim();
+  throw new GoondanError(
+    'E_TOOL_INVALID_ARGS',
+    `${field.charAt(0).toUpperCase()}${field.slice(1)} "${shown}" contains a control character (${codePoint(found)}); a name is one line of printable text.`,
+    {
+      suggestion: `Give ${field} without line breaks, tabs or other control characters${cleaned === '' ? '' : `, e.g. "${cleaned}"`}.`,
+    },
+  );
+}
