@@ -7,22 +7,13 @@ import { editBundle } from './edit-bundle.ts';
 /** A setting is a label of the calling Agent under this prefix (values are strings, as the catalogue says). */
 export const SETTING_PREFIX = 'settings.assistant.goondan.ai/';
 const keyPattern = /^[A-Za-z][A-Za-z0-9_.-]{0,62}$/;
-/** Secrets do not go into a bundle kept in git. */
-const secretPattern = /(api[-_.]?key|token|secret|password|credential)/i;
 
+/** The shape of a key; secrets are refused by the tool before this runs (tools/settings/refuse-secrets.ts). */
 function checkKey(key: string): string {
   if (!keyPattern.test(key))
     throw new GoondanError('E_TOOL_INVALID_ARGS', `'${key}' is not a setting key.`, {
       suggestion: 'Use a key of letters, digits, "_", "-" or "." starting with a letter (e.g. wakeWord, ttsSpeed).',
     });
-  if (secretPattern.test(key))
-    throw new GoondanError(
-      'E_TOOL_INVALID_ARGS',
-      `'${key}' looks like a secret; settings are kept in the bundle (git).`,
-      {
-        suggestion: 'Put secrets in the environment and refer to them with valueFrom: { env: NAME } (docs/secrets.md).',
-      },
-    );
   if (key === 'activeAgentName')
     throw new GoondanError('E_TOOL_INVALID_ARGS', 'The active agent is the Swarm entry, not a setting.', {
       suggestion: 'Use agent__set_active { name } (agent__list shows which one is active).',
@@ -65,7 +56,8 @@ interface ServerInput {
   name?: string;
   command?: string;
   arguments?: string[];
-  environment?: Record<string, string>;
+  /** Text, or `{ valueFrom: { env: NAME } }` (docs/mcp.md#server-fields): secrets only in the second form. */
+  environment?: Record<string, string | { valueFrom: { env: string } }>;
   is_enabled?: boolean;
 }
 
