@@ -7,6 +7,7 @@ import {
   joinPrompt,
   LABEL_DESCRIPTION,
   LABEL_WAKE_WORD,
+  refuseMemoryMarker,
   setSystemPrompt,
   splitPrompt,
   systemPrompt,
@@ -100,10 +101,7 @@ export const agentCreateEdits = {
       throw new GoondanError('E_TOOL_INVALID_ARGS', "'content' must not be empty.", {
         suggestion: 'Give the text of the base system prompt.',
       });
-    if (content.includes('## Agent memory'))
-      throw new GoondanError('E_TOOL_INVALID_ARGS', "The base prompt must not contain the '## Agent memory' line.", {
-        suggestion: 'Keep notes with agent__memory_append; the base prompt is the text before that line.',
-      });
+    refuseMemoryMarker(content, { field: 'The base prompt', part: 'the base prompt' });
     const name = ctx.agentName;
     const { persona } = splitPrompt(systemPrompt(agentDocument(await activeDocuments(ctx), name)));
     const changes =

@@ -41,6 +41,17 @@ export function setSystemPrompt(agent: Document, text: string): void {
   agent.setIn(['spec', 'prompt', 'system'], scalar);
 }
 
+/**
+ * Refuses text for the persona part of a prompt (a persona, the base system prompt, a new agent's description) that
+ * holds the memory line: written there, everything after it would be read back as agent memory.
+ */
+export function refuseMemoryMarker(text: string, options: { field: string; part: string }): void {
+  if (!text.includes(MEMORY_MARKER)) return;
+  throw new GoondanError('E_TOOL_INVALID_ARGS', `${options.field} must not contain the '${MEMORY_MARKER}' line.`, {
+    suggestion: `Keep notes with agent__memory_append; ${options.part} is the text before that line.`,
+  });
+}
+
 /** The persona (before the memory line) and the agent memory (after it) of a system prompt. */
 export function splitPrompt(text: string): { persona: string; memory: string } {
   const at = text.indexOf(`\n${MEMORY_MARKER}\n`);
