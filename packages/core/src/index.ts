@@ -194,3 +194,5 @@ export {
   ToolRegistry,
 } from './tools/tool-registry.ts';
 export type * from './types.ts';
+export { deleteInSource, setInSource, type YamlPath } from './yaml-edit/edit-yaml-source.ts';
+export { writeEditedYaml } from './yaml-edit/write-edited-yaml.ts';

@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { API_VERSION, checkNamePart, resourceKinds } from '@goondan/core';
+import { API_VERSION, checkNamePart, deleteInSource, resourceKinds, setInSource } from '@goondan/core';
 import { Composer, CST, type Document, isMap, LineCounter, Parser, parseAllDocuments } from 'yaml';
-import { deleteInSource, setInSource } from './edit-yaml-source.ts';
 
 /** One rewrite gdn migrate made, or one part it left for a person (docs/migrating.md). */
 export interface MigrationNote {
@@ -45,8 +44,8 @@ const knownKinds = new Set<string>([...resourceKinds, 'Package']);
  * Rewrites, in the YAML text of one goondan.yaml, the shapes of older Goondan bundles that do not load as they are
  * (docs/migrating.md): other apiVersions, v1 Tool `runtime`, dotted or camelCase export names, references written
  * as bare names or with an `apiVersion`. Only the changed values and removed keys differ in the result: comments,
- * layout, flow lists, a BOM and the line endings stay byte for byte (edit-yaml-source.ts). What cannot be rewritten
- * without guessing is listed in `unconverted`.
+ * layout, flow lists, a BOM and the line endings stay byte for byte (setInSource / deleteInSource of @goondan/core,
+ * yaml-edit/edit-yaml-source.ts). What cannot be rewritten without guessing is listed in `unconverted`.
  */
 export function migrateBundleText(text: string): MigrationResult {
   const lineCounter = new LineCounter();
