@@ -41,11 +41,11 @@ export {
 export { type ExposurePreset, registerToolExposure } from '../extensions/tool-exposure/register-tool-exposure.ts';
 export { baseBundleDir } from './base-bundle-dir.ts';
 export { changesetBundleDir, changesetLibraries } from './changesets/changeset-target.ts';
-export { type CommitOutcome, commitChangeset } from './changesets/commit-changeset.ts';
+export { type AfterFailure, type CommitOutcome, commitChangeset } from './changesets/commit-changeset.ts';
 export { type ChangesOverview, listChanges } from './changesets/list-changes.ts';
 export { type BundleRepository, locateBundleRepository } from './changesets/locate-bundle-repository.ts';
 export { discardChangeset, openChangeset } from './changesets/open-changeset.ts';
-export { revertChange } from './changesets/revert-change.ts';
+export { type RevertOutcome, revertChange } from './changesets/revert-change.ts';
 export { bundleRevision, revisionNotice } from './changesets/revision-notice.ts';
 
 export { blockedAddressReason, isBlockedAddress } from './is-blocked-address.ts';

@@ -6,7 +6,7 @@ import type { JsonObject } from '@goondan/core';
 import { GoondanError } from '@goondan/core/errors';
 import { createTestToolContext } from '@goondan/core/testing';
 import { baseBundleDir } from '../src/base-bundle-dir.ts';
-import { listChanges, locateBundleRepository, revertChange } from '../src/index.ts';
+import { commitChangeset, listChanges, locateBundleRepository, revertChange } from '../src/index.ts';
 import { handlers } from '../tools/swarm-bundle/index.ts';
 
 // Real git, no global configuration: the identity of the test's own commits is given on the command line.
@@ -171,10 +171,114 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     const active = await runGit(dir, 'rev-parse', 'HEAD');
     const result = await commit(workdir, 'mine');
     expect(result).toMatchObject({ status: 'conflict', code: 'E_CHANGESET_CONFLICT', active, files: ['goondan.yaml'] });
-    expect(String(result.suggestion)).toContain('goondan.yaml');
+    expect(String(result.message)).toContain('goondan.yaml');
     expect(await runGit(dir, 'rev-parse', 'HEAD')).toBe(active);
     const status = (await handlers.status(contextFor(workdir))) as { open: { changeset: string }[] };
     expect(status.open.map((entry) => entry.changeset)).toEqual(['mine']);
+  });
+
+  test('the conflict hint works as written: redone in the same changeset it conflicts again; discarded and reopened it commits', async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'polite', (text) => text.replace('You build.', 'You build politely.'));
+    await writeFile(join(dir, 'goondan.yaml'), bundleYaml('You build carefully.'));
+    await runGit(dir, 'commit', '-q', '-am', 'person edit');
+    const first = await commit(workdir, 'polite');
+    expect(first.status).toBe('conflict');
+    const suggestion = String(first.suggestion);
+    expect(suggestion).toContain("Committing 'polite' again conflicts again");
+    expect(suggestion).toContain('swarm-bundle__discard_changeset {"changeset":"polite"}');
+    expect(suggestion).toContain('swarm-bundle__open_changeset {"name":"polite"}');
+    // What the old hint said: redo the edit on top of the active version in the same changeset.
+    await openAndEdit(workdir, 'polite', () => bundleYaml('You build carefully and politely.'));
+    expect((await commit(workdir, 'polite')).status).toBe('conflict');
+    // What the hint says now.
+    await handlers.discard_changeset(contextFor(workdir), { changeset: 'polite' });
+    await openAndEdit(workdir, 'polite', (text) =>
+      text.replace('You build carefully.', 'You build carefully and politely.'),
+    );
+    expect(await commit(workdir, 'polite')).toMatchObject({ status: 'ok', merged: false });
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('You build carefully and politely.');
+  });
+
+  test('a commit that discards on failure says so: a conflict then tells how to make the change again', async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'mine', (text) => text.replace('You build.', 'You build fast.'));
+    await writeFile(join(dir, 'goondan.yaml'), bundleYaml('You build slowly.'));
+    await runGit(dir, 'commit', '-q', '-am', 'person edit');
+    const active = await runGit(dir, 'rev-parse', 'HEAD');
+    const result = await commitChangeset({
+      repository: await locateBundleRepository(dir),
+      changeset: 'mine',
+      message: 'mine',
+      allowedPaths: ['**'],
+      libraries: [baseBundleDir],
+      afterFailure: { type: 'discard', retry: 'call the tool again' },
+    });
+    expect(result).toMatchObject({ status: 'conflict', active });
+    expect(result.status === 'conflict' && result.suggestion).toBe(
+      `The changeset was discarded; nothing was changed. Call the tool again: it starts from the active revision ${active.slice(0, 12)}, which has the other change.`,
+    );
+    expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
+  });
+
+  test('a changeset with nothing the active revision lacks makes no revision, not even an empty merge', async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'same', (text) => text);
+    await writeFile(join(dir, 'notes.md'), 'notes by a person\n');
+    await runGit(dir, 'commit', '-q', '-am', 'person edit');
+    const active = await runGit(dir, 'rev-parse', 'HEAD');
+    const result = await commit(workdir, 'same');
+    expect(result).toMatchObject({ status: 'ok', revision: active, previous: active, merged: false, changed: [] });
+    expect(String(result.activation)).toStartWith('Nothing changed');
+    expect(await runGit(dir, 'rev-parse', 'HEAD')).toBe(active);
+    expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
+    // Two changesets making the same edit: the second one's merge would change nothing.
+    await openAndEdit(workdir, 'a', (text) => text.replace('You build.', 'You build well.'));
+    await openAndEdit(workdir, 'b', (text) => text.replace('You build.', 'You build well.'));
+    const a = await commit(workdir, 'a');
+    expect(await commit(workdir, 'b')).toMatchObject({ status: 'ok', revision: a.revision, changed: [] });
+    expect(await runGit(dir, 'rev-parse', 'HEAD')).toBe(String(a.revision));
+  });
+
+  test('a bundle in a folder its repository does not track or ignores: refused at open and at list, naming the repository', async () => {
+    const repo = await realpath(await mkdtemp(join(tmpdir(), 'gdn-outer-')));
+    dirs.push(repo);
+    await writeFile(join(repo, 'README.md'), 'outer\n');
+    await runGit(repo, 'init', '-q', '-b', 'main');
+    await runGit(repo, 'add', '-A');
+    await runGit(repo, 'commit', '-q', '-m', 'outer');
+    for (const folder of ['untracked', 'ignored']) {
+      if (folder === 'ignored') await writeFile(join(repo, '.gitignore'), 'ignored/\n');
+      const dir = join(repo, folder, 'bot');
+      await mkdir(join(dir, '.goondan', 'workspaces', 'builder', 'default'), { recursive: true });
+      await writeFile(join(dir, 'goondan.yaml'), bundleYaml('You build.'));
+      const workdir = join(dir, '.goondan', 'workspaces', 'builder', 'default');
+      const error = await Promise.resolve(handlers.open_changeset(contextFor(workdir), {})).catch((thrown) => thrown);
+      expect(error).toMatchObject({ code: 'E_CHANGESET_FAILED' });
+      expect(String(error.message)).toBe(
+        `The bundle at ${dir} is not committed in the git repository at ${repo}: branch main has no ${folder}/bot/goondan.yaml${folder === 'ignored' ? ' (git ignores it)' : ''}, so a changeset would not contain it.`,
+      );
+      expect(String(error.suggestion)).toContain(`git add ${folder}/bot && git commit -m bundle`);
+      expect(String(error.suggestion)).toContain(`cd ${dir} && git init`);
+      await expect(locateBundleRepository(dir)).rejects.toMatchObject({ code: 'E_CHANGESET_FAILED' });
+      expect(await runGit(repo, 'branch', '--list', 'goondan/*')).toBe('');
+    }
+  });
+
+  test('a changeset name git cannot take is refused saying what is wrong with it', async () => {
+    const { workdir } = await gitBundle();
+    const refused = async (name: string) =>
+      (await Promise.resolve(handlers.open_changeset(contextFor(workdir), { name })).catch((thrown) => thrown)) as {
+        code: string;
+        message: string;
+      };
+    expect(await refused('a..b')).toMatchObject({
+      code: 'E_TOOL_INVALID_ARGS',
+      message: "Changeset name 'a..b' contains '..', which git does not allow in a branch name.",
+    });
+    expect((await refused('my change')).message).toBe(`Changeset name 'my change' contains " ".`);
+    expect((await refused('x.lock')).message).toContain("ends with '.lock'");
+    expect((await refused('-x')).message).toBe("Changeset name '-x' starts with '-'.");
   });
 
   test('a concurrent edit of other files is merged: ok with merged true, both changes active', async () => {
@@ -222,7 +326,9 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     const result = await commit(workdir, 'mine');
     expect(result).toMatchObject({ status: 'failed', code: 'E_CHANGESET_FAILED' });
     expect(String(result.message)).toContain('goondan.yaml');
-    expect(String(result.suggestion)).toContain('stash');
+    expect(String(result.suggestion)).toBe(
+      `Commit or stash those edits in ${dir} (git add … && git commit, or git stash), then commit the changeset again; it is still open.`,
+    );
     expect(await runGit(dir, 'rev-parse', 'main')).toBe(before);
     expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('unsaved edit');
     const status = (await handlers.status(contextFor(workdir))) as { open: { changeset: string }[] };
@@ -265,5 +371,43 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
       `revert-${String(committed.revision).slice(0, 12)}`,
       'polite',
     ]);
+    expect(reverted.reverted).toBe(String(committed.revision));
+  });
+
+  test('a revert that cannot be activated leaves nothing open and says to run it again', async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'polite', (text) => text.replace('You build.', 'You build politely.'));
+    const committed = await commit(workdir, 'polite');
+    await writeFile(join(dir, 'goondan.yaml'), bundleYaml('You build politely (unsaved edit).'));
+    const short = String(committed.revision).slice(0, 12);
+    const reverted = await revertChange({
+      repository: await locateBundleRepository(dir),
+      revision: 'HEAD',
+      parentDir: join(dir, '.goondan', 'changesets'),
+      libraries: [baseBundleDir],
+    });
+    expect(reverted).toMatchObject({ status: 'failed', code: 'E_CHANGESET_FAILED', reverted: committed.revision });
+    expect(reverted.status === 'failed' && reverted.suggestion).toBe(
+      `Commit or stash those edits in ${dir} (git add … && git commit, or git stash), then run gdn changes revert ${short} again. The changeset was discarded; nothing was changed.`,
+    );
+    expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
+  });
+
+  test('reverting a revision that changed nothing (an empty merge) makes no revision', async () => {
+    const { dir } = await gitBundle();
+    await runGit(dir, 'switch', '-q', '-c', 'side');
+    await runGit(dir, 'commit', '-q', '--allow-empty', '-m', 'nothing');
+    await runGit(dir, 'switch', '-q', 'main');
+    await runGit(dir, 'merge', '-q', '--no-ff', '-m', 'merge nothing', 'side');
+    const merge = await runGit(dir, 'rev-parse', 'HEAD');
+    const reverted = await revertChange({
+      repository: await locateBundleRepository(dir),
+      revision: 'HEAD',
+      parentDir: join(dir, '.goondan', 'changesets'),
+      libraries: [baseBundleDir],
+    });
+    expect(reverted).toMatchObject({ status: 'ok', revision: merge, previous: merge, changed: [], reverted: merge });
+    expect(await runGit(dir, 'rev-parse', 'HEAD')).toBe(merge);
+    expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
   });
 });

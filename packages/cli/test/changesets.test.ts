@@ -193,6 +193,30 @@ describe('bundle changesets through gdn run --watch (real git, real agent proces
     expect(refusedRevert.stderr).toStartWith('E_CHANGESET_REJECTED ');
     expect(refusedRevert.stderr).toContain('\n  help: https://docs.example.test/gdn/errors/E_CHANGESET_REJECTED.md\n');
 
+    // HEAD is named by its hash; with a person's edit in the way nothing is left open and the hint says so.
+    await git(bundle, 'revert', '--no-edit', 'HEAD');
+    const head = await git(bundle, 'rev-parse', 'HEAD');
+    await writeFile(join(bundle, 'goondan.yaml'), `${bundleYaml([{ text: 'revision one' }])}# edited by hand\n`);
+    const dirty = await gdn(['changes', 'revert', 'HEAD', '--bundle', bundle]);
+    expect(dirty.exitCode).toBe(1);
+    expect(dirty.stderr).toContain(
+      `then run gdn changes revert ${head.slice(0, 12)} again. The changeset was discarded; nothing was changed.`,
+    );
+    expect(dirty.stderr).not.toContain('still open');
+    expect(await git(bundle, 'branch', '--list', 'goondan/*')).toBe('');
+    await git(bundle, 'checkout', '--', 'goondan.yaml');
+    const named = await gdn(['changes', 'revert', 'HEAD', '--bundle', bundle]);
+    expect(named.stdout).toStartWith(`ok reverted ${head.slice(0, 12)}: `);
+    // A revision that changed nothing has nothing to revert.
+    await git(bundle, 'commit', '-q', '--allow-empty', '-m', 'nothing');
+    const empty = await git(bundle, 'rev-parse', 'HEAD');
+    const nothing = await gdn(['changes', 'revert', 'HEAD', '--bundle', bundle]);
+    expect(nothing.exitCode).toBe(0);
+    expect(nothing.stdout).toBe(
+      `ok nothing to revert: ${empty.slice(0, 12)} changes nothing in the active bundle; ${empty.slice(0, 12)} stays active\n`,
+    );
+    expect(await git(bundle, 'rev-parse', 'HEAD')).toBe(empty);
+
     const plain = await makeTempDir('gdn-changes-plain-');
     await writeFile(join(plain, 'goondan.yaml'), bundleYaml([{ text: 'x' }]));
     const refused = await gdn(['changes', 'list', '--bundle', plain]);

@@ -1,10 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { JsonValue, ToolContext } from '@goondan/core';
+import { type JsonValue, type ToolContext, writeEditedYaml } from '@goondan/core';
 import { GoondanError } from '@goondan/core/errors';
 import type { Document } from 'yaml';
 
-/** The bundle's goondan.yaml as editable documents (comments and formatting kept by the yaml Document API). */
+/**
+ * The bundle's goondan.yaml as editable documents. Edit them with the yaml Document API; only what the edit
+ * changes is written back (writeEditedYaml), so comments and formatting of everything else stay byte for byte.
+ */
 export interface BundleDocuments {
   documents: Document[];
   /** Edits of files beside goondan.yaml, bundle-relative path → new text. */
@@ -14,12 +17,13 @@ export interface BundleDocuments {
 
 const activation =
   'The change is committed and active on disk; it takes effect between turns: the agents it changes run their next turn on the new revision.';
+const unchanged = 'Nothing changed: the bundle already says this, so no revision was made.';
 
 /**
  * Changes the bundle the agent runs through a changeset (docs/changesets.md): opens one, lets `edit` change the
- * parsed goondan.yaml, writes it back, commits (validated with the libraries the bundle runs with) and answers the
- * commit outcome. Anything but `ok` discards the changeset, so nothing is half-written; an `edit` that throws
- * (bad input) discards it too and the error goes to the model.
+ * parsed goondan.yaml, writes back what it changed, commits (validated with the libraries the bundle runs with) and
+ * answers the commit outcome. Anything but `ok` discards the changeset, so nothing is half-written, and its
+ * suggestion says so; an `edit` that throws (bad input) discards it too and the error goes to the model.
  */
 export async function editBundle(
   ctx: ToolContext,
@@ -46,9 +50,7 @@ export async function editBundle(
       });
     const files = new Map<string, string>();
     result = options.edit({ documents, files, bundleDir: opened.bundleDir });
-    let written = documents.map((document) => document.toString({ lineWidth: 0 })).join('');
-    if (!written.endsWith('\n')) written += '\n';
-    await writeFile(file, written);
+    await writeFile(file, writtenBack(text, documents));
     for (const [path, content] of files) await writeFile(join(opened.bundleDir, path), content);
   } catch (thrown) {
     await discard();
@@ -61,14 +63,24 @@ export async function editBundle(
     allowedPaths: ['**'],
     libraries: base.changesetLibraries(ctx),
     author: { name: `goondan agent ${ctx.agentName}/${ctx.instanceKey}`, email: `${ctx.agentName}@goondan.invalid` },
+    afterFailure: { type: 'discard', retry: 'call the tool again' },
   });
-  if (outcome.status !== 'ok') {
-    await discard().catch(() => undefined);
-    return outcome as unknown as JsonValue;
-  }
+  if (outcome.status !== 'ok') return outcome as unknown as JsonValue;
   return {
     ...(outcome as unknown as Record<string, JsonValue>),
-    activation,
+    activation: outcome.revision === outcome.previous ? unchanged : activation,
     ...(result === undefined ? {} : { result }),
   };
+}
+
+function writtenBack(source: string, documents: Document[]): string {
+  try {
+    return writeEditedYaml({ source, documents });
+  } catch (thrown) {
+    throw new GoondanError(
+      'E_CHANGESET_FAILED',
+      `Could not write the change into goondan.yaml without rewriting the rest of it: ${(thrown as Error)?.message ?? thrown}. Nothing was changed.`,
+      { suggestion: 'Make this change in goondan.yaml by hand (gdn validate checks it).' },
+    );
+  }
 }

@@ -13,7 +13,8 @@ function splitZ(text: string): string[] {
 /**
  * Makes `revision` active: compare-and-swap of the active branch from `expected` (`git update-ref REF NEW OLD`),
  * then the main working tree and index follow (`git read-tree -m -u OLD NEW`). Uncommitted edits of the files the
- * change touches are never overwritten: the activation is refused first (E_CHANGESET_FAILED naming them).
+ * change touches are never overwritten: the activation is refused first (E_CHANGESET_FAILED naming them). The
+ * suggestions of its errors say what to fix, not what to do next: the caller knows whether the changeset is still open.
  */
 export function activateRevision(options: {
   repository: BundleRepository;
@@ -45,7 +46,7 @@ export function activateRevision(options: {
           'E_CHANGESET_FAILED',
           `The working tree at ${cwd} has uncommitted edits in files the changeset changes: ${dirty.slice(0, 20).join(', ')}. Nothing was activated.`,
           {
-            suggestion: `Commit or stash those edits in ${cwd} (git add … && git commit, or git stash), then commit the changeset again; it is still open.`,
+            suggestion: `Commit or stash those edits in ${cwd} (git add … && git commit, or git stash)`,
           },
         );
       }
@@ -69,7 +70,7 @@ export function activateRevision(options: {
       throw new GoondanError(
         'E_CHANGESET_FAILED',
         `Could not update the working tree at ${cwd}: ${updated.stderr.trim()}. Nothing was activated.`,
-        { suggestion: `Look at 'git status' in ${cwd}, resolve what it shows, then commit the changeset again.` },
+        { suggestion: `Look at 'git status' in ${cwd} and resolve what it shows` },
       );
     }
     return { type: 'activated' };

@@ -38,7 +38,7 @@ export async function withActivationLock<T>(commonDir: string, work: () => Promi
       }
       if (Date.now() > deadline) {
         throw new GoondanError('E_CHANGESET_FAILED', `Another activation has held ${lockDir} for over a minute.`, {
-          suggestion: `If no gdn process is committing a changeset, remove ${lockDir} and try again.`,
+          suggestion: `If no gdn process is committing a changeset, remove ${lockDir}`,
         });
       }
       await Bun.sleep(25);

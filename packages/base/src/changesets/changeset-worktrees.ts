@@ -5,8 +5,6 @@ import { git } from './run-git.ts';
 /** Every changeset is a branch under this prefix; git is the record of which are open (no state file). */
 export const changesetBranchPrefix = 'refs/heads/goondan/changeset/';
 
-const changesetIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
 /** An open changeset as git knows it: its branch, and its worktree when one is checked out. */
 export interface OpenChangeset {
   changeset: string;
@@ -16,12 +14,26 @@ export interface OpenChangeset {
   tip: string;
 }
 
+/** What is wrong with a changeset name (it becomes a git branch name), or null when nothing is. */
+function changesetIdProblem(id: string): string | null {
+  if (id === '') return 'is empty';
+  if (id.length > 64) return `is ${id.length} characters long; at most 64`;
+  const bad = [...id].find((char) => !/[A-Za-z0-9_.-]/.test(char));
+  if (bad !== undefined) return `contains ${JSON.stringify(bad)}`;
+  if (!/^[A-Za-z0-9]/.test(id)) return `starts with '${id[0]}'`;
+  if (id.includes('..')) return "contains '..', which git does not allow in a branch name";
+  if (id.endsWith('.lock')) return "ends with '.lock', which git does not allow in a branch name";
+  if (id.endsWith('.')) return "ends with '.', which git does not allow in a branch name";
+  return null;
+}
+
 export function checkChangesetId(id: string): string {
-  if (!changesetIdPattern.test(id) || id.includes('..') || id.endsWith('.lock') || id.endsWith('.')) {
-    throw new GoondanError(
-      'E_TOOL_INVALID_ARGS',
-      `Changeset name '${id}' must be 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit.`,
-    );
+  const problem = changesetIdProblem(id);
+  if (problem) {
+    throw new GoondanError('E_TOOL_INVALID_ARGS', `Changeset name '${id}' ${problem}.`, {
+      suggestion:
+        "Use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit, without '..' and not ending in '.' or '.lock' (e.g. polite-replies).",
+    });
   }
   return id;
 }

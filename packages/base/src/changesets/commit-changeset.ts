@@ -1,51 +1,33 @@
 import { isAbsolute, join, relative } from 'node:path';
-import { type ErrorCode, errorCodes, GoondanError, helpUrlFor, loadBundle } from '@goondan/core';
+import { GoondanError, loadBundle } from '@goondan/core';
 import { activateRevision } from './activate-revision.ts';
 import { changedPolicyViolations } from './changeset-policy.ts';
 import { findChangeset } from './changeset-worktrees.ts';
+import {
+  type AfterFailure,
+  type ChangedFile,
+  type ChangesetProblem,
+  type CommitOutcome,
+  coded,
+  conflictOutcome,
+  failedSuggestion,
+  rejectedSuggestion,
+} from './commit-outcome.ts';
 import { activeRevision, type BundleRepository } from './locate-bundle-repository.ts';
+import { discardChangeset } from './open-changeset.ts';
 import { git, runGit } from './run-git.ts';
 
-/** One file the change touches, relative to the bundle directory. */
-export interface ChangedFile {
-  path: string;
-  change: 'added' | 'modified' | 'deleted';
-}
-
-/** One validation problem of the changed bundle, the file relative to the changeset's bundle directory. */
-export interface ChangesetProblem {
-  code: string;
-  message: string;
-  file: string;
-  line: number;
-  column: number;
-}
-
-interface Coded {
-  code: ErrorCode;
-  message: string;
-  suggestion: string;
-  helpUrl: string;
-}
-
-/** The answer of a commit (v1 §12.4 rule 1): exactly one of ok, rejected, conflict, failed. */
-export type CommitOutcome =
-  | { status: 'ok'; changeset: string; revision: string; previous: string; merged: boolean; changed: ChangedFile[] }
-  | ({ status: 'rejected'; changeset: string; problems: ChangesetProblem[]; outsidePolicy: string[] } & Coded)
-  | ({ status: 'conflict'; changeset: string; active: string; files: string[] } & Coded)
-  | ({ status: 'failed'; changeset: string } & Coded);
+export type { AfterFailure, ChangedFile, ChangesetProblem, CommitOutcome } from './commit-outcome.ts';
 
 const MAX_ATTEMPTS = 5;
 const changeKinds: Record<string, ChangedFile['change']> = { A: 'added', D: 'deleted' };
 
-function coded(code: ErrorCode, message: string, suggestion?: string): Coded {
-  return { code, message, suggestion: suggestion ?? errorCodes[code].suggestion, helpUrl: helpUrlFor(code) };
-}
-
 /**
  * Commits an open changeset (docs/changesets.md): commits what is in its worktree, checks the changed paths against
  * the policy, merges with the active revision if it moved (`git merge-tree`), validates the merged bundle with the
- * loader, then activates it by compare-and-swap. Only `ok` closes the changeset; otherwise it stays open to fix.
+ * loader, then activates it by compare-and-swap. Only `ok` closes the changeset; otherwise it stays open to fix, or
+ * is discarded when `afterFailure` says so. A changeset that changes nothing the active revision does not already
+ * have makes no revision (no empty merge commit): `ok` with `revision` equal to `previous`.
  */
 export async function commitChangeset(options: {
   repository: BundleRepository;
@@ -56,20 +38,29 @@ export async function commitChangeset(options: {
   /** Libraries the bundle is loaded with (the base tools). */
   libraries: string[];
   author?: { name: string; email: string };
+  /** What is left after an answer other than ok (default: the changeset stays open). */
+  afterFailure?: AfterFailure;
 }): Promise<CommitOutcome> {
   const { repository, changeset } = options;
+  const after = options.afterFailure ?? { type: 'keep' };
+  let outcome: CommitOutcome;
   try {
-    return await commitOpen(options);
+    outcome = await commitOpen(options, after);
   } catch (thrown) {
-    if (thrown instanceof GoondanError && thrown.code === 'E_CHANGESET_FAILED')
-      return { status: 'failed', changeset, ...coded(thrown.code, thrown.message, thrown.suggestion) };
-    if (thrown instanceof GoondanError) throw thrown;
-    const message = `Changeset '${changeset}' of ${repository.repoRoot}: ${(thrown as Error)?.message ?? thrown}`;
-    return { status: 'failed', changeset, ...coded('E_CHANGESET_FAILED', message) };
+    if (thrown instanceof GoondanError && thrown.code !== 'E_CHANGESET_FAILED') throw thrown;
+    const message =
+      thrown instanceof GoondanError
+        ? thrown.message
+        : `Changeset '${changeset}' of ${repository.repoRoot}: ${(thrown as Error)?.message ?? thrown}`;
+    const fix = thrown instanceof GoondanError ? thrown.suggestion : undefined;
+    outcome = { status: 'failed', changeset, ...coded('E_CHANGESET_FAILED', message, failedSuggestion(fix, after)) };
   }
+  if (after.type === 'discard' && outcome.status !== 'ok')
+    await discardChangeset({ repository, changeset }).catch(() => undefined);
+  return outcome;
 }
 
-async function commitOpen(options: Parameters<typeof commitChangeset>[0]): Promise<CommitOutcome> {
+async function commitOpen(options: Parameters<typeof commitChangeset>[0], after: AfterFailure): Promise<CommitOutcome> {
   const { repository, changeset } = options;
   const open = await findChangeset(repository, changeset);
   if (!open.worktree) throw new GoondanError('E_CHANGESET_NOT_FOUND', `Changeset '${changeset}' has no worktree.`);
@@ -106,11 +97,14 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0]): Promi
         changeset,
         problems: [],
         outsidePolicy,
-        ...coded('E_CHANGESET_REJECTED', message, suggestion),
+        ...coded('E_CHANGESET_REJECTED', message, rejectedSuggestion(after) ?? suggestion),
       };
     }
     let revision = tip;
-    if (base !== active) {
+    if (base === tip) {
+      // The changeset made no commit (or the active revision already has it): nothing to merge or activate.
+      revision = active;
+    } else if (base !== active) {
       const merged = await runGit({
         cwd: worktree,
         args: ['merge-tree', '--write-tree', '--name-only', '--no-messages', active, tip],
@@ -120,20 +114,43 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0]): Promi
           .split('\n')
           .slice(1)
           .filter((line) => line !== '');
-        return conflict(changeset, active, files, repository.prefix);
+        const shown = files.map((file) =>
+          file.startsWith(repository.prefix) ? file.slice(repository.prefix.length) : file,
+        );
+        return conflictOutcome({ changeset, active, files: shown, after });
       }
       if (merged.exitCode !== 0)
         throw new GoondanError('E_CHANGESET_FAILED', `git merge-tree failed: ${merged.stderr.trim()}`);
       const tree = merged.stdout.split('\n')[0]!.trim();
-      const subject = `Merge changeset ${changeset} into ${repository.activeRef.replace('refs/heads/', '')}${trailer}`;
-      revision = await git({ cwd: worktree, env, args: ['commit-tree', tree, '-p', active, '-p', tip, '-m', subject] });
-      await git({ cwd: worktree, args: ['merge', '--quiet', '--ff-only', revision] });
+      if (tree === (await git({ cwd: worktree, args: ['rev-parse', `${active}^{tree}`] }))) {
+        // The active revision has every change the changeset makes: a merge would be an empty commit.
+        revision = active;
+      } else {
+        const subject = `Merge changeset ${changeset} into ${repository.activeRef.replace('refs/heads/', '')}${trailer}`;
+        revision = await git({
+          cwd: worktree,
+          env,
+          args: ['commit-tree', tree, '-p', active, '-p', tip, '-m', subject],
+        });
+        await git({ cwd: worktree, args: ['merge', '--quiet', '--ff-only', revision] });
+      }
+    }
+    if (revision === active || (await sameTree(worktree, revision, active))) {
+      await closeChangeset(repository, worktree, open.branch);
+      return { status: 'ok', changeset, revision: active, previous: active, merged: false, changed: [] };
     }
     const problems = await validate(join(worktree, repository.prefix), options.libraries);
     if (problems.length > 0) {
       const first = problems[0]!;
       const message = `The changed bundle does not validate (${problems.length} problem${problems.length === 1 ? '' : 's'}; first: ${first.file}:${first.line}:${first.column} ${first.message}).`;
-      return { status: 'rejected', changeset, problems, outsidePolicy: [], ...coded('E_CHANGESET_REJECTED', message) };
+      const suggestion = rejectedSuggestion(after);
+      return {
+        status: 'rejected',
+        changeset,
+        problems,
+        outsidePolicy: [],
+        ...coded('E_CHANGESET_REJECTED', message, suggestion),
+      };
     }
     const outcome = await activateRevision({
       repository,
@@ -147,14 +164,13 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0]): Promi
           'E_CHANGESET_FAILED',
           `The active revision kept moving during ${MAX_ATTEMPTS} attempts.`,
           {
-            suggestion: 'Other changes are being activated right now; commit the changeset again in a moment.',
+            suggestion: 'Other changes are being activated right now: wait a moment',
           },
         );
       continue;
     }
     const changes = await changedFiles(worktree, active, revision);
-    await git({ cwd: repository.repoRoot, args: ['worktree', 'remove', '--force', worktree] });
-    await git({ cwd: repository.repoRoot, args: ['branch', '-D', '--quiet', open.branch.slice('refs/heads/'.length)] });
+    await closeChangeset(repository, worktree, open.branch);
     return {
       status: 'ok',
       changeset,
@@ -166,11 +182,16 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0]): Promi
   }
 }
 
-function conflict(changeset: string, active: string, files: string[], prefix: string): CommitOutcome {
-  const shown = files.map((file) => (file.startsWith(prefix) ? file.slice(prefix.length) : file));
-  const message = `The active bundle moved to ${active.slice(0, 12)} since the changeset started, and both changed ${shown.join(', ')}.`;
-  const suggestion = `Read the active version of ${shown.join(', ')} (git show ${active.slice(0, 12)}:<path>), redo your edit in the changeset on top of it, then commit again; or discard the changeset and open a new one.`;
-  return { status: 'conflict', changeset, active, files: shown, ...coded('E_CHANGESET_CONFLICT', message, suggestion) };
+async function sameTree(cwd: string, one: string, other: string): Promise<boolean> {
+  const trees = await git({ cwd, args: ['rev-parse', `${one}^{tree}`, `${other}^{tree}`] });
+  const [first, second] = trees.split('\n');
+  return first === second;
+}
+
+/** A committed changeset is closed: its worktree and its branch go (the revision stays in the active branch). */
+async function closeChangeset(repository: BundleRepository, worktree: string, branch: string): Promise<void> {
+  await git({ cwd: repository.repoRoot, args: ['worktree', 'remove', '--force', worktree] });
+  await git({ cwd: repository.repoRoot, args: ['branch', '-D', '--quiet', branch.slice('refs/heads/'.length)] });
 }
 
 /** Files changed between two revisions, repository-relative, with what happened to each. */

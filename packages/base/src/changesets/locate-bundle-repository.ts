@@ -43,6 +43,7 @@ export async function locateBundleRepository(bundleDir: string): Promise<BundleR
       suggestion: `Commit the bundle first: cd ${repoRoot} && git add -A && git commit -m bundle`,
     });
   }
+  await checkCommitted({ dir, repoRoot, prefix, activeRef });
   return {
     bundleDir: dir,
     repoRoot,
@@ -50,6 +51,31 @@ export async function locateBundleRepository(bundleDir: string): Promise<BundleR
     activeRef,
     commonDir: isAbsolute(common) ? common : resolve(dir, common),
   };
+}
+
+/**
+ * A changeset is a worktree of the active revision: a bundle whose goondan.yaml that revision lacks (a folder not
+ * yet committed, or ignored, in a larger repository) would not be in it, so it is refused at the first call.
+ */
+async function checkCommitted(options: { dir: string; repoRoot: string; prefix: string; activeRef: string }) {
+  const { dir, repoRoot, prefix, activeRef } = options;
+  const file = `${prefix}goondan.yaml`;
+  const committed = await runGit({ cwd: repoRoot, args: ['cat-file', '-e', `${activeRef}:${file}`] });
+  if (committed.exitCode === 0) return;
+  const ignored = (await runGit({ cwd: repoRoot, args: ['check-ignore', '-q', '--', file] })).exitCode === 0;
+  const branch = activeRef.replace('refs/heads/', '');
+  const where = prefix === '' ? '.' : prefix.replace(/\/$/, '');
+  const own = `cd ${dir} && git init && printf '.goondan/\\n' > .gitignore && git add -A && git commit -m bundle`;
+  throw new GoondanError(
+    'E_CHANGESET_FAILED',
+    `The bundle at ${dir} is not committed in the git repository at ${repoRoot}: branch ${branch} has no ${file}${ignored ? ' (git ignores it)' : ''}, so a changeset would not contain it.`,
+    {
+      suggestion:
+        prefix === ''
+          ? `Commit the bundle first: cd ${repoRoot} && git add -A && git commit -m bundle`
+          : `${ignored ? `Take ${where} out of the .gitignore that ignores it (git check-ignore -v ${file} names it), then commit` : 'Commit'} it in that repository, keeping its .goondan/ out (cd ${repoRoot} && printf '.goondan/\\n' >> ${where}/.gitignore && git add ${where} && git commit -m bundle), or make the bundle a repository of its own: ${own}`,
+    },
+  );
 }
 
 /** The active revision: the tip of the checked-out branch. */

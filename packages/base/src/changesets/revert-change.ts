@@ -4,10 +4,14 @@ import type { BundleRepository } from './locate-bundle-repository.ts';
 import { discardChangeset, openChangeset } from './open-changeset.ts';
 import { git, runGit } from './run-git.ts';
 
+/** The answer of a revert: a commit's answer, and the full hash of the revision it reverted. */
+export type RevertOutcome = CommitOutcome & { reverted: string };
+
 /**
  * Undoes an activated revision the way an agent would change the bundle: a changeset opened at the active
- * revision, `git revert REV` in it, then the usual commit (validation, merge, compare-and-swap activation). A revert
- * that does not apply cleanly is answered `conflict` and leaves nothing behind.
+ * revision, `git revert REV` in it, then the usual commit (validation, merge, compare-and-swap activation). Any
+ * answer but `ok` leaves nothing behind (the changeset is discarded, and the suggestions say so); a revision whose
+ * revert changes nothing is `ok` with `revision` equal to `previous`.
  */
 export async function revertChange(options: {
   repository: BundleRepository;
@@ -15,7 +19,7 @@ export async function revertChange(options: {
   /** Where the temporary worktree goes (under the bundle's .goondan/). */
   parentDir: string;
   libraries: string[];
-}): Promise<CommitOutcome> {
+}): Promise<RevertOutcome> {
   const { repository } = options;
   const cwd = repository.repoRoot;
   const resolved = await runGit({ cwd, args: ['rev-parse', '--verify', '-q', `${options.revision}^{commit}`] });
@@ -41,6 +45,7 @@ export async function revertChange(options: {
     if (files.length === 0)
       throw new GoondanError('E_CHANGESET_FAILED', `git revert failed: ${reverted.stderr.trim()}`);
     return {
+      reverted: revision,
       status: 'conflict',
       changeset: opened.changeset,
       active: opened.base,
@@ -58,8 +63,8 @@ export async function revertChange(options: {
     message: `Revert "${subject}"\n\nThis reverts commit ${revision}.`,
     allowedPaths: ['**'],
     libraries: options.libraries,
+    // A person asked for this revert; a revert that cannot be activated is not left behind as an open changeset.
+    afterFailure: { type: 'discard', retry: `run gdn changes revert ${revision.slice(0, 12)} again` },
   });
-  // A person asked for this revert; a revert that cannot be activated is not left behind as an open changeset.
-  if (outcome.status !== 'ok') await discardChangeset({ repository, changeset: opened.changeset }).catch(() => {});
-  return outcome;
+  return { ...outcome, reverted: revision };
 }

@@ -60,6 +60,11 @@ export const handlers = {
       };
     }
     if (outcome.status !== 'ok') return outcome;
+    if (outcome.revision === outcome.previous)
+      return {
+        ...outcome,
+        activation: `Nothing changed: the active revision already had everything the changeset changes, so no revision was made; ${outcome.revision.slice(0, 12)} stays active. The changeset is closed.`,
+      };
     return {
       ...outcome,
       activation:

@@ -76,8 +76,14 @@ export async function changesCommand(argv: string[]): Promise<number> {
     libraries: [...libraryBundleDirs],
   });
   if (values.json) printJson(outcome);
-  else if (outcome.status === 'ok') {
-    console.log(`${paint('ok', 'green', color)} reverted ${rest[0]}: ${outcome.revision.slice(0, 12)} is active`);
+  else if (outcome.status === 'ok' && outcome.revision === outcome.previous) {
+    console.log(
+      `${paint('ok', 'green', color)} nothing to revert: ${outcome.reverted.slice(0, 12)} changes nothing in the active bundle; ${outcome.revision.slice(0, 12)} stays active`,
+    );
+  } else if (outcome.status === 'ok') {
+    console.log(
+      `${paint('ok', 'green', color)} reverted ${outcome.reverted.slice(0, 12)}: ${outcome.revision.slice(0, 12)} is active`,
+    );
     for (const file of outcome.changed) console.log(`  ${file.change}  ${file.path}`);
   } else {
     console.error(`${paint(outcome.code, 'red', useColor(process.stderr))} ${outcome.message}`);

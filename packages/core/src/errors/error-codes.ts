@@ -363,7 +363,7 @@ export const errorCodes = {
   E_CHANGESET_CONFLICT: {
     name: 'ChangesetConflictError',
     suggestion:
-      'The active bundle changed the same files meanwhile: read their active version, redo your edit on top of it in the changeset, then commit again.',
+      'The active bundle changed the same lines meanwhile, and the changeset still merges from the revision it was opened at, so committing it again conflicts again: discard it, open it again (it starts at the active revision, which has that change) and redo the edit there.',
   },
   E_CHANGESET_FAILED: {
     name: 'ChangesetFailedError',
