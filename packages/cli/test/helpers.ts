@@ -57,9 +57,12 @@ export async function gdn(
 export const hangDeadlineMs = 45_000;
 
 /** `gdn ARGS`, killed if it has not exited by the deadline; `hung` says whether that happened. */
-export async function gdnWithin(args: string[]): Promise<GdnResult & { hung: boolean }> {
+export async function gdnWithin(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<GdnResult & { hung: boolean }> {
   const proc = Bun.spawn([process.execPath, mainTs, ...args], {
-    env: cliEnv(),
+    env: cliEnv(env),
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

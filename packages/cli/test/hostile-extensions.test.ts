@@ -37,14 +37,27 @@ describe('an extension that never finishes', () => {
     expect(result.stderr).toContain("Extension 'x': its onClose listener did not finish within 5 s");
   });
 
-  test('a register() that never resolves is E_EXTENSION_LOAD, not a hang', async () => {
+  test('a register() that never resolves is E_EXTENSION_LOAD at the register timeout, not a hang', async () => {
     const dir = await bundleWith('export function register() { return new Promise(() => {}); }\n');
-    const result = await gdnWithin(['run', '--bundle', dir, '--input', 'hi']);
+    const result = await gdnWithin(['run', '--bundle', dir, '--input', 'hi'], {
+      GOONDAN_EXTENSION_REGISTER_TIMEOUT_MS: '3000',
+    });
     expectExited(result);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('E_EXTENSION_LOAD');
-    expect(result.stderr).toContain("Extension 'x' failed to load: register(api) did not finish within 10 s");
+    expect(result.stderr).toContain("Extension 'x' failed to load: register(api) did not finish within 3 s");
   });
+
+  test('a register() that takes longer than 10 s is reported while it runs, and the agent starts', async () => {
+    const dir = await bundleWith(
+      'export async function register() { await new Promise((done) => setTimeout(done, 11_000)); }\n',
+    );
+    const result = await gdnWithin(['run', '--bundle', dir, '--input', 'hi']);
+    expectExited(result);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain("Extension 'x': register(api) has not finished after 10 s; waiting up to 120 s.");
+    expect(result.stdout).toContain('done');
+  }, 60_000);
 });
 
 describe('what a toolCall middleware answers or throws', () => {

@@ -32,6 +32,16 @@ function sortByPriority<K extends PipelineKind>(list: Registered<K>[]): Middlewa
 
 const namedBy = Symbol('goondan.extension.namedBy');
 
+/** After this long a register(api) still running is reported (a warning); it goes on. */
+const REGISTER_SLOW_MS = 10_000;
+/** How long register(api) may take before the load fails (GOONDAN_EXTENSION_REGISTER_TIMEOUT_MS sets it). */
+export const DEFAULT_REGISTER_TIMEOUT_MS = 120_000;
+
+function registerTimeout(): number {
+  const given = Number(process.env.GOONDAN_EXTENSION_REGISTER_TIMEOUT_MS);
+  return Number.isSafeInteger(given) && given > 0 ? given : DEFAULT_REGISTER_TIMEOUT_MS;
+}
+
 /** How long an extension's onClose listener may take. */
 export const LISTENER_TIMEOUT_MS = 5_000;
 
@@ -204,16 +214,34 @@ export async function loadExtensions(options: {
     const entryFile = resolve(extension.location.baseDir, extension.spec.entry);
     let register: ExtensionRegister;
     try {
-      const late = (what: string) => () =>
-        new Error(`${what} did not finish within ${entryImportTimeoutMs / 1000} s (an await that never settles?)`);
-      const module = (await withinTime(import(entryFile), entryImportTimeoutMs, late('its import'))) as {
+      const late = (what: string, ms: number) => () =>
+        new Error(`${what} did not finish within ${ms / 1000} s (an await that never settles?)`);
+      const module = (await withinTime(
+        import(entryFile),
+        entryImportTimeoutMs,
+        late('its import', entryImportTimeoutMs),
+      )) as {
         register?: unknown;
       };
       if (typeof module.register !== 'function') {
         throw new Error(`its entry ${extension.spec.entry} does not export a register(api) function`);
       }
       register = module.register as ExtensionRegister;
-      await withinTime(register(api), entryImportTimeoutMs, late('register(api)'));
+      // register may legitimately wait (the mcp extension connects its servers, each within its connectTimeoutMs):
+      // a line after 10 s says what the start waits for; only one that never ends fails the load.
+      const registerTimeoutMs = registerTimeout();
+      const slow = setTimeout(
+        () =>
+          options.logger.warn?.(
+            `Extension '${name}': register(api) has not finished after ${REGISTER_SLOW_MS / 1000} s; waiting up to ${registerTimeoutMs / 1000} s.`,
+          ),
+        REGISTER_SLOW_MS,
+      );
+      try {
+        await withinTime(register(api), registerTimeoutMs, late('register(api)', registerTimeoutMs));
+      } finally {
+        clearTimeout(slow);
+      }
     } catch (thrown) {
       for (const listener of loaded.closeListeners) await Promise.resolve(listener()).catch(() => {});
       if (thrown instanceof GoondanError) throw thrown;
