@@ -68,6 +68,11 @@ export interface SessionFlags {
   peerObserver?: (agent: string) => TurnObserver | undefined;
   /** Lifecycle lines (crashes, restarts) on stderr; off for --json. */
   quiet?: boolean;
+  /**
+   * False: no lifecycle lines of the chosen agent itself (`gdn run`: its failure is the command's own error, printed
+   * once; a restart it announces never comes, since the command ends).
+   */
+  targetLifecycle?: boolean;
   /** Approvals raised by any agent of the session, and how they ended: the front end asks a person. */
   onApproval?: (record: ApprovalRecord) => void;
   onApprovalResolved?: (record: ApprovalRecord) => void;
@@ -146,7 +151,8 @@ async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: Sess
       if (observer) forwardNotification(event, observer);
     },
     onLifecycle: (event) => {
-      const line = flags.quiet ? null : describeLifecycle(event);
+      const own = event.agent === agentName && event.instanceKey === instanceKey;
+      const line = flags.quiet || (own && flags.targetLifecycle === false) ? null : describeLifecycle(event);
       if (line) process.stderr.write(`${line}\n`);
     },
   });

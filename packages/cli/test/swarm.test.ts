@@ -166,6 +166,25 @@ describe('gdn run with a Swarm', () => {
     expect((await ps(bundle)).orchestrators).toEqual([]);
   });
 
+  test('a second gdn run while the entry agent is busy says E_INSTANCE_BUSY once (no lifecycle line of its own agent)', async () => {
+    const bundle = await swarmBundle({
+      workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 20000 } }] }, { text: 'waited' }],
+    });
+    const first = startGdn(['run', '--bundle', bundle, '--input', 'go']);
+    try {
+      await first.waitForStderr('[worker]  ⚙ slow__wait', 30_000);
+      const second = await gdn(['run', '--bundle', bundle, '--input', 'again']);
+      expect(second.exitCode).toBe(1);
+      expect(second.stderr.match(/^E_INSTANCE_BUSY /gm)).toHaveLength(1);
+      expect(second.stderr.match(/could not start/g)).toHaveLength(1);
+      expect(second.stderr).not.toContain('[coordinator/default]');
+      expect(second.stderr).toContain('is in use by pid');
+    } finally {
+      first.proc.kill('SIGKILL');
+      await first.finish();
+    }
+  });
+
   test('a second Ctrl-C kills the agents at once: exit 130, no agent process left', async () => {
     const bundle = await swarmBundle({ workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 30000 } }] }] });
     const run = startGdn(['run', '--bundle', bundle, '--input', 'go']);

@@ -78,6 +78,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     onApprovalResolved: (record) => asker.resolved(record),
     ...values,
     quiet: values.json === true,
+    targetLifecycle: false,
     peerObserver: (agent) =>
       values.json
         ? undefined
