@@ -236,7 +236,7 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-function slackRequest(url: string, payload: object, options: { secret?: string; ageSeconds?: number } = {}) {
+function slackRequest(url: string, payload: unknown, options: { secret?: string; ageSeconds?: number } = {}) {
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0);
   const signature = signSlackRequest({ signingSecret: options.secret ?? SIGNING_SECRET, timestamp, body });
@@ -284,6 +284,14 @@ describe('gdn serve with Connections', () => {
     expect(stale.status).toBe(401);
     const unsigned = await fetch(events, { method: 'POST', body: JSON.stringify(mention('C-FORGED', 'U9', '9.7')) });
     expect(unsigned.status).toBe(401);
+
+    // Signed bodies that are JSON but not an object are refused, never a crash (nor Bun's page of source code).
+    for (const body of [null, 7, 'text', []]) {
+      const odd = await slackRequest(events, body);
+      expect(odd.status).toBe(400);
+      const text = await odd.text();
+      expect(text).toBe('body is not a JSON object');
+    }
 
     const challenge = await slackRequest(events, { type: 'url_verification', challenge: 'abc123' });
     expect(await challenge.json()).toEqual({ challenge: 'abc123' });

@@ -48,6 +48,12 @@ export default async function slack(ctx: ConnectorContext): Promise<void> {
     hostname: ctx.config.HOST ?? '127.0.0.1',
     port: Number(ctx.config.PORT ?? 3000),
     maxRequestBodySize: MAX_BODY_BYTES,
+    // Never Bun's development error page (it shows the source, the stack and the working directory).
+    development: false,
+    error(thrown) {
+      ctx.logger.error(`E_CONNECTOR_FAILED handling a request to ${path}: ${(thrown as Error)?.message ?? thrown}`);
+      return new Response('internal error', { status: 500 });
+    },
     async fetch(request) {
       const url = new URL(request.url);
       if (url.pathname !== path) return new Response('not found', { status: 404 });
@@ -64,12 +70,18 @@ export default async function slack(ctx: ConnectorContext): Promise<void> {
         ctx.logger.warn(`E_CONNECTOR_SIGNATURE refused a request to ${path}: ${refused}`);
         return new Response('invalid signature', { status: 401 });
       }
-      let payload: Record<string, unknown>;
+      let parsed: unknown;
       try {
-        payload = JSON.parse(body) as Record<string, unknown>;
+        parsed = JSON.parse(body);
       } catch {
         return new Response('body is not JSON', { status: 400 });
       }
+      // Signed, yet not an event envelope (null, a number, an array): Slack never sends one.
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        ctx.logger.warn(`E_CONNECTOR_EVENT_INVALID refused a request to ${path}: the body is not a JSON object`);
+        return new Response('body is not a JSON object', { status: 400 });
+      }
+      const payload = parsed as Record<string, unknown>;
       if (payload.type === 'url_verification') return Response.json({ challenge: payload.challenge });
       // Slack sends an event again when it got no 200 within 3 s; the first delivery was already emitted.
       if (payload.type === 'event_callback' && !request.headers.get('x-slack-retry-num')) {
