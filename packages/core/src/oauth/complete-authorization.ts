@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { GoondanError } from '../errors/goondan-error.ts';
-import { describe, type OAuthEndpoints } from './oauth-endpoints.ts';
+import { describe, isTimeout, type OAuthEndpoints, timedOut } from './oauth-endpoints.ts';
 import type { OAuthStore, StoredSession } from './oauth-store.ts';
 import type { OAuthAppResourceSpec } from './oauth-types.ts';
 import { scopesOf, tokensOf } from './token-answer.ts';
@@ -60,6 +60,14 @@ export async function completeAuthorization(options: {
       scopes: scopesOf(answer, session.scopes),
     });
   } catch (cause) {
+    if (isTimeout(cause)) {
+      throw timedOut({
+        cause,
+        endpoint: endpoints.server.token_endpoint,
+        timeoutMs: endpoints.timeoutMs,
+        what: `The token exchange for ${session.app} failed`,
+      });
+    }
     throw new GoondanError(
       'E_OAUTH_EXCHANGE_FAILED',
       `The token exchange for ${session.app} failed: ${describe(cause)}`,

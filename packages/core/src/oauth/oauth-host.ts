@@ -38,6 +38,8 @@ export function createOAuthHost(options: {
   bundle: Bundle;
   store: OAuthStore;
   now?: () => number;
+  /** The bound of each request to an authorization server; default GOONDAN_OAUTH_TIMEOUT_MS, else 30 s. */
+  requestTimeoutMs?: number;
   onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void;
 }): OAuthHost {
   const { bundle, store } = options;
@@ -49,7 +51,11 @@ export function createOAuthHost(options: {
     let endpoints = endpointsByApp.get(key);
     if (!endpoints) {
       const clientSecret = spec.clientSecret ? resolveValueSource(spec.clientSecret) : undefined;
-      endpoints = resolveOAuthEndpoints({ spec, clientSecret });
+      endpoints = resolveOAuthEndpoints({
+        spec,
+        clientSecret,
+        ...(options.requestTimeoutMs ? { timeoutMs: options.requestTimeoutMs } : {}),
+      });
       endpoints.catch(() => endpointsByApp.delete(key));
       endpointsByApp.set(key, endpoints);
     }

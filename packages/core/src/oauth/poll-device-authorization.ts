@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { GoondanError } from '../errors/goondan-error.ts';
-import { describe, type OAuthEndpoints, oauthErrorOf } from './oauth-endpoints.ts';
+import { describe, isTimeout, type OAuthEndpoints, oauthErrorOf, timedOut } from './oauth-endpoints.ts';
 import type { OAuthStore, StoredSession } from './oauth-store.ts';
 import { scopesOf, tokensOf } from './token-answer.ts';
 
@@ -46,8 +46,17 @@ export async function pollDeviceAuthorization(options: {
         continue;
       }
       const code = error === 'expired_token' ? 'E_OAUTH_SESSION_EXPIRED' : 'E_OAUTH_EXCHANGE_FAILED';
-      // Refused for good (access_denied, expired_token): the session is spent, so the next ask starts afresh.
+      // Refused for good (access_denied, expired_token) or no answer: the session is spent, so the next ask starts
+      // afresh rather than waiting on a server that hung.
       store.consumeSession(session.id, Date.now());
+      if (isTimeout(cause)) {
+        throw timedOut({
+          cause,
+          endpoint: endpoints.server.token_endpoint,
+          timeoutMs: endpoints.timeoutMs,
+          what: `Device authorization ${session.id} failed`,
+        });
+      }
       throw new GoondanError(code, `Device authorization ${session.id} failed: ${describe(cause)}`, { cause });
     }
     if (!store.consumeSession(session.id, Date.now())) {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { GoondanError } from '../errors/goondan-error.ts';
-import { describe, type OAuthEndpoints, oauthErrorOf } from './oauth-endpoints.ts';
+import { describe, isTimeout, type OAuthEndpoints, oauthErrorOf, timedOut } from './oauth-endpoints.ts';
 import type { OAuthStore, StoredGrant } from './oauth-store.ts';
 import { scopesOf, tokensOf } from './token-answer.ts';
 
-const LEASE_MS = 30_000;
+/** The lease outlives the request it covers (endpoints.timeoutMs) by this much, so no second refresh starts. */
+const LEASE_MARGIN_MS = 15_000;
 const WAIT_STEP_MS = 50;
 const inFlight = new Map<string, Promise<StoredGrant>>();
 const holder = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -36,8 +37,10 @@ export function refreshGrant(options: RefreshGrantOptions): Promise<StoredGrant>
 
 async function refreshOnce(options: RefreshGrantOptions): Promise<StoredGrant> {
   const { store, app, subject, seen } = options;
-  const deadline = Date.now() + LEASE_MS;
-  while (!store.tryLease({ app, subject, holder, ttlMs: LEASE_MS })) {
+  // The refresh request is bounded by the timeout, so a hung server frees the lease and the in-process promise.
+  const leaseMs = options.endpoints.timeoutMs + LEASE_MARGIN_MS;
+  const deadline = Date.now() + leaseMs;
+  while (!store.tryLease({ app, subject, holder, ttlMs: leaseMs })) {
     const current = store.getGrant(app, subject);
     if (!current) throw revoked(app);
     if (current.version !== seen.version) return current;
@@ -64,6 +67,14 @@ async function refreshOnce(options: RefreshGrantOptions): Promise<StoredGrant> {
       );
       answer = await oauth.processRefreshTokenResponse(endpoints.server, endpoints.client, response);
     } catch (cause) {
+      if (isTimeout(cause)) {
+        throw timedOut({
+          cause,
+          endpoint: endpoints.server.token_endpoint,
+          timeoutMs: endpoints.timeoutMs,
+          what: `Refreshing the token of ${app} failed`,
+        });
+      }
       if (oauthErrorOf(cause) === 'invalid_grant') {
         store.deleteGrant(app, subject);
         throw revoked(app, cause);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { GoondanError } from '../errors/goondan-error.ts';
-import { describe, type OAuthEndpoints } from './oauth-endpoints.ts';
+import { describe, isTimeout, type OAuthEndpoints, timedOut } from './oauth-endpoints.ts';
 import type { OAuthStore, StoredSession } from './oauth-store.ts';
 import type { OAuthAppResourceSpec, OAuthErrorInfo, OAuthTokenResult } from './oauth-types.ts';
 
@@ -36,6 +36,14 @@ export async function startAuthorization(options: {
       );
       answer = await oauth.processDeviceAuthorizationResponse(endpoints.server, endpoints.client, response);
     } catch (cause) {
+      if (isTimeout(cause)) {
+        throw timedOut({
+          cause,
+          endpoint: endpoints.server.device_authorization_endpoint,
+          timeoutMs: endpoints.timeoutMs,
+          what: `Device authorization for ${app.key} failed`,
+        });
+      }
       throw new GoondanError('E_OAUTH_SERVER', `Device authorization for ${app.key} failed: ${describe(cause)}`, {
         cause,
       });
