@@ -479,3 +479,75 @@ describe('a step middleware that breaks ctx.messages or ctx.toolCatalog', () => 
     await instance.close();
   });
 });
+
+describe('misuse by an embedding application', () => {
+  test('an event that is not one is refused (E_EVENT_INVALID) and stores nothing; the next turn works', async () => {
+    const { instance } = await open([{ text: 'Hello.' }]);
+    const fromMissingField = userEvent((JSON.parse('{"msg":"hi"}') as { message: string }).message);
+    for (const event of [fromMissingField, userEvent({ a: 1 } as never), null, 'hi', { input: 'no id' }]) {
+      await expect(instance.enqueue(event as never)).rejects.toMatchObject({ code: 'E_EVENT_INVALID' });
+    }
+    expect(instance.conversation()).toEqual([]);
+    expect((await instance.enqueue(userEvent('hello'))).status).toBe('completed');
+    expect(instance.conversation().map((message) => message.data.role)).toEqual(['user', 'assistant']);
+    await instance.close();
+  });
+
+  test('reset() while a turn runs is refused (E_INSTANCE_BUSY); after the turn it clears the conversation', async () => {
+    const { instance } = await open([{ toolCalls: [{ name: 'calc__slow', args: { ms: 300 } }] }, { text: 'Done.' }]);
+    let resetDuringTurn: unknown;
+    const turn = instance.enqueue(userEvent('wait'));
+    await new Promise<void>((resolve) => {
+      const poll = () => (instance.conversation().length > 0 ? resolve() : setTimeout(poll, 5));
+      poll();
+    });
+    try {
+      instance.reset();
+    } catch (thrown) {
+      resetDuringTurn = thrown;
+    }
+    expect(resetDuringTurn).toMatchObject({ code: 'E_INSTANCE_BUSY' });
+    expect((await turn).status).toBe('completed');
+    instance.reset();
+    expect(instance.conversation()).toEqual([]);
+    await instance.close();
+  });
+
+  test('an async observer that rejects does not end the process, and the turn completes', async () => {
+    const { instance } = await open([{ text: 'Fine.' }], {
+      observer: {
+        onTurnEnd: async () => {
+          throw new Error('async observer boom');
+        },
+      },
+    });
+    expect((await instance.enqueue(userEvent('go'))).status).toBe('completed');
+    // A rejection left unhandled would fail this test file: give it a turn of the event loop to surface.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await instance.close();
+  });
+
+  test('after close(), enqueue, reset and answerApproval say the instance is closed (E_AGENT_SHUTTING_DOWN)', async () => {
+    const { instance } = await open([{ text: 'x' }]);
+    await instance.close();
+    await expect(instance.enqueue(userEvent('late'))).rejects.toMatchObject({ code: 'E_AGENT_SHUTTING_DOWN' });
+    expect(() => instance.reset()).toThrow(expect.objectContaining({ code: 'E_AGENT_SHUTTING_DOWN' }));
+    expect(() => instance.answerApproval('apr_x', { action: 'approve' })).toThrow(
+      expect.objectContaining({ code: 'E_AGENT_SHUTTING_DOWN' }),
+    );
+  });
+
+  test.each([
+    ['null', null, 'is not an object'],
+    ['an unknown action', { action: 'APPROVE' }, 'has action "APPROVE"'],
+    ['no action', {}, 'has action missing'],
+    ['an unknown scope', { action: 'approve', scope: 'forever' }, 'has scope "forever"'],
+    ['a reason that is not text', { action: 'deny', reason: 5 }, 'reason that is not text'],
+  ])('answerApproval with %s is E_APPROVAL_ANSWER_INVALID, never taken as a denial', async (_label, answer, said) => {
+    const { instance } = await open([{ text: 'x' }]);
+    expect(() => instance.answerApproval('apr_x', answer as never)).toThrow(
+      expect.objectContaining({ code: 'E_APPROVAL_ANSWER_INVALID', message: expect.stringContaining(said) }),
+    );
+    await instance.close();
+  });
+});

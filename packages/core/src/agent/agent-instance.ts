@@ -30,6 +30,7 @@ import { newSpanId, newTraceId } from '../store/trace-ids.ts';
 import type { SpanRecord, TraceStore } from '../store/trace-store.ts';
 import type { SpanContent, SpanTelemetry } from '../telemetry/span-telemetry.ts';
 import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
+import { isThenable } from '../tools/invoke-handler.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
 import { type AgentEvent, isoNow, newId } from './agent-event.ts';
@@ -186,6 +187,7 @@ export class AgentInstance {
   private turnsServed = 0;
   private waiting = 0;
   private closed = false;
+  private turnRunning = false;
   private suspended: SuspendedTurn | null = null;
   private readonly approvals: ApprovalCoordinator | null;
 
@@ -428,6 +430,9 @@ export class AgentInstance {
    * @throws GoondanError E_APPROVAL_NOT_FOUND when the id is unknown or the approval is no longer pending.
    */
   answerApproval(id: string, answer: ApprovalAnswer): ApprovalRecord {
+    this.assertOpen();
+    const wrong = wrongApprovalAnswer(answer);
+    if (wrong) throw new GoondanError('E_APPROVAL_ANSWER_INVALID', `Approval ${id}: the answer ${wrong}.`);
     if (!this.approvals)
       throw new GoondanError(
         'E_APPROVAL_NOT_FOUND',
@@ -469,15 +474,43 @@ export class AgentInstance {
 
   /** Queues an event; resolves when its Turn ends. One Turn runs at a time, in arrival order. */
   enqueue(event: AgentEvent, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
-    this.assertWriter();
+    try {
+      this.assertOpen();
+      this.assertWriter();
+      const wrong = wrongEvent(event);
+      if (wrong)
+        throw new GoondanError('E_EVENT_INVALID', `The event given to ${this.agentName}/${this.instanceKey} ${wrong}.`);
+    } catch (thrown) {
+      return Promise.reject(thrown);
+    }
     if (this.suspended) void this.enqueueResume();
     this.waiting += 1;
     const run = this.queue.then(() => {
       this.waiting -= 1;
-      return this.runTurn(event, options.signal ?? new AbortController().signal);
+      return this.runTurnCounted(event, options.signal ?? new AbortController().signal);
     });
     this.queue = run.catch(() => {});
     return run;
+  }
+
+  /** A queued turn, counted while it runs (reset() is refused meanwhile). */
+  private async runTurnCounted(event: AgentEvent, signal: AbortSignal, resume?: SuspendedTurn): Promise<TurnResult> {
+    this.turnRunning = true;
+    try {
+      return await this.runTurn(event, signal, resume);
+    } finally {
+      this.turnRunning = false;
+    }
+  }
+
+  /** After close(), nothing of the instance may be used: its database is closed. */
+  private assertOpen(): void {
+    if (this.closed)
+      throw new GoondanError(
+        'E_AGENT_SHUTTING_DOWN',
+        `Agent instance ${this.agentName}/${this.instanceKey} is closed; open it again (openAgentInstance) to use it.`,
+        { suggestion: 'Open the instance again; close() ends its use in this process.' },
+      );
   }
 
   private enqueueResume(signal?: AbortSignal): Promise<TurnResult | null> {
@@ -495,7 +528,7 @@ export class AgentInstance {
     this.waiting += 1;
     const run = this.queue.then(() => {
       this.waiting -= 1;
-      return this.runTurn(event, signal ?? new AbortController().signal, suspended);
+      return this.runTurnCounted(event, signal ?? new AbortController().signal, suspended);
     });
     this.queue = run.catch(() => {});
     return run;
@@ -559,7 +592,15 @@ export class AgentInstance {
 
   /** Starts the conversation afresh (an event like any other: `truncate`). */
   reset(): void {
+    this.assertOpen();
     this.assertWriter();
+    // What the running turn appends next would answer calls the cleared conversation no longer holds.
+    if (this.turnRunning)
+      throw new GoondanError(
+        'E_INSTANCE_BUSY',
+        `Agent instance ${this.agentName}/${this.instanceKey} is running a turn; the conversation is reset between turns.`,
+        { suggestion: 'Cancel the turn (abort the signal given to enqueue) or wait for it to end, then reset.' },
+      );
     this.approvals?.reset();
     this.suspended = null;
     this.options.conversation.truncate();
@@ -1141,9 +1182,35 @@ export class AgentInstance {
     const handler = this.options.observer?.[key] as ((value: typeof event) => void) | undefined;
     if (!handler) return;
     try {
-      handler.call(this.options.observer, redactKnownSecrets(event));
+      const answer: unknown = handler.call(this.options.observer, redactKnownSecrets(event));
+      // An async observer that rejects is caught too: an unhandled rejection would end the host process.
+      if (isThenable(answer)) answer.then(undefined, () => {});
     } catch {
       // Observers cannot break the loop (STYLE habit 8).
     }
   }
+}
+
+/** What is wrong with an event given to enqueue, or null: an object whose `input` is text. */
+function wrongEvent(event: unknown): string | null {
+  if (typeof event !== 'object' || event === null)
+    return `is ${event === null ? 'null' : `a ${typeof event}`}, not an event (userEvent(text) makes one)`;
+  const { input, id } = event as { input?: unknown; id?: unknown };
+  if (typeof input !== 'string')
+    return `has input ${input === undefined ? 'missing' : `of type ${input === null ? 'null' : typeof input}`}: an event's input is the text the agent reads`;
+  if (typeof id !== 'string' || id === '') return 'has no id (userEvent(text) makes events with one)';
+  return null;
+}
+
+/** What is wrong with an approval's answer, or null. */
+function wrongApprovalAnswer(answer: unknown): string | null {
+  if (typeof answer !== 'object' || answer === null) return 'is not an object { action: "approve" | "deny", ... }';
+  const { action, scope, reason, by } = answer as Record<string, unknown>;
+  if (action !== 'approve' && action !== 'deny')
+    return `has action ${JSON.stringify(action) ?? 'missing'}: it is "approve" or "deny"`;
+  if (scope !== undefined && scope !== 'once' && scope !== 'conversation')
+    return `has scope ${JSON.stringify(scope)}: it is "once" or "conversation"`;
+  if (reason !== undefined && reason !== null && typeof reason !== 'string') return 'has a reason that is not text';
+  if (by !== undefined && typeof by !== 'string') return 'has a "by" that is not text';
+  return null;
 }

@@ -65,6 +65,11 @@ export const errorCodes = {
     suggestion:
       'Nobody answered the approval in time; ask the user before trying again, or raise spec.permissions.approvalTimeoutSeconds.',
   },
+  E_APPROVAL_ANSWER_INVALID: {
+    name: 'ApprovalAnswerInvalidError',
+    suggestion:
+      'Answer with { action: "approve" | "deny", scope?: "once" | "conversation", reason?: text, by?: text }.',
+  },
   E_APPROVAL_NOT_FOUND: {
     name: 'ApprovalNotFoundError',
     suggestion: "Check the approval id with 'gdn approvals list'; only pending approvals can be answered.",
@@ -209,6 +214,11 @@ export const errorCodes = {
     name: 'AgentRequestCycleError',
     suggestion:
       'The callee is (directly or indirectly) waiting on this agent, so a blocking request would never be answered; use agents__send or async: true.',
+  },
+  E_EVENT_INVALID: {
+    name: 'EventInvalidError',
+    suggestion:
+      'Give enqueue an event made by userEvent(text) (or of its shape: id, type, input text, source); input must be text.',
   },
   E_AGENT_SHUTTING_DOWN: {
     name: 'AgentShuttingDownError',
