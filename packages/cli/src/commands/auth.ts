@@ -1,4 +1,10 @@
-import { type OAuthAppResource, openOAuthHost, type StoredSession, serveOAuthCallbacks } from '@goondan/core';
+import {
+  GoondanError,
+  type OAuthAppResource,
+  openOAuthHost,
+  type StoredSession,
+  serveOAuthCallbacks,
+} from '@goondan/core';
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
@@ -81,18 +87,46 @@ export async function authCommand(argv: string[]): Promise<number> {
       console.log(removed ? `Logged out of ${oauthAppRef}.` : `No grant of ${oauthAppRef} was stored.`);
       return 0;
     }
-    let granted: (session: StoredSession) => void = () => {};
-    const callbackGranted = new Promise<StoredSession>((resolve) => {
-      granted = resolve;
+    // Settles when this login's own authorization is granted or can no longer succeed (its session spent by a
+    // failed callback, or expired); a forged callback leaves the session pending, so login goes on waiting.
+    let current: StoredSession | undefined;
+    let finish: (failure?: unknown) => void = () => {};
+    const callbackOutcome = new Promise<void>((resolve, reject) => {
+      finish = (failure) => (failure === undefined ? resolve() : reject(failure));
     });
-    const callbacks = serveOAuthCallbacks({ bundle, host, onGranted: (session) => granted(session) });
+    callbackOutcome.catch(() => {}); // awaited only in the authorizationCode flow
+    const callbacks = serveOAuthCallbacks({
+      bundle,
+      host,
+      onGranted: (session) => {
+        if (session.id === current?.id) finish();
+      },
+      onFailed: (error) => {
+        if (!current) return;
+        const stored = host.store.session(current.id);
+        if (!stored || stored.usedAt !== null || stored.expiresAt <= Date.now()) finish(error);
+      },
+    });
+    let expiry: ReturnType<typeof setTimeout> | undefined;
     try {
       const { session, done } = await host.login({ oauthAppRef, ...(caller ? { caller } : {}) });
-      // A forged or failed callback is answered with its code on the page; login waits for one that works.
-      const waitFor = () => (session.flow === 'deviceCode' ? done : callbackGranted);
+      current = session;
+      if (session.flow !== 'deviceCode') {
+        expiry = setTimeout(
+          () =>
+            finish(
+              new GoondanError(
+                'E_OAUTH_SESSION_EXPIRED',
+                `Authorization ${session.id} expired before the callback came.`,
+              ),
+            ),
+          Math.max(0, session.expiresAt - Date.now()),
+        );
+      }
       const url = session.secret.authorizationUrl;
       console.log(url ? `Open this link to authorize ${oauthAppRef}:\n${url}` : session.shown.message);
-      await waitFor();
+      // A coded failure (the provider's reason in its message) is thrown on and reported with exit status 1.
+      await (session.flow === 'deviceCode' ? done : callbackOutcome);
       if (!host.store.listGrants().some((grant) => grant.app === session.app && grant.subject === session.subject)) {
         console.error(`gdn auth: the authorization of ${oauthAppRef} did not complete; nothing was stored.`);
         return 1;
@@ -100,6 +134,7 @@ export async function authCommand(argv: string[]): Promise<number> {
       console.log(`Authorized ${oauthAppRef}.`);
       return 0;
     } finally {
+      clearTimeout(expiry);
       await callbacks.stop();
     }
   } finally {

@@ -12,6 +12,8 @@ export function serveOAuthCallbacks(options: {
   host: OAuthHost;
   /** Told of each completed authorization, after the grant is stored. */
   onGranted?: (session: StoredSession) => void;
+  /** Told of each callback that failed (forged ones too), after its page is decided. */
+  onFailed?: (error: unknown) => void;
 }): { stop(): Promise<void> } {
   const redirects = new Map<string, string[]>();
   for (const resource of options.bundle.resources.values()) {
@@ -37,6 +39,11 @@ export function serveOAuthCallbacks(options: {
               return page(200, `Authorized ${session.app}. You can close this window.`);
             } catch (error) {
               const code = error instanceof GoondanError ? error.code : 'E_OAUTH_EXCHANGE_FAILED';
+              try {
+                options.onFailed?.(error);
+              } catch {
+                // An observer's failure does not change the page.
+              }
               return page(400, `Authorization failed (${code}). Nothing was stored; start again.`);
             }
           },
