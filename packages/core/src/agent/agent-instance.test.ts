@@ -551,3 +551,29 @@ describe('misuse by an embedding application', () => {
     await instance.close();
   });
 });
+
+describe('a model that ignores its abort signal', () => {
+  test('cancelling the turn ends it, and the turn queued behind it runs', async () => {
+    const scripted = createScriptedModel([{ text: 'Second turn.' }]);
+    let calls = 0;
+    const hanging = {
+      ...scripted,
+      doStream: (options: Parameters<typeof scripted.doStream>[0]) => {
+        calls += 1;
+        return calls === 1 ? new Promise<never>(() => {}) : scripted.doStream(options);
+      },
+    };
+    const { instance } = await open([], { model: hanging as never });
+    const controller = new AbortController();
+    const first = instance.enqueue(userEvent('hang'), { signal: controller.signal });
+    const second = instance.enqueue(userEvent('then this'));
+    await new Promise<void>((resolve) => {
+      const poll = () => (calls > 0 ? resolve() : setTimeout(poll, 5));
+      poll();
+    });
+    controller.abort('stop');
+    expect((await first).status).toBe('cancelled');
+    expect((await second).text).toBe('Second turn.');
+    await instance.close();
+  });
+});

@@ -51,6 +51,7 @@ import type {
   TurnObserver,
   TurnResult,
 } from './turn-types.ts';
+import { untilAborted } from './until-aborted.ts';
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 16;
 export const DEFAULT_TOOL_CONCURRENCY = 4;
@@ -792,26 +793,29 @@ export class AgentInstance {
     // Before the model call: messages a step middleware broke end the turn (E_TURN_FAILED), not as a model failure.
     const messages = this.stepMessages(state);
     try {
-      const result = await (this.options.callModel ?? streamModelStep)({
-        model,
-        ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
-        messages,
-        // Each message converted for the model once: the kept history, or a middleware's list that keeps the same
-        // message objects in front from step to step.
-        promptCache: this.prompts,
-        tools: await toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
-        abortSignal: state.signal,
-        ...(this.options.callSettings ? { settings: this.options.callSettings } : {}),
-        onTextDelta: (delta) => this.notify('onTextDelta', delta),
-        // Each failed attempt that is retried is told as it happens (onModelRetry), not only the last one.
-        onRetry: (notice) =>
-          this.notify('onModelRetry', {
-            turnId: state.turnId,
-            stepIndex: state.stepIndex,
-            model: this.options.modelResource?.metadata.name ?? `${model.provider}:${model.modelId}`,
-            ...notice,
-          }),
-      });
+      const result = await untilAborted(
+        (this.options.callModel ?? streamModelStep)({
+          model,
+          ...(this.options.agent.spec.prompt?.system ? { instructions: this.options.agent.spec.prompt.system } : {}),
+          messages,
+          // Each message converted for the model once: the kept history, or a middleware's list that keeps the same
+          // message objects in front from step to step.
+          promptCache: this.prompts,
+          tools: await toModelTools(catalog.items, { deferred: supportsDeferredTools(model.provider) }),
+          abortSignal: state.signal,
+          ...(this.options.callSettings ? { settings: this.options.callSettings } : {}),
+          onTextDelta: (delta) => this.notify('onTextDelta', delta),
+          // Each failed attempt that is retried is told as it happens (onModelRetry), not only the last one.
+          onRetry: (notice) =>
+            this.notify('onModelRetry', {
+              turnId: state.turnId,
+              stepIndex: state.stepIndex,
+              model: this.options.modelResource?.metadata.name ?? `${model.provider}:${model.modelId}`,
+              ...notice,
+            }),
+        }),
+        state.signal,
+      );
       if (state.signal.aborted) return { ...outcome, finishReason: 'cancelled' };
       const { cacheReadTokens, cacheWriteTokens, ...usage } = result.usage;
       outcome.text = result.text;
