@@ -69,6 +69,11 @@ export class ApprovalQueue {
     return this.waiting.length;
   }
 
+  /** Every approval waiting here, the head first. */
+  get all(): readonly ApprovalRecord[] {
+    return [...this.waiting];
+  }
+
   /** A new request (one already waiting is ignored). */
   add(record: ApprovalRecord): void {
     if (this.waiting.some((waiting) => waiting.id === record.id)) return;

@@ -1,8 +1,81 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { ApprovalRecord } from '@goondan/core';
 import { startOpenAICompatibleServer } from '@goondan/core/testing';
-import { agentBundle, chatBodies, cleanupTempDirs, gdn, serverModel, setModel, textOf } from './helpers.ts';
+import {
+  agentBundle,
+  chatBodies,
+  cleanupTempDirs,
+  cliEnv,
+  gdn,
+  gdnJson,
+  hangDeadlineMs,
+  mainTs,
+  scriptedModel,
+  serverModel,
+  setModel,
+  textOf,
+} from './helpers.ts';
 
 afterAll(cleanupTempDirs);
+
+/**
+ * `gdn chat` with piped standard input, written by the test as it goes; stdout is read as it arrives. A process
+ * still running after the hang deadline is killed (`hung`).
+ */
+function startChat(args: string[]) {
+  const proc = Bun.spawn([process.execPath, mainTs, 'chat', ...args], {
+    env: cliEnv(),
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  let stdout = '';
+  let hung = false;
+  const timer = setTimeout(() => {
+    hung = true;
+    proc.kill('SIGKILL');
+  }, hangDeadlineMs);
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) stdout += decoder.decode(chunk, { stream: true });
+  })();
+  const stderr = new Response(proc.stderr).text();
+  return {
+    proc,
+    get stdout() {
+      return stdout;
+    },
+    write(text: string) {
+      proc.stdin.write(text);
+      proc.stdin.flush();
+    },
+    /** Resolves once stdout has `text`; fails with the output when the process ends first or 30 s pass. */
+    async waitFor(text: string) {
+      const deadline = Date.now() + 30_000;
+      while (!stdout.includes(text)) {
+        if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > deadline)
+          throw new Error(`no '${text}' on stdout:\n${stdout}`);
+        await Bun.sleep(10);
+      }
+    },
+    /** Waits for the process to end (stdin ended first when `endInput`). */
+    async exit(options: { endInput?: boolean } = {}) {
+      if (options.endInput) proc.stdin.end();
+      await proc.exited;
+      clearTimeout(timer);
+      await reading;
+      return { exitCode: proc.exitCode, hung, stdout, stderr: await stderr };
+    },
+  };
+}
+
+const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash__exec', args: { command } }] });
+
+/** The approvals of the bundle still pending, as `gdn approvals list --json` gives them. */
+async function pendingApprovals(bundle: string): Promise<ApprovalRecord[]> {
+  const { json } = await gdnJson<ApprovalRecord[]>(['approvals', 'list', '--bundle', bundle, '--json']);
+  return json.filter((record) => record.status === 'pending');
+}
 
 describe('gdn chat with piped standard input', () => {
   test('each line is a turn; the reply is printed after the agent name; /exit leaves with 0', async () => {
@@ -134,5 +207,105 @@ describe('gdn chat with piped standard input', () => {
     const result = await gdn(['chat', 'hello', '--bundle', bundle], { stdin: '' });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain("gdn chat: unexpected argument 'hello'");
+  });
+
+  test('commands take no arguments: /reset extra, /tools foo, /trace nonsense, /help me answer their usage', async () => {
+    const server = await startOpenAICompatibleServer({ responses: [{ text: 'Noted.' }, { text: 'Still here.' }] });
+    try {
+      const bundle = await agentBundle(serverModel(server.url));
+      const result = await gdn(['chat', '--bundle', bundle], {
+        stdin:
+          'remember this\n/reset extra\n/tools foo\n/trace nonsense\n/help me\n/approvals x\nstill there?\n/exit\n',
+      });
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(
+        [
+          'helper> Noted.',
+          "/reset takes no arguments (got 'extra'). Usage: /reset — start the instance's conversation afresh (E_CLI_USAGE).",
+          "/tools takes no arguments (got 'foo'). Usage: /tools — the tools the agent sees (its catalog), as `gdn tools list` shows them (E_CLI_USAGE).",
+          "/trace takes no arguments (got 'nonsense'). Usage: /trace — the last turn as a tree of steps, model calls and tool calls (E_CLI_USAGE).",
+          "/help takes no arguments (got 'me'). Usage: /help — these commands, and how to answer an approval (E_CLI_USAGE).",
+          "/approvals takes no arguments (got 'x'). Usage: /approvals — approvals still waiting for an answer (this bundle) (E_CLI_USAGE).",
+          'helper> Still here.',
+          '',
+        ].join('\n'),
+      );
+      // /reset extra did not reset: the second request still carries the first message.
+      const bodies = chatBodies(server.requests);
+      expect(bodies).toHaveLength(2);
+      expect(bodies[1]!.messages.map(textOf)).toContain('remember this');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('gdn chat: approvals left unanswered stay stored, and chat leaves with 0', () => {
+  test('input that ends before the approval is asked: the prompt shows, then chat leaves naming it', async () => {
+    // The model thinks 1.5 s, so the whole input (one line, then its end) is read before the approval comes.
+    const bundle = await agentBundle(
+      scriptedModel([{ delayMs: 1500, ...bashCall('echo hi > hi.txt') }, { text: 'Done.' }]),
+    );
+    const chat = startChat(['--bundle', bundle, '--instance', 'e1']);
+    chat.write('make the file\nand this line too\n');
+    const result = await chat.exit({ endInput: true });
+    expect(result.hung).toBe(false);
+    expect(result.exitCode).toBe(0);
+    const id = /\? approval needed (apr_\S+) helper\/e1 wants to call bash__exec/.exec(result.stdout)?.[1];
+    expect(id, result.stdout).toBeDefined();
+    expect(result.stdout).toContain(
+      `(1 approval(s) still pending: ${id} (helper/e1 bash__exec); answer with 'gdn approvals approve ID' or in the next 'gdn chat'; the turn goes on then)\n`,
+    );
+    expect((await pendingApprovals(bundle)).map((record) => record.id)).toEqual([id!]);
+  });
+
+  test('input that ends after the approval is asked ends the same way', async () => {
+    const bundle = await agentBundle(scriptedModel([bashCall('echo hi > hi.txt'), { text: 'Done.' }]));
+    const chat = startChat(['--bundle', bundle, '--instance', 'e2']);
+    chat.write('make the file\n');
+    await chat.waitFor('? approval needed');
+    const result = await chat.exit({ endInput: true });
+    expect(result.hung).toBe(false);
+    expect(result.exitCode).toBe(0);
+    const [pending] = await pendingApprovals(bundle);
+    expect(result.stdout).toContain(`(1 approval(s) still pending: ${pending!.id} (helper/e2 bash__exec);`);
+  });
+
+  test('/exit typed at an approval prompt leaves like end of input: the approval stays stored', async () => {
+    const bundle = await agentBundle(scriptedModel([bashCall('echo hi > hi.txt'), { text: 'Done.' }]));
+    const chat = startChat(['--bundle', bundle]);
+    chat.write('make the file\n');
+    await chat.waitFor('? approval needed');
+    chat.write('/exit\n');
+    // Standard input stays open: /exit alone makes chat leave.
+    await chat.waitFor('approval(s) still pending');
+    const result = await chat.exit();
+    expect(result.hung).toBe(false);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).not.toContain('Answer y = approve once');
+    expect(await pendingApprovals(bundle)).toHaveLength(1);
+  });
+});
+
+describe('gdn chat: Ctrl-C', () => {
+  test('after a step that made tool calls, the step text is not printed again before (turn cancelled)', async () => {
+    const bundle = await agentBundle(
+      scriptedModel([
+        { text: 'Let me wait.', toolCalls: [{ name: 'slow__wait', args: { ms: 30_000 } }] },
+        { text: 'Too late.' },
+      ]),
+    );
+    const chat = startChat(['--bundle', bundle]);
+    chat.write('wait a while\n');
+    await chat.waitFor('⚙ slow__wait');
+    chat.proc.kill('SIGINT');
+    await chat.waitFor('(turn cancelled)');
+    chat.write('/exit\n');
+    const result = await chat.exit();
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(
+      /^helper> Let me wait\.\n {2}⚙ slow__wait \{"ms":30000\}\n {2}↳ slow__wait error E_TOOL_ABORTED [^\n]+\n\(turn cancelled\)\n$/,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { readChatInput, slashCommandHelp, unknownSlashCommand } from './slash-commands.ts';
+import { readChatInput, slashCommandHelp, slashCommandUsage, unknownSlashCommand } from './slash-commands.ts';
 
 test('chat lines: messages, the chat commands, //text and mistyped commands with a guess', () => {
   expect(readChatInput('  hello there ')).toEqual({ type: 'message', text: 'hello there' });
@@ -7,6 +7,11 @@ test('chat lines: messages, the chat commands, //text and mistyped commands with
     expect(readChatInput(command)).toEqual({ type: 'command', command });
   expect(readChatInput('/quit')).toEqual({ type: 'command', command: '/exit' });
   expect(readChatInput('/TRACE')).toEqual({ type: 'command', command: '/trace' });
+  expect(readChatInput('/reset  extra words ')).toEqual({ type: 'arguments', command: '/reset', args: 'extra words' });
+  expect(readChatInput('/exit now')).toEqual({ type: 'command', command: '/exit' });
+  expect(slashCommandUsage({ command: '/tools', args: 'foo' })).toBe(
+    "/tools takes no arguments (got 'foo'). Usage: /tools — the tools the agent sees (its catalog), as `gdn tools list` shows them (E_CLI_USAGE).",
+  );
   expect(readChatInput('//etc/hosts is read-only?')).toEqual({ type: 'message', text: '/etc/hosts is read-only?' });
   expect(readChatInput('/etc/hosts')).toEqual({ type: 'message', text: '/etc/hosts' });
   const typo = readChatInput('/rset');

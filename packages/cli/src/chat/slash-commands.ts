@@ -16,20 +16,27 @@ export type SlashCommand = keyof typeof slashCommands;
 export type ChatInput =
   | { type: 'message'; text: string }
   | { type: 'command'; command: SlashCommand }
+  | { type: 'arguments'; command: SlashCommand; args: string }
   | { type: 'unknown'; name: string; guess: SlashCommand | undefined };
 
 /**
  * A line whose first word is `/word` is a chat command; `//text` sends `/text` to the model (a message that must
- * start with a slash); any other line is a message. `/quit` is `/exit`.
+ * start with a slash); any other line is a message. `/quit` is `/exit`. The commands take no arguments: a command
+ * with words after it is `arguments` (answered with its usage), except `/exit`, which leaves anyway.
  */
 export function readChatInput(line: string): ChatInput {
   const text = line.trim();
   if (text.startsWith('//')) return { type: 'message', text: text.slice(1) };
-  const word = /^\/([A-Za-z][\w-]*)(?:\s|$)/.exec(text)?.[1];
+  const match = /^\/([A-Za-z][\w-]*)(?:\s+|$)/.exec(text);
+  const word = match?.[1];
   if (word === undefined) return { type: 'message', text };
+  const args = text.slice(match![0].length).trim();
   const name = `/${word.toLowerCase()}`;
-  if (name === '/quit') return { type: 'command', command: '/exit' };
-  if (name in slashCommands) return { type: 'command', command: name as SlashCommand };
+  if (name === '/quit' || name === '/exit') return { type: 'command', command: '/exit' };
+  if (name in slashCommands)
+    return args
+      ? { type: 'arguments', command: name as SlashCommand, args }
+      : { type: 'command', command: name as SlashCommand };
   return { type: 'unknown', name: `/${word}`, guess: closestName(name, Object.keys(slashCommands)) as SlashCommand };
 }
 
@@ -47,4 +54,9 @@ export function slashCommandHelp(approvalChoices: string): string {
 /** The line for a mistyped command: `Unknown command /rset. Did you mean /reset? /help lists them.` */
 export function unknownSlashCommand(input: { name: string; guess: string | undefined }): string {
   return `Unknown command ${input.name}.${input.guess ? ` Did you mean ${input.guess}?` : ''} /help lists them (E_CLI_UNKNOWN_COMMAND).`;
+}
+
+/** The line for a command given arguments it does not take: `/reset takes no arguments (got 'extra'). Usage: …`. */
+export function slashCommandUsage(input: { command: SlashCommand; args: string }): string {
+  return `${input.command} takes no arguments (got '${input.args}'). Usage: ${input.command} — ${slashCommands[input.command]} (E_CLI_USAGE).`;
 }

@@ -8,7 +8,13 @@ import {
   parseApprovalAnswer,
 } from '../approval-prompt.ts';
 import { replyPrinter } from '../chat/reply-printer.ts';
-import { readChatInput, type SlashCommand, slashCommandHelp, unknownSlashCommand } from '../chat/slash-commands.ts';
+import {
+  readChatInput,
+  type SlashCommand,
+  slashCommandHelp,
+  slashCommandUsage,
+  unknownSlashCommand,
+} from '../chat/slash-commands.ts';
 import { thinkingSpinner } from '../chat/thinking-spinner.ts';
 import { describeFiring, type ScheduledTurn, startChatScheduler } from '../chat-scheduler.ts';
 import { parseCommandArgs } from '../cli-args.ts';
@@ -90,10 +96,14 @@ export async function chatCommand(argv: string[]): Promise<number> {
   const approvals = new ApprovalQueue((head) => {
     endStream();
     console.log(describeApproval(head, color));
+    // Input ended before this approval came: nobody is left to answer it, so the chat leaves as at end of input.
+    if (inputEnded) return leaveWithPending();
     prompt();
   });
   let agentLabel = '';
   let turnRunning = false;
+  // Whether the running turn streamed any text: a reply that did not stream is printed whole when the turn ends.
+  let streamed = false;
   const printer = toolCallPrinter({
     write: (line) => {
       endStream();
@@ -131,6 +141,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
         console.log(paint(modelRetryLine(event), 'dim', color));
       },
       onTextDelta: (text) => {
+        streamed = true;
         spinner.stop();
         reply.push(text);
       },
@@ -188,6 +199,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
   const runTurn = async (start: (signal: AbortSignal) => Promise<TurnResult | null>, options = { spinner: true }) => {
     running = new AbortController();
     turnRunning = true;
+    streamed = false;
     // Not for the resume check at start, which usually finds nothing: a resumed turn's steps start the spinner.
     if (options.spinner) spinner.start();
     let result: TurnResult | null;
@@ -206,7 +218,9 @@ export async function chatCommand(argv: string[]): Promise<number> {
     }
     if (!result) return;
     if (reply.open) reply.end();
-    else if (result.text) reply.whole(result.text);
+    // Only a reply the model sent whole: a streamed one is on screen already (a turn cancelled after a step with
+    // tool calls has that step's text as its result, printed before the calls).
+    else if (result.text && !streamed) reply.whole(result.text);
     if (result.status === 'cancelled') console.log(paint('(turn cancelled)', 'yellow', color));
     else if (result.status === 'max_steps') console.log(paint(`(${result.reason})`, 'yellow', color));
     else if (result.status === 'error') {
@@ -242,6 +256,11 @@ export async function chatCommand(argv: string[]): Promise<number> {
         }
         if (input.type === 'unknown') {
           console.log(paint(unknownSlashCommand(input), 'yellow', color));
+          prompt();
+          continue;
+        }
+        if (input.type === 'arguments') {
+          console.log(paint(slashCommandUsage(input), 'yellow', color));
           prompt();
           continue;
         }
@@ -298,6 +317,12 @@ export async function chatCommand(argv: string[]): Promise<number> {
 
   const answer = (line: string) => {
     const head = approvals.head!;
+    // /exit (or /quit) at an approval prompt leaves as end of input does: the approval stays stored.
+    const typed = readChatInput(line);
+    if (typed.type === 'command' && typed.command === '/exit') {
+      lines.close();
+      return;
+    }
     const given = parseApprovalAnswer(line);
     if (!given) {
       console.log(paint(`Answer ${APPROVAL_CHOICES}.`, 'yellow', color));
@@ -317,6 +342,28 @@ export async function chatCommand(argv: string[]): Promise<number> {
     approvals.take();
   };
 
+  /**
+   * Nobody is left to answer (end of input, /exit at an approval prompt): pending approvals stay stored, named here,
+   * and the turn resumes at the next `gdn chat` (or `gdn run`) of the instance.
+   */
+  let pendingReported = false;
+  function leaveWithPending() {
+    if (!pendingReported) {
+      pendingReported = true;
+      const waiting = approvals.all.map(
+        (record) => `${record.id} (${record.agent}/${record.instanceKey} ${record.toolName})`,
+      );
+      console.log(
+        paint(
+          `(${waiting.length} approval(s) still pending: ${waiting.join(', ')}; answer with 'gdn approvals approve ID' or in the next 'gdn chat'; the turn goes on then)`,
+          'yellow',
+          color,
+        ),
+      );
+    }
+    finish();
+  }
+
   lines.on('line', (line) => {
     if (approvals.size > 0) return answer(line);
     inputs.push(line);
@@ -324,17 +371,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
   });
   lines.on('close', () => {
     inputEnded = true;
-    // Nobody is left to answer: pending approvals stay stored, and the turn resumes at the next `gdn chat`.
-    if (approvals.size > 0) {
-      console.log(
-        paint(
-          `(${approvals.size} approval(s) still pending: answer with 'gdn approvals approve ID' or in the next 'gdn chat'; the turn goes on then)`,
-          'yellow',
-          color,
-        ),
-      );
-      finish();
-    } else if (!busy) finish();
+    if (approvals.size > 0) leaveWithPending();
+    else if (!busy) finish();
   });
   void signals?.stopped.then(() => lines.close());
   // A revision activated meanwhile (a changeset an agent committed) is picked up between turns, as --watch does.
