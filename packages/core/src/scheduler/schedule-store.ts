@@ -207,6 +207,11 @@ export class ScheduleStore {
       .run(at, eventId);
   }
 
+  /** Forgets a firing that can never be delivered (its agent left the bundle): it is not retried. */
+  abandon(eventId: string): void {
+    this.db.query<unknown, [string]>('DELETE FROM schedule_firings WHERE event_id = ?').run(eventId);
+  }
+
   markFailed(eventId: string, error: string, nextAttemptAt: number): void {
     this.db
       .query<unknown, [string, number, string]>(

@@ -186,6 +186,32 @@ describe('Scheduler', () => {
     expect(h.store.undelivered()).toHaveLength(0);
   });
 
+  test('a delivery to an agent no longer in the bundle is dropped once with a warning, not retried', async () => {
+    const warnings: string[] = [];
+    const store = openScheduleStore({ path: storePath() });
+    stores.push(store);
+    const clock = { now: Date.parse('2026-01-10T08:00:00Z') };
+    let attempts = 0;
+    const scheduler = new Scheduler({
+      store,
+      now: () => clock.now,
+      logger: { warn: (line: string) => warnings.push(line) },
+      deliver: async () => {
+        attempts += 1;
+        throw Object.assign(new Error("No agent named 'temp'"), { code: 'E_AGENT_UNKNOWN' });
+      },
+    });
+    scheduler.add({ agent: 'temp', instanceKey: 'default', inMs: 1000, input: 'orphan' });
+    clock.now = Date.parse('2026-01-10T08:00:01Z');
+    expect(await scheduler.runDue()).toBe(0);
+    expect(store.undelivered()).toEqual([]);
+    clock.now = Date.parse('2026-01-10T09:00:00Z');
+    expect(await scheduler.runDue()).toBe(0);
+    expect(attempts).toBe(1);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('dropped (E_AGENT_UNKNOWN');
+  });
+
   test('cancel stops a schedule; an unknown id is refused', async () => {
     const h = harness({ start: '2026-01-10T08:00:00Z' });
     const record = h.scheduler.add({ ...target, inMs: 1000, input: 'ping' });

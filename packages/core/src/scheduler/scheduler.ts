@@ -48,6 +48,9 @@ export interface SchedulerOptions {
  * scheduler.start();
  * scheduler.add({ agent: 'assistant', instanceKey: 'default', inMs: 60_000, input: 'Stand up and stretch.' });
  */
+/** Delivery failures no retry mends: the event is dropped, once, with a warning. */
+const PERMANENT_FAILURES = new Set(['E_AGENT_UNKNOWN', 'E_AGENT_NOT_CALLABLE', 'E_INSTANCE_KEY_INVALID']);
+
 export class Scheduler {
   private readonly now: () => number;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -184,6 +187,14 @@ export class Scheduler {
     } catch (thrown) {
       const message = (thrown as Error)?.message ?? String(thrown);
       const code = (thrown as { code?: string })?.code;
+      // The target is not in the bundle (an agent removed, a key refused): no retry can ever deliver it.
+      if (code !== undefined && PERMANENT_FAILURES.has(code)) {
+        store.abandon(event.id);
+        this.warn(
+          `schedule event ${event.id} for ${target.agent}/${target.instanceKey} dropped (${code}: ${message}); it cannot be delivered, so it is not retried`,
+        );
+        return false;
+      }
       const retryIn = Math.min(MAX_RETRY_DELAY_MS, 1_000 * 2 ** Math.min(attempts, 16));
       store.markFailed(event.id, code ? `${code}: ${message}` : message, this.now() + retryIn);
       this.warn(
