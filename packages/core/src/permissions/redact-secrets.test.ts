@@ -165,6 +165,8 @@ describe('redactSecrets', () => {
       [`slack ${'xoxb'}-1234567890-abcdef ok`, `slack ${REDACTED} ok`],
       [`stripe ${'sk_live'}_${'a1B2'.repeat(6)} ok`, `stripe ${REDACTED} ok`],
       [`maps AIza${'b'.repeat(35)} ok`, `maps ${REDACTED} ok`],
+      [`bot 123456789:AA${'Hx9_'.repeat(8)} ok`, `bot ${REDACTED} ok`],
+      ['at 12:30 and 1234567:AB no token', 'at 12:30 and 1234567:AB no token'],
       [`cut off:\n${pem.split('\n').slice(0, 2).join('\n')}`, `cut off:\n${REDACTED}`],
       ['mysql -u root -phunter2 shop', `mysql -u root -p${REDACTED} shop`],
       ['mysqldump -h db -pS3cr3t! shop > dump.sql', `mysqldump -h db -p${REDACTED} shop > dump.sql`],

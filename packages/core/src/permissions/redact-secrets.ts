@@ -117,6 +117,8 @@ const credentialPatterns: readonly [RegExp, string][] = [
   [/(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{30,}/g, REDACTED],
   [/(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/g, REDACTED],
   [/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}/g, REDACTED],
+  // A Telegram bot token: the bot's id, a colon, a secret that starts with AA.
+  [/(?<![A-Za-z0-9_])\d{6,12}:AA[A-Za-z0-9_-]{30,}/g, REDACTED],
   [/(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g, REDACTED],
   // JWT: header and payload are base64url JSON, so both start with `eyJ`.
   [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, REDACTED],
