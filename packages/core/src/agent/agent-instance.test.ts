@@ -577,3 +577,33 @@ describe('a model that ignores its abort signal', () => {
     await instance.close();
   });
 });
+
+describe('entry points given options of the wrong kind', () => {
+  test('loadBundle names the option (E_OPTIONS_INVALID) instead of a TypeError', async () => {
+    for (const options of [undefined, { dir: 42 }, { dir: fixture, libraries: 'lib' }]) {
+      await expect(loadBundle(options as never)).rejects.toMatchObject({
+        code: 'E_OPTIONS_INVALID',
+        message: expect.stringContaining('loadBundle'),
+      });
+    }
+  });
+
+  test('openAgentInstance names the option (E_OPTIONS_INVALID) and opens nothing', async () => {
+    const { instance, bundle, loaded, agent, stateDir } = await open([{ text: 'x' }]);
+    await instance.close();
+    const base = { bundle, handlers: loaded.handlers, agent, instanceKey: 'k2', stateDir };
+    const cases: [string, object][] = [
+      ['agent', { ...base, agent: undefined }],
+      ['handlers', { ...base, handlers: {} }],
+      ['bundle', { ...base, bundle: null }],
+      ['instanceKey', { ...base, instanceKey: 5 }],
+      ['stateDir', { ...base, stateDir: 7 }],
+    ];
+    for (const [name, options] of cases) {
+      await expect(openAgentInstance(options as never)).rejects.toMatchObject({
+        code: 'E_OPTIONS_INVALID',
+        message: expect.stringContaining(`openAgentInstance: options.${name} must be`),
+      });
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { parseObjectRef } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, ModelResource, SwarmResource } from '../config/resources.ts';
+import { checkApiOptions, isObject, isText, optional } from '../errors/check-api-options.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { loadExtensions } from '../extensions/load-extensions.ts';
 import { checkModelCredentials } from '../models/check-model-credentials.ts';
@@ -90,6 +91,23 @@ function maxStepsFor(bundle: Bundle, agent: AgentResource): number | undefined {
  * names the variable to set), opens the instance database and workspace, and resumes the stored conversation.
  */
 export async function openAgentInstance(options: OpenAgentInstanceOptions): Promise<AgentInstance> {
+  checkApiOptions('openAgentInstance', options, [
+    [
+      'bundle',
+      (value) => (value as { resources?: unknown } | null)?.resources instanceof Map,
+      'a Bundle (from loadBundle)',
+    ],
+    ['handlers', (value) => value instanceof Map, 'the handlers Map loadBundle gives'],
+    [
+      'agent',
+      (value) => (value as { kind?: unknown } | null)?.kind === 'Agent',
+      'an Agent resource of the bundle (selectAgent gives one)',
+    ],
+    ['instanceKey', isText, 'an instance key (text)'],
+    ['stateDir', optional(isText), 'a directory (a path)'],
+    ['model', optional(isObject), 'a LanguageModelV4'],
+    ['observer', optional(isObject), 'a TurnObserver object'],
+  ]);
   const { bundle, agent, instanceKey } = options;
   // A given model (tests, tool-only front ends) needs no Model resource; otherwise keys are checked before any turn.
   const modelResource = options.model ? null : agentModel(bundle, agent);

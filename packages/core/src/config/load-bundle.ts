@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { checkApiOptions, isText, optional } from '../errors/check-api-options.ts';
 import type { ToolHandler } from '../types.ts';
 import { checkConnections } from './check-connections.ts';
 import { checkExtensionEntries, extensionEntryFile } from './check-extension-entries.ts';
@@ -146,6 +147,10 @@ export async function loadBundle(options: {
    */
   libraryCacheDir?: string | null;
 }): Promise<LoadBundleResult> {
+  checkApiOptions('loadBundle', options, [
+    ['dir', isText, "the bundle's directory (a path)"],
+    ['libraries', optional((value) => Array.isArray(value) && value.every(isText)), 'a list of directories'],
+  ]);
   const rootDir = resolve(options.dir);
   const cacheDir = options.libraryCacheDir === undefined ? libraryCacheDir() : options.libraryCacheDir;
   // The bundle's own goondan.yaml goes through the same cache as the libraries': keyed by its text, so an edit is a

@@ -215,6 +215,10 @@ export const errorCodes = {
     suggestion:
       'The callee is (directly or indirectly) waiting on this agent, so a blocking request would never be answered; use agents__send or async: true.',
   },
+  E_OPTIONS_INVALID: {
+    name: 'OptionsInvalidError',
+    suggestion: 'Pass the option named in the message with the type the API reference gives (docs/api.md).',
+  },
   E_EVENT_INVALID: {
     name: 'EventInvalidError',
     suggestion:
