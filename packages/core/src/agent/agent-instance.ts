@@ -766,8 +766,12 @@ export class AgentInstance {
       if (signal.aborted)
         return { ...base, status: 'cancelled', text, steps: stepIndex + 1, reason: 'The turn was cancelled.' };
       if (outcome.error) return { ...base, status: 'error', text, steps: stepIndex + 1, error: outcome.error };
-      if (outcome.toolCalls === 0)
+      if (outcome.toolCalls === 0) {
+        // A model that answered nothing at all (no text, no call) left the user message unanswered: a note stands
+        // for its answer, so the next request does not hold two user messages in a row.
+        if (this.messages.at(-1)?.data.role === 'user') this.appendQuietly([emptyAnswerNote()], turnId);
         return { ...base, status: 'completed', text, steps: stepIndex + 1, reason: outcome.finishReason };
+      }
     }
   }
 
@@ -1217,4 +1221,13 @@ function wrongApprovalAnswer(answer: unknown): string | null {
   if (reason !== undefined && reason !== null && typeof reason !== 'string') return 'has a reason that is not text';
   if (by !== undefined && typeof by !== 'string') return 'has a "by" that is not text';
   return null;
+}
+
+/** The assistant message standing for a model's empty answer (metadata turnOutcome: empty). */
+function emptyAnswerNote(): Message {
+  const note = createMessage(
+    { role: 'assistant', content: [{ type: 'text', text: '[The model answered nothing to the request above.]' }] },
+    { type: 'system' },
+  );
+  return { ...note, metadata: { turnOutcome: 'empty' } };
 }

@@ -92,6 +92,20 @@ describe('a turn that does not complete', () => {
   });
 });
 
+describe('a model that answers nothing', () => {
+  test('the turn completes and a note stands for the answer: the next request alternates', async () => {
+    const { instance, model } = await open([{ text: '' }, { text: 'Now I answer.' }]);
+    const empty = await instance.enqueue(userEvent('say something'));
+    expect(empty).toMatchObject({ status: 'completed', text: '' });
+    const note = instance.conversation().at(-1)!;
+    expect(note.data.role).toBe('assistant');
+    expect(note.metadata).toEqual({ turnOutcome: 'empty' });
+    expect((await instance.enqueue(userEvent('again'))).text).toBe('Now I answer.');
+    expect(promptRoles(model.calls[1]!.prompt)).toEqual(['user', 'assistant', 'user']);
+    await instance.close();
+  });
+});
+
 describe('a turn whose process ended before the model answered', () => {
   test('is closed with a note when the instance opens again: the next request has no two user messages in a row', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'gdn-history-'));
