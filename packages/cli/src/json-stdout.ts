@@ -35,5 +35,5 @@ export function noteFailure(doc: Record<string, unknown>): void {
  */
 export function printFailureJson(): void {
   if (printed) return;
-  printJson({ status: 'error', ...(failure ?? { error: { code: 'E_UNKNOWN', message: 'The command failed.' } }) });
+  printJson({ status: 'error', ...(failure ?? { error: { code: 'E_UNEXPECTED', message: 'The command failed.' } }) });
 }

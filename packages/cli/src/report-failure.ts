@@ -15,7 +15,8 @@ function describeFailure(thrown: unknown): Record<string, unknown> {
       helpUrl: errorPageLink(thrown.code),
     };
   }
-  return { code: 'E_UNEXPECTED', message: redactForOutput((thrown as Error)?.message ?? String(thrown)) };
+  const code = 'E_UNEXPECTED';
+  return { code, message: redactForOutput((thrown as Error)?.message ?? String(thrown)), helpUrl: errorPageLink(code) };
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   startTokenEndpointProxy,
   type TokenEndpointProxy,
 } from '../../core/test/token-endpoint-proxy.ts';
-import { cliEnv, mainTs } from './helpers.ts';
+import { cliEnv, startAuthLogin } from './helpers.ts';
 
 const TIMEOUT_MS = 500;
 let bed: OAuthTestbed;
@@ -50,24 +50,6 @@ function bundleDir(name: string, proxied: boolean): string {
   return dir;
 }
 
-/** Starts `gdn auth login github` and reads its output until the link is printed. */
-async function startLogin(dir: string) {
-  const login = Bun.spawn([process.execPath, mainTs, 'auth', 'login', 'github', '--bundle', dir], {
-    env,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const reader = login.stdout.getReader();
-  let stdout = '';
-  while (!/^http\S+$/m.test(stdout)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`login ended early: ${stdout}${await new Response(login.stderr).text()}`);
-    stdout += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { login, link: /^(http\S+)$/m.exec(stdout)![1]! };
-}
-
 /** Waits for the process, failing the test (and killing it) if it does not end within `ms`. */
 async function exited(login: ReturnType<typeof Bun.spawn>, ms = 15_000) {
   const timer = setTimeout(() => login.kill(), ms);
@@ -78,7 +60,7 @@ async function exited(login: ReturnType<typeof Bun.spawn>, ms = 15_000) {
 
 async function loginThroughProxy(mode: ProxyMode, name: string) {
   proxy.setMode(mode);
-  const { login, link } = await startLogin(bundleDir(name, true));
+  const { login, link } = await startAuthLogin(bundleDir(name, true), env);
   // With spec.endpoints the issuer is taken as the token endpoint's origin (the proxy), so the server's own `iss`
   // would not match; a server that sends none is what this app describes.
   const callback = new URL(await followAuthorization(link, bed.redirectUri));
@@ -107,7 +89,7 @@ describe('gdn auth login ends when its own authorization fails', () => {
 
   test('a forged callback is ignored; the server redirecting back with access_denied ends login with exit 1', async () => {
     proxy.setMode('forward');
-    const { login, link } = await startLogin(bundleDir('denied', false));
+    const { login, link } = await startAuthLogin(bundleDir('denied', false), env);
     const state = new URL(link).searchParams.get('state')!;
     const forged = await fetch(`${bed.redirectUri}?code=x&state=not-the-state`);
     expect(await forged.text()).toContain('E_OAUTH_CALLBACK_INVALID');
@@ -146,7 +128,7 @@ describe('gdn auth login ends when its own authorization fails', () => {
       intervalSeconds: 0,
     });
     store.close();
-    const { login } = await startLogin(dir);
+    const { login } = await startAuthLogin(dir, env);
     const { exitCode, stderr } = await exited(login);
     expect(exitCode).toBe(1);
     expect(stderr).toContain('E_OAUTH_SESSION_EXPIRED');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { followAuthorization } from '../../core/test/oauth-authorization-server.ts';
 import { freshKey } from '../../core/test/oauth-fixture.ts';
 import { type OAuthTestbed, startOAuthTestbed } from '../../core/test/oauth-testbed.ts';
-import { cliEnv, gdn, mainTs } from './helpers.ts';
+import { cliEnv, gdn, startAuthLogin } from './helpers.ts';
 
 let bed: OAuthTestbed;
 let env: Record<string, string>;
@@ -19,19 +19,7 @@ afterAll(() => bed.close());
 
 describe('gdn auth', () => {
   test('login prints the link, takes the callback and stores the grant; list shows it; logout removes it', async () => {
-    const login = Bun.spawn([process.execPath, mainTs, 'auth', 'login', 'github', '--bundle', bed.dir], {
-      env,
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
-    const reader = login.stdout.getReader();
-    let stdout = '';
-    while (!/^http\S+$/m.test(stdout)) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`login ended early: ${stdout}${await new Response(login.stderr).text()}`);
-      stdout += new TextDecoder().decode(value);
-    }
-    const link = /^(http\S+)$/m.exec(stdout)![1]!;
+    const { login, link } = await startAuthLogin(bed.dir, env);
     expect(new URL(link).searchParams.get('code_challenge_method')).toBe('S256');
     const callback = await followAuthorization(link, bed.redirectUri);
     expect((await fetch(callback)).status).toBe(200);

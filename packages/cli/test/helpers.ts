@@ -240,3 +240,70 @@ export function chatBodies(requests: { path: string; method: string; body: unkno
     .filter((request) => request.method === 'POST' && request.path === '/v1/chat/completions')
     .map((request) => request.body as ChatRequestBody);
 }
+
+export interface RawAnswer {
+  /** 0 when the connection closed without an answer. */
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * One request written as is over a socket (any method, any header), read until the server closes; with
+ * `keepAlive`, the request does not ask for the close (a server that keeps the connection open never answers here);
+ * `host` is the Host header to send (default the URL's), one fetch() would not.
+ */
+export async function rawRequest(
+  url: string,
+  head: string,
+  options: { keepAlive?: boolean; host?: string } = {},
+): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  let text = '';
+  const { promise: closed, resolve } = Promise.withResolvers<void>();
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: {
+      data(_socket, chunk) {
+        text += new TextDecoder().decode(chunk);
+      },
+      close: () => resolve(),
+      error: () => resolve(),
+    },
+  });
+  socket.write(
+    `${head}\r\nHost: ${options.host ?? `${hostname}:${port}`}\r\n${options.keepAlive ? '' : 'Connection: close\r\n'}\r\n`,
+  );
+  await closed;
+  const split = text.indexOf('\r\n\r\n');
+  const [statusLine = '', ...lines] = text.slice(0, split < 0 ? text.length : split).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0),
+    headers,
+    body: split < 0 ? '' : text.slice(split + 4),
+  };
+}
+
+/** Starts `gdn auth login APP --bundle DIR` and reads its output until the authorization link is printed. */
+export async function startAuthLogin(dir: string, env: Record<string, string>, app = 'github') {
+  const login = Bun.spawn([process.execPath, mainTs, 'auth', 'login', app, '--bundle', dir], {
+    env,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const reader = login.stdout.getReader();
+  let stdout = '';
+  while (!/^http\S+$/m.test(stdout)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`login ended early: ${stdout}${await new Response(login.stderr).text()}`);
+    stdout += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { login, link: /^(http\S+)$/m.exec(stdout)![1]! };
+}

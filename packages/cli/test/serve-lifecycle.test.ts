@@ -4,7 +4,7 @@
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { agentBundle, cleanupTempDirs, cliEnv, gdnWithin, mainTs, startGdn } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, gdnWithin, mainTs, scriptedModel, startGdn } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -95,17 +95,10 @@ describe('gdn serve start and shutdown', () => {
 
     // A turn that runs far longer than anyone waits: the second signal ends it.
     const slow = await agentBundle(
-      [
-        'apiVersion: goondan.ai/v1',
-        'kind: Model',
-        'metadata:',
-        '  name: main',
-        'spec:',
-        '  provider: scripted',
-        '  model: fixture',
-        `  script: ${JSON.stringify([{ text: 'Waiting now.', toolCalls: [{ name: 'slow__wait', args: { ms: 50_000 } }] }, { text: 'Done.' }])}`,
-        '',
-      ].join('\n'),
+      scriptedModel([
+        { text: 'Waiting now.', toolCalls: [{ name: 'slow__wait', args: { ms: 50_000 } }] },
+        { text: 'Done.' },
+      ]),
     );
     const running = await serve(slow, ['--grace', '60000']);
     const response = await fetch(`${running.url}/v1/chat/completions`, {

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { instancePaths, newSpanId, newTraceId, openInstanceDatabase, type SpanRecord, TraceStore } from '@goondan/core';
-import { agentBundle, cleanupTempDirs, cliEnv, copyFixture, scriptedModel, startGdn } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, copyFixture, rawRequest, scriptedModel, startGdn } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -26,48 +26,6 @@ async function traceServe(bundle: string) {
   started.push(server);
   await server.waitForStderr('/console', 60_000);
   return { server, url: /\[console\] (\S+)\/console/.exec(server.stderr)![1]! };
-}
-
-interface RawAnswer {
-  /** 0 when the connection closed without an answer. */
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/**
- * One request written as is over a socket (any method, any header), read until the server closes; with
- * `keepAlive`, the request does not ask for the close (a server that keeps the connection open never answers here).
- */
-async function raw(url: string, head: string, options: { keepAlive?: boolean } = {}): Promise<RawAnswer> {
-  const { hostname, port } = new URL(url);
-  let text = '';
-  const { promise: closed, resolve } = Promise.withResolvers<void>();
-  const socket = await Bun.connect({
-    hostname,
-    port: Number(port),
-    socket: {
-      data(_socket, chunk) {
-        text += new TextDecoder().decode(chunk);
-      },
-      close: () => resolve(),
-      error: () => resolve(),
-    },
-  });
-  socket.write(`${head}\r\nHost: ${hostname}:${port}\r\n${options.keepAlive ? '' : 'Connection: close\r\n'}\r\n`);
-  await closed;
-  const split = text.indexOf('\r\n\r\n');
-  const [statusLine = '', ...lines] = text.slice(0, split < 0 ? text.length : split).split('\r\n');
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  return {
-    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0),
-    headers,
-    body: split < 0 ? '' : text.slice(split + 4),
-  };
 }
 
 /** Asks `check` until it holds; false if it still does not after `timeoutMs`. */
@@ -118,17 +76,17 @@ describe('gdn serve: streams, bodies and methods', () => {
 
   test('HEAD answers as GET without a body; a method a path does not take is a coded 405', async () => {
     const { url } = await serve(await agentBundle());
-    const health = await raw(url, 'HEAD /healthz HTTP/1.1');
+    const health = await rawRequest(url, 'HEAD /healthz HTTP/1.1');
     expect(health.status).toBe(200);
     expect(health.headers['content-type']).toContain('application/json');
     expect(health.body).toBe('');
-    const overview = await raw(url, 'HEAD /console/api/overview HTTP/1.1');
+    const overview = await rawRequest(url, 'HEAD /console/api/overview HTTP/1.1');
     expect({ status: overview.status, body: overview.body }).toEqual({ status: 200, body: '' });
-    const chat = await raw(url, 'HEAD /v1/chat/completions HTTP/1.1');
+    const chat = await rawRequest(url, 'HEAD /v1/chat/completions HTTP/1.1');
     expect({ status: chat.status, allow: chat.headers.allow }).toEqual({ status: 405, allow: 'POST' });
 
     for (const method of ['PUT', 'PATCH', 'DELETE', 'PROPFIND']) {
-      const answer = await raw(url, `${method} /healthz HTTP/1.1`);
+      const answer = await rawRequest(url, `${method} /healthz HTTP/1.1`);
       expect({ method, status: answer.status, allow: answer.headers.allow, code: codeOf(answer.body) }).toEqual({
         method,
         status: 405,
@@ -136,7 +94,7 @@ describe('gdn serve: streams, bodies and methods', () => {
         code: 'E_SERVE_ROUTE_NOT_FOUND',
       });
     }
-    const unknownPath = await raw(url, 'PUT /v2/nothing HTTP/1.1');
+    const unknownPath = await rawRequest(url, 'PUT /v2/nothing HTTP/1.1');
     expect({ status: unknownPath.status, code: codeOf(unknownPath.body) }).toEqual({
       status: 404,
       code: 'E_SERVE_ROUTE_NOT_FOUND',
@@ -149,7 +107,7 @@ describe('gdn serve: streams, bodies and methods', () => {
     // server closes the connection rather than wait for it.
     for (const path of ['GET /healthz', 'POST /v1/chat/completions']) {
       const head = `${path} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 1500000`;
-      const answer = await raw(url, head, { keepAlive: true });
+      const answer = await rawRequest(url, head, { keepAlive: true });
       expect({ path, status: answer.status, code: codeOf(answer.body) }).toEqual({
         path,
         status: 413,
@@ -163,7 +121,7 @@ describe('gdn serve: streams, bodies and methods', () => {
   // before the API sees the request); gdn trace --serve, below, has it. Make this a test once serve-host has it.
   test('gdn serve: a body declared over 2 MiB is the coded 413 too', async () => {
     const { url } = await serve(await agentBundle());
-    const answer = await raw(
+    const answer = await rawRequest(
       url,
       'POST /v1/chat/completions HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 4000000000',
     );
@@ -180,7 +138,7 @@ describe('gdn trace --serve: bodies, filters and live views', () => {
     const approve = 'POST /v1/approvals/apr_x/approve HTTP/1.1\r\nContent-Type: application/json';
     // Declared and not sent: answered at once (a server that waited for the body would hang here).
     for (const length of [1_500_000, 3_000_000, 4_000_000_000]) {
-      const answer = await raw(url, `${approve}\r\nContent-Length: ${length}`, { keepAlive: true });
+      const answer = await rawRequest(url, `${approve}\r\nContent-Length: ${length}`, { keepAlive: true });
       expect({ length, status: answer.status, code: codeOf(answer.body) }).toEqual({
         length,
         status: 413,

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { startFakeBotApi } from '../../base/test/fake-bot-api.ts';
-import { agentBundle, cleanupTempDirs, cliEnv, editBundle, gdn, makeTempDir, startGdn } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, editBundle, gdn, makeTempDir, rawRequest, startGdn } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -90,24 +90,7 @@ async function getJson<T>(url: string): Promise<T> {
 
 /** GET over a raw socket, with a Host header fetch() would not send; answers like postJson. */
 async function rawGet(url: string, path: string, host: string): Promise<{ status: number; json: ApiJson }> {
-  const { hostname, port } = new URL(url);
-  let text = '';
-  const { promise: closed, resolve } = Promise.withResolvers<void>();
-  const socket = await Bun.connect({
-    hostname,
-    port: Number(port),
-    socket: {
-      data(_socket, chunk) {
-        text += new TextDecoder().decode(chunk);
-      },
-      close: () => resolve(),
-      error: () => resolve(),
-    },
-  });
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-  await closed;
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
-  const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+  const { status, body } = await rawRequest(url, `GET ${path} HTTP/1.1`, { host });
   return { status, json: JSON.parse(body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1)) as ApiJson };
 }
 

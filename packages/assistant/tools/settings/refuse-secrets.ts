@@ -1,5 +1,5 @@
 import { GoondanError } from '@goondan/core/errors';
-import { containsCredential, isSecretKey, knownSecretValues } from '@goondan/core/secrets';
+import { containsCredential, isSecretKey, keyWords, knownSecretValues } from '@goondan/core/secrets';
 
 /**
  * Settings and MCP servers are written into goondan.yaml and committed to git, so nothing that looks like a secret
@@ -23,16 +23,6 @@ const secretEndings = [
   'privatekey',
 ];
 
-/** `sessionPwd`, `DB_PASS`, `x-auth` as lowercase words (the split redaction's isSecretKey makes). */
-function words(key: string): string[] {
-  return key
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 0);
-}
-
 const namesSecret = (word: string): boolean =>
   abbreviations.has(word) || secretEndings.some((ending) => word.endsWith(ending));
 
@@ -43,7 +33,7 @@ const namesSecret = (word: string): boolean =>
  */
 export function isSecretName(key: string): boolean {
   if (isSecretKey(key)) return true;
-  const parts = words(key);
+  const parts = keyWords(key);
   return parts.some(namesSecret) && isSecretKey(parts.map((word) => (namesSecret(word) ? 'secret' : word)).join('_'));
 }
 
@@ -57,7 +47,7 @@ const MCP_ENV_PAGE = 'docs/mcp.md#server-fields';
 
 /** `privateKey` → `PRIVATE_KEY`: the environment variable a secret setting would be. */
 function variableName(key: string): string {
-  return words(key).join('_').toUpperCase() || 'SECRET';
+  return keyWords(key).join('_').toUpperCase() || 'SECRET';
 }
 
 /** Refuses a setting whose key names a secret or whose value holds one; settings are plain strings in git. */

@@ -1,21 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { userEvent } from '@goondan/core';
 import { makeBundle, openAgent, toolResults } from '../test-agent.ts';
 import { echoSchema, longToolName } from './__fixtures__/fixture-server.ts';
-import { type Bridge, fixtureServer, isAlive, startBridge, stdioServer, waitFor } from './__fixtures__/harness.ts';
+import {
+  type Bridge,
+  bridgesClosedAfterEach,
+  fixtureServer,
+  isAlive,
+  startBridge,
+  stdioServer,
+  waitFor,
+} from './__fixtures__/harness.ts';
 import { startHttpFixture } from './__fixtures__/http-fixture.ts';
 import { parseMcpConfig } from './parse-config.ts';
 import { mcpToolName } from './tool-names.ts';
 
-const opened: Bridge[] = [];
-async function bridge(...args: Parameters<typeof startBridge>): Promise<Bridge> {
-  const started = await startBridge(...args);
-  opened.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((item) => item.close()));
-});
+const bridge = bridgesClosedAfterEach();
 
 async function stats(b: Bridge) {
   const result = await b.call('files__stats');

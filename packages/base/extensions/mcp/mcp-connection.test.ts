@@ -1,17 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { type Bridge, startBridge } from './__fixtures__/harness.ts';
+import { type Bridge, bridgesClosedAfterEach } from './__fixtures__/harness.ts';
 import { startHttpFixture } from './__fixtures__/http-fixture.ts';
 
-const opened: Bridge[] = [];
+const bridge = bridgesClosedAfterEach();
 const processes: Bun.Subprocess[] = [];
-async function bridge(...args: Parameters<typeof startBridge>): Promise<Bridge> {
-  const started = await startBridge(...args);
-  opened.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((item) => item.close()));
+afterEach(() => {
   for (const proc of processes.splice(0)) proc.kill('SIGKILL');
 });
 

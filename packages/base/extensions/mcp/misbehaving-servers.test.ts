@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { JsonObject } from '@goondan/core';
-import { type Bridge, startBridge } from './__fixtures__/harness.ts';
+import { type Bridge, bridgesClosedAfterEach } from './__fixtures__/harness.ts';
 import { prototypeNames } from './__fixtures__/misbehaving-server.ts';
 import { mcpToolName } from './tool-names.ts';
 
@@ -12,15 +12,7 @@ function odd(flags: string[] = [], extra: JsonObject = {}): JsonObject {
   return { name: 'odd', command: process.execPath, args: [misbehavingServer, ...flags], ...extra };
 }
 
-const opened: Bridge[] = [];
-async function bridge(...args: Parameters<typeof startBridge>): Promise<Bridge> {
-  const started = await startBridge(...args);
-  opened.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((item) => item.close()));
-});
+const bridge = bridgesClosedAfterEach();
 
 const linesOf = (b: Bridge, level: string) => b.logs.filter((line) => line.level === level).map((line) => line.text);
 

@@ -34,7 +34,7 @@ import { isThenable } from '../tools/invoke-handler.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
 import { type AgentEvent, isoNow, newId } from './agent-event.ts';
-import { closeUnfinishedTurn } from './close-unfinished-turn.ts';
+import { closeUnfinishedTurn, turnNote } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
 import { abortedResult, answerUnansweredToolCalls, findUnansweredToolCalls } from './repair-conversation.ts';
 import { repairToolResults } from './repair-tool-results.ts';
@@ -557,27 +557,14 @@ export class AgentInstance {
   private closeInterruptedTurn(): void {
     const last = this.messages.at(-1);
     if (last?.data.role !== 'user') return;
-    const note = createMessage(
-      {
-        role: 'assistant',
-        content: [
-          {
-            type: 'text',
-            text: '[This turn did not complete: the agent stopped (its process ended) before answering. The request above was not carried out.]',
-          },
-        ],
-      },
-      { type: 'system' },
+    const note = turnNote(
+      '[This turn did not complete: the agent stopped (its process ended) before answering. The request above was not carried out.]',
+      { turnOutcome: 'interrupted' },
     );
-    const turnId = this.options.conversation.turnIdOf(last.id);
-    try {
-      this.appendMessages([{ ...note, metadata: { turnOutcome: 'interrupted' } }], turnId);
-    } catch (thrown) {
-      this.options.logger?.warn?.(`closing the interrupted turn failed: ${(thrown as Error).message}`);
-    }
+    this.appendQuietly([note], this.options.conversation.turnIdOf(last.id));
   }
 
-  private appendQuietly(messages: Message[], turnId: string): void {
+  private appendQuietly(messages: Message[], turnId: string | null): void {
     try {
       this.appendMessages(messages, turnId);
     } catch (thrown) {
@@ -769,7 +756,11 @@ export class AgentInstance {
       if (outcome.toolCalls === 0) {
         // A model that answered nothing at all (no text, no call) left the user message unanswered: a note stands
         // for its answer, so the next request does not hold two user messages in a row.
-        if (this.messages.at(-1)?.data.role === 'user') this.appendQuietly([emptyAnswerNote()], turnId);
+        if (this.messages.at(-1)?.data.role === 'user')
+          this.appendQuietly(
+            [turnNote('[The model answered nothing to the request above.]', { turnOutcome: 'empty' })],
+            turnId,
+          );
         return { ...base, status: 'completed', text, steps: stepIndex + 1, reason: outcome.finishReason };
       }
     }
@@ -1221,13 +1212,4 @@ function wrongApprovalAnswer(answer: unknown): string | null {
   if (reason !== undefined && reason !== null && typeof reason !== 'string') return 'has a reason that is not text';
   if (by !== undefined && typeof by !== 'string') return 'has a "by" that is not text';
   return null;
-}
-
-/** The assistant message standing for a model's empty answer (metadata turnOutcome: empty). */
-function emptyAnswerNote(): Message {
-  const note = createMessage(
-    { role: 'assistant', content: [{ type: 'text', text: '[The model answered nothing to the request above.]' }] },
-    { type: 'system' },
-  );
-  return { ...note, metadata: { turnOutcome: 'empty' } };
 }

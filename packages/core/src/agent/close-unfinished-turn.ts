@@ -23,16 +23,17 @@ export function closeUnfinishedTurn(messages: readonly Message[], result: TurnRe
     result.status === 'cancelled'
       ? 'it was cancelled'
       : `it failed (${detail.length > MAX_QUOTED ? `${detail.slice(0, MAX_QUOTED - 1)}…` : detail})`;
-  const note = createMessage(
-    {
-      role: 'assistant',
-      content: [
-        { type: 'text', text: `[This turn did not complete: ${reason}. The request above was not carried out.]` },
-      ],
-    },
-    { type: 'system' },
-  );
   const metadata: Record<string, JsonValue> = { turnOutcome: result.status };
   if (result.error) metadata.errorCode = result.error.code;
-  return [...(open ? [open] : []), { ...note, metadata }];
+  const note = turnNote(`[This turn did not complete: ${reason}. The request above was not carried out.]`, metadata);
+  return [...(open ? [open] : []), note];
+}
+
+/**
+ * An assistant message of the runtime's own (source `system`) that stands for an answer the model did not give, so
+ * the conversation goes on coherently; `metadata.turnOutcome` says why.
+ */
+export function turnNote(text: string, metadata: Record<string, JsonValue>): Message {
+  const note = createMessage({ role: 'assistant', content: [{ type: 'text', text }] }, { type: 'system' });
+  return { ...note, metadata };
 }

@@ -770,6 +770,12 @@ export const errorCodes = {
     suggestion:
       "Check the spelling: 'gdn <command> --help' lists the command's options. Write a value that starts with '-' as --flag=-value.",
   },
+  // Command line (gdn): a failure nothing more precise names (a bug), exit status 1
+  E_UNEXPECTED: {
+    name: 'UnexpectedError',
+    suggestion:
+      'This is a bug in gdn or in a module of the bundle: run the command again, and report the message if it stays.',
+  },
   // Command line (gdn): a file or directory the command needs, exit status 1
   E_PATH_ACCESS: {
     name: 'PathAccessError',

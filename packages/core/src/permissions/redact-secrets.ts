@@ -67,7 +67,7 @@ const describingSuffixes = new Set([
 const describingPrefixes = new Set(['max', 'min', 'num', 'total']);
 
 /** `apiKey`, `API_KEY`, `x-api-key` and `APIKey` all become `['api', 'key']`. */
-function keyWords(key: string): string[] {
+export function keyWords(key: string): string[] {
   return key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')

@@ -1,3 +1,4 @@
+import { afterEach } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -128,4 +129,17 @@ export async function waitFor(check: () => boolean, timeoutMs = 3000, what = 'co
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(10);
   }
+}
+
+/** startBridge for one test file: every bridge it started is closed after each test. Call it once, at the top. */
+export function bridgesClosedAfterEach(): typeof startBridge {
+  const opened: Bridge[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((item) => item.close()));
+  });
+  return async (...args) => {
+    const started = await startBridge(...args);
+    opened.push(started);
+    return started;
+  };
 }
