@@ -36,6 +36,7 @@ import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolRes
 import { type AgentEvent, isoNow, newId } from './agent-event.ts';
 import { closeUnfinishedTurn, turnNote } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
+import { distinctToolCallIds } from './distinct-tool-call-ids.ts';
 import { abortedResult, answerUnansweredToolCalls, findUnansweredToolCalls } from './repair-conversation.ts';
 import { repairToolResults } from './repair-tool-results.ts';
 import { modelMessagesOf } from './step-messages.ts';
@@ -825,9 +826,12 @@ export class AgentInstance {
         warnings = result.warnings;
         this.warnOnce(model, result.warnings);
       }
-      assistant = result.messages.map((message) =>
-        createMessage(message as unknown as ModelMessage, { type: 'assistant', stepId: stepSpanId }),
-      );
+      ({ assistant, calls } = distinctToolCallIds(
+        result.messages.map((message) =>
+          createMessage(message as unknown as ModelMessage, { type: 'assistant', stepId: stepSpanId }),
+        ),
+        calls,
+      ));
     } catch (thrown) {
       if (state.signal.aborted) return { ...outcome, finishReason: 'cancelled' };
       const error = toToolError(thrown, { fallbackCode: 'E_MODEL_CALL_FAILED' });
