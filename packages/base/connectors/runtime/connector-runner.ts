@@ -3,6 +3,8 @@
 // resolved secrets and config. It imports the Connector's entry and calls its default export with a
 // ConnectorContext; events go to the host over IPC, replies come back the same way. `stop` aborts ctx.signal and
 // the process exits once the default export has returned (or after a short grace).
+
+import type { OAuthTokenResult } from '@goondan/core';
 import { checkConnectorEvent } from './check-connector-event.ts';
 import type {
   ConnectorApproval,
@@ -31,6 +33,10 @@ const send = (message: unknown) => process.send?.(message);
 const replyHandlers: ((reply: ConnectorReply) => void | Promise<void>)[] = [];
 const approvalHandlers: ((approval: ConnectorApproval) => void | Promise<void>)[] = [];
 const answers = new Map<number, (accepted: boolean) => void>();
+const grantHandlers: ((grant: { oauthApp: string }) => void | Promise<void>)[] = [];
+const tokenAnswers = new Map<number, (result: OAuthTokenResult) => void>();
+/** The Connection's secrets and every token handed to this connector: masked in its log lines. */
+const secrets: string[] = [];
 /** Reply and approval handlers still running: a stop waits for them (a reply being sent is delivered). */
 const handling = new Set<Promise<void>>();
 const stopping = new AbortController();
@@ -38,7 +44,7 @@ let running: Promise<void> = Promise.resolve();
 let nextId = 1;
 
 async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<void> {
-  const secrets = Object.values(message.secrets);
+  secrets.push(...Object.values(message.secrets));
   const line = (...parts: unknown[]) =>
     mask(parts.map((part) => (typeof part === 'string' ? part : describe(part))).join(' '), secrets);
   const prefix = `[connector ${message.connector}]`;
@@ -69,6 +75,19 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
       send({ type: 'answer-approval', requestId, id, answer });
       return promise;
     },
+    oauth: {
+      getAccessToken(request) {
+        if (stopping.signal.aborted) return Promise.resolve(stoppedAnswer());
+        const requestId = nextId++;
+        const { promise, resolve } = Promise.withResolvers<OAuthTokenResult>();
+        tokenAnswers.set(requestId, resolve);
+        send({ type: 'oauth-token', requestId, request });
+        return promise;
+      },
+      onGranted(handler) {
+        grantHandlers.push(handler);
+      },
+    },
     logger,
     signal: stopping.signal,
   };
@@ -95,6 +114,18 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
     });
 }
 
+/** What a token request gets once the connector is stopping (the host no longer answers). */
+function stoppedAnswer(): OAuthTokenResult {
+  return {
+    status: 'error',
+    error: {
+      code: 'E_AGENT_SHUTTING_DOWN',
+      message: 'The connector is stopping; no token was asked for.',
+      suggestion: 'Ask again once gdn serve runs the connector again.',
+    },
+  };
+}
+
 /** Runs handlers of one message, each on its own: one that throws is logged and the others still run. */
 function dispatch<T>(handlers: ((value: T) => void | Promise<void>)[], value: T, what: string): void {
   for (const handler of handlers) {
@@ -114,9 +145,17 @@ process.on('message', (raw) => {
   else if (message.type === 'approval-answered') {
     answers.get(message.requestId)?.(message.accepted);
     answers.delete(message.requestId);
+  } else if (message.type === 'oauth-token-answered') {
+    if (message.result.status === 'ready') secrets.push(message.result.accessToken);
+    tokenAnswers.get(message.requestId)?.(message.result);
+    tokenAnswers.delete(message.requestId);
+  } else if (message.type === 'oauth-granted') {
+    dispatch(grantHandlers, { oauthApp: message.oauthApp }, 'a grant');
   } else if (message.type === 'stop') {
     stopping.abort();
     for (const resolve of answers.values()) resolve(false);
+    for (const resolve of tokenAnswers.values()) resolve(stoppedAnswer());
+    tokenAnswers.clear();
     // Replies handed over before the stop are delivered first (the host stops connectors after the drain).
     const done = Promise.all([running, ...handling]);
     void Promise.race([done, Bun.sleep(STOP_GRACE_MS)]).then(() => process.exit(0));

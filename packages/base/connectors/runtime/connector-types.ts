@@ -1,4 +1,4 @@
-import type { ApprovalAnswer, ApprovalRecord, ConnectorResourceSpec } from '@goondan/core';
+import type { ApprovalAnswer, ApprovalRecord, ConnectorResourceSpec, OAuthTokenResult } from '@goondan/core';
 
 /** A property value of a connector event (its type is declared in the Connector's spec.events). */
 export type EventPropertyValue = string | number | boolean;
@@ -39,6 +39,29 @@ export interface ConnectorApproval {
 
 export type ConnectorLogger = Pick<Console, 'info' | 'warn' | 'error'>;
 
+/** A connector's token request (docs/connectors.md#oauth): the host asks its OAuth service in the Connection's name. */
+export interface ConnectorTokenRequest {
+  /** `OAuthApp/<name>` or `<name>`. */
+  oauthAppRef: string;
+  /** A subset of the app's scopes; default all of them. */
+  scopes?: string[];
+  /** Refresh first when the token expires sooner than this (default 60). */
+  minTtlSeconds?: number;
+  /** For `subjectMode: user` apps: whose grant (say, the Slack user the event came from). */
+  userId?: string;
+}
+
+/** The OAuth service as a connector reaches it, in its own process (answered by the host). */
+export interface ConnectorOAuth {
+  /**
+   * `ready` with the token (masked in this connector's log lines from then on), `authorization_required` with
+   * where a person authorizes, or `error` (E_OAUTH_UNAVAILABLE when the bundle declares no OAuthApp). Never throws.
+   */
+  getAccessToken(request: ConnectorTokenRequest): Promise<OAuthTokenResult>;
+  /** Told when an authorization this connector asked for is granted (the next getAccessToken is ready). */
+  onGranted(handler: (grant: { oauthApp: string }) => void | Promise<void>): void;
+}
+
 /** What a connector's default export receives, in its own process. */
 export interface ConnectorContext {
   /** The Connection that runs this connector, and the Connector's name. */
@@ -59,6 +82,8 @@ export interface ConnectorContext {
    * shown to this connector.
    */
   answerApproval(id: string, answer: ApprovalAnswer): Promise<boolean>;
+  /** Tokens of the bundle's OAuthApps (spec §12.6), asked of the host, which owns the OAuth store. */
+  oauth: ConnectorOAuth;
   logger: ConnectorLogger;
   /** Aborted when the host stops the connector: close servers and timers. */
   signal: AbortSignal;
@@ -83,10 +108,13 @@ export type HostMessage =
   | { type: 'reply'; id: string; reply: ConnectorReply }
   | { type: 'approval'; approval: ConnectorApproval }
   | { type: 'approval-answered'; requestId: number; accepted: boolean }
+  | { type: 'oauth-token-answered'; requestId: number; result: OAuthTokenResult }
+  | { type: 'oauth-granted'; oauthApp: string }
   | { type: 'stop' };
 
 /** Connector process → host. */
 export type ConnectorMessage =
   | { type: 'ready' }
   | { type: 'event'; id: string; event: ConnectorEvent }
-  | { type: 'answer-approval'; requestId: number; id: string; answer: ApprovalAnswer };
+  | { type: 'answer-approval'; requestId: number; id: string; answer: ApprovalAnswer }
+  | { type: 'oauth-token'; requestId: number; request: ConnectorTokenRequest };

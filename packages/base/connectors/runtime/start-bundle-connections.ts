@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  type AgentEvent,
   type AgentNotification,
   type ApprovalRecord,
   type Bundle,
@@ -11,10 +12,12 @@ import {
   parseObjectRef,
   resolveValueSource,
   type SwarmTopology,
+  useOAuthService,
   type ValueSource,
 } from '@goondan/core';
 import type { ChannelLogger, ChannelOrchestrator } from '../../extensions/telegram/channel-types.ts';
 import { checkConnectorEvent } from './check-connector-event.ts';
+import { CONNECTION_REQUESTER, checkConnectorTokenRequest, connectionOfRequester } from './connector-token-request.ts';
 import type { ConnectorEvent } from './connector-types.ts';
 import { matchIngressRule } from './match-ingress-rule.ts';
 import { type SupervisedConnector, superviseConnector } from './supervise-connector.ts';
@@ -39,6 +42,11 @@ export interface BundleConnections {
   running(): readonly RunningConnection[];
   /** Feed every notification of the Orchestrator here: approvals of turns a connector's event started go to it. */
   notify(notification: AgentNotification): void;
+  /**
+   * An OAuth grant's auth.granted: told to the connector whose Connection asked (true), or false when an agent
+   * instance asked (not a Connection).
+   */
+  granted(requester: { agentName: string; instanceKey: string }, event: AgentEvent): boolean;
   /**
    * Takes a reloaded bundle: restarts the Connections whose Connection or Connector changed (its documents, the
    * text of its entry module, its resolved secrets and config), starts added ones, stops removed ones. A Connection
@@ -251,6 +259,20 @@ export async function startBundleConnections(options: {
         start: { type: 'start', connection: name, connector: connector.metadata.name, entry, events, secrets, config },
         cwd: options.bundle.rootDir,
         onEvent: route,
+        // Tokens in the Connection's name (its connector is no agent instance); the host's OAuth service answers.
+        onTokenRequest: (request) => {
+          const checked = checkConnectorTokenRequest(request);
+          return useOAuthService().getAccessToken({
+            oauthAppRef: checked.oauthAppRef,
+            ...(checked.scopes ? { scopes: checked.scopes } : {}),
+            ...(checked.minTtlSeconds === undefined ? {} : { minTtlSeconds: checked.minTtlSeconds }),
+            caller: {
+              agentName: `${CONNECTION_REQUESTER}${name}`,
+              instanceKey: name,
+              ...(checked.userId ? { userId: checked.userId } : {}),
+            },
+          });
+        },
         onAnswer: (id, answer) => {
           const record = self.shown.get(id)?.record;
           if (!record) return false;
@@ -270,6 +292,13 @@ export async function startBundleConnections(options: {
 
   return {
     running: () => [...live.values()],
+    granted(requester, event) {
+      const name = connectionOfRequester(requester);
+      if (name === null) return false;
+      const oauthApp = (event.data as { oauthApp?: unknown } | undefined)?.oauthApp;
+      if (typeof oauthApp === 'string') live.get(name)?.process.granted(oauthApp);
+      return true;
+    },
     notify({ event }) {
       const data = (event.data ?? {}) as Record<string, unknown>;
       if (event.type === 'runtime.turn.start') {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { ApprovalAnswer } from '@goondan/core';
+import type { ApprovalAnswer, OAuthTokenResult } from '@goondan/core';
 import { defaultRestartPolicy, environmentBlock, type RestartPolicy, restartDelay } from '@goondan/core';
 import type {
   ConnectorApproval,
@@ -22,6 +22,8 @@ export interface SupervisedConnector {
   reply(id: string, reply: ConnectorReply): void;
   /** Shows the running process an approval of a turn its event started (or how it ended). */
   approval(approval: ConnectorApproval): void;
+  /** Tells the running process an authorization it asked for was granted. */
+  granted(oauthApp: string): void;
   stop(): Promise<void>;
 }
 
@@ -37,6 +39,8 @@ export function superviseConnector(options: {
   onEvent(id: string, event: ConnectorEvent): void;
   /** A person's answer to an approval, from the connector: true when it reached the waiting instance. */
   onAnswer?(id: string, answer: ApprovalAnswer): boolean;
+  /** A token request of the connector (its fields unchecked: they come from the connector's code). */
+  onTokenRequest?(request: unknown): Promise<OAuthTokenResult>;
   log(line: string): void;
   policy?: RestartPolicy;
 }): SupervisedConnector {
@@ -47,6 +51,24 @@ export function superviseConnector(options: {
   let attempt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const ready = Promise.withResolvers<void>();
+  const answerToken = async (request: unknown): Promise<OAuthTokenResult> => {
+    try {
+      if (!options.onTokenRequest) throw new Error('this host answers no token requests');
+      return await options.onTokenRequest(request);
+    } catch (thrown) {
+      const code = (thrown as { code?: unknown } | null)?.code;
+      return {
+        status: 'error',
+        error: {
+          code: typeof code === 'string' && code.startsWith('E_') ? code : 'E_OAUTH_UNAVAILABLE',
+          message: thrown instanceof Error ? thrown.message : String(thrown),
+          suggestion:
+            (thrown as { suggestion?: string } | null)?.suggestion ??
+            'Declare the OAuthApp in the bundle; gdn serve opens the OAuth host when one exists.',
+        },
+      };
+    }
+  };
 
   const spawn = () => {
     const startedAt = Date.now();
@@ -64,6 +86,14 @@ export function superviseConnector(options: {
         else if (message.type === 'answer-approval') {
           const accepted = child === process && (options.onAnswer?.(message.id, message.answer) ?? false);
           child.send({ type: 'approval-answered', requestId: message.requestId, accepted } satisfies HostMessage);
+        } else if (message.type === 'oauth-token') {
+          void answerToken(message.request).then((result) => {
+            try {
+              child.send({ type: 'oauth-token-answered', requestId: message.requestId, result } satisfies HostMessage);
+            } catch {
+              // Gone meanwhile: nobody waits for the answer.
+            }
+          });
         }
       },
     });
@@ -93,6 +123,13 @@ export function superviseConnector(options: {
         process?.send({ type: 'approval', approval } satisfies HostMessage);
       } catch {
         // Gone meanwhile: it is restarted, and the approval can still be answered elsewhere.
+      }
+    },
+    granted(oauthApp) {
+      try {
+        process?.send({ type: 'oauth-granted', oauthApp } satisfies HostMessage);
+      } catch {
+        // Gone meanwhile: the next token request finds the grant anyway.
       }
     },
     async stop() {

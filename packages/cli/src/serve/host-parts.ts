@@ -54,6 +54,7 @@ async function connectionsPart(
   announce(connections.running().map((connection) => connection.name));
   return {
     notify: (notification) => connections.notify(notification),
+    oauthGranted: (requester, event) => connections.granted(requester, event),
     reload: async (next, served) => {
       const { started, restarted, stopped } = await connections.reload(next, served);
       for (const name of restarted) console.error(`[serve] connection ${name}: restarted (its documents changed)`);

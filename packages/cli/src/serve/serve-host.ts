@@ -1,4 +1,5 @@
 import {
+  type AgentEvent,
   type AgentNotification,
   type Bundle,
   DEFAULT_GRACE_PERIOD_MS,
@@ -9,6 +10,7 @@ import {
 } from '@goondan/core';
 import { consoleRoutes } from '../console/console-routes.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
+import { openBundleOAuth } from '../open-bundle-oauth.ts';
 import { toListenError } from '../to-listen-error.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
 import { BUN_MAX_REQUEST_BODY_SIZE } from './read-json-body.ts';
@@ -33,6 +35,11 @@ export interface HostPart {
   afterDrain?(): Promise<void>;
   scheduler?: ServedScheduler;
   routes?: Route[];
+  /**
+   * An authorization this part asked for was granted (`requester` is not an agent instance: a Connection's
+   * connector); true when the part took it.
+   */
+  oauthGranted?(requester: { agentName: string; instanceKey: string }, event: AgentEvent): boolean;
 }
 
 export interface ServeHostOptions {
@@ -90,7 +97,25 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
   let current = servedSwarm(options.bundle, options.swarm);
   const streams = new TurnStreams();
   let parts: HostPart[] = [];
+  // The bundle's OAuth host (docs/oauth.md#one-writer), when it declares an OAuthApp: this process owns the store,
+  // serves the loopback callbacks, and answers agent processes' and connectors' token requests. A grant's
+  // auth.granted goes to the instance (or connector) that asked.
+  const oauth = await openBundleOAuth(current.bundle, {
+    onGranted: (event, requester) => {
+      if (parts.some((part) => part.oauthGranted?.(requester, event) === true)) return;
+      orchestrator.send({
+        type: event.type,
+        input: event.input,
+        target: requester.agentName,
+        instanceKey: requester.instanceKey,
+        source: event.source,
+        ...(event.data === undefined ? {} : { data: event.data }),
+      });
+    },
+  });
+  const oauthApps = oauthAppsOf(current.bundle);
   const orchestrator = new Orchestrator({
+    ...(oauth ? { oauth: oauth.host } : {}),
     bundle: current.bundle,
     topology: current.topology,
     instanceKey: options.instanceKey ?? current.topology.instanceKey ?? 'default',
@@ -149,6 +174,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     await Promise.all(parts.map((part) => part.stop().catch(() => {})));
     await orchestrator.shutdown({ reason: 'gdn serve could not start' });
     await Promise.all(parts.map((part) => part.afterDrain?.().catch(() => {})));
+    await oauth?.close();
     throw thrown;
   }
   const gracePeriodMs = options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
@@ -161,6 +187,9 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     context,
     serve(bundle) {
       current = servedSwarm(bundle, options.swarm);
+      if (oauthAppsOf(current.bundle) !== oauthApps) {
+        options.log('[serve] OAuthApp resources changed: they take effect when gdn serve starts again');
+      }
       for (const part of parts) {
         part.reload?.(current.bundle, current.topology).catch((thrown) => {
           options.log(`[serve] reload of a host part failed: ${(thrown as Error)?.message}`);
@@ -190,6 +219,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
         await Promise.race([closed, killed.promise, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
         clearTimeout(timer);
         await server.stop(true);
+        await oauth?.close();
       })();
       return stopping;
     },
@@ -199,6 +229,12 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
       void server.stop(true);
     },
   };
+}
+
+/** The bundle's OAuthApp documents, as one string to compare at a reload. */
+function oauthAppsOf(bundle: Bundle): string {
+  const apps = [...bundle.resources.values()].filter((resource) => resource.kind === 'OAuthApp');
+  return JSON.stringify(apps.map((app) => [app.metadata.name, app.spec]));
 }
 
 /** Bun.serve, its failure to listen (port in use, an address not of this machine) a coded error. */

@@ -22,7 +22,7 @@ export async function answerOAuthToken(options: {
   }
   if (!options.service) {
     throw new GoondanError('E_OAUTH_UNAVAILABLE', 'The process running this swarm opened no OAuth host.', {
-      suggestion: 'Declare the OAuthApp in the bundle; gdn run and gdn chat open the host when one exists.',
+      suggestion: 'Declare the OAuthApp in the bundle; gdn run, gdn chat and gdn serve open the host when one exists.',
     });
   }
   const request = (options.data ?? {}) as Partial<OAuthWireRequest>;
