@@ -10,7 +10,7 @@ import {
   release,
   type Workdir,
 } from './directory-handle.ts';
-import { outsideWorkdir, relativeComponents } from './relative-components.ts';
+import { MAX_PATH_BYTES, outsideWorkdir, pathTooLong, relativeComponents } from './relative-components.ts';
 
 /** Where a path given to a file tool lands: an open directory and a name in it. */
 export interface Location {
@@ -97,6 +97,9 @@ export function locateInsideWorkdir(workdir: Workdir, options: LocateOptions & {
   const { path: userPath, followLast = true, createParents = false } = options;
   const pending = relativeComponents(userPath);
   const relativePath = pending.length === 0 ? '.' : pending.join('/');
+  const fullBytes = Buffer.byteLength(workdir.realPath) + 1 + Buffer.byteLength(relativePath);
+  if (fullBytes > MAX_PATH_BYTES)
+    throw pathTooLong(userPath, `${fullBytes} bytes with the workdir; at most ${MAX_PATH_BYTES}`);
   let directory: DirectoryHandle = workdir;
   let hops = 0;
   const hop = () => {

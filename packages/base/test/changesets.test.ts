@@ -335,6 +335,36 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     expect(status.open.map((entry) => entry.changeset)).toEqual(['mine']);
   });
 
+  test("a worktree's .git file pointed at a git directory of the agent's: none of its filters runs, the commit still lands", async () => {
+    const { dir, workdir } = await gitBundle();
+    const opened = await openAndEdit(workdir, 'hostile', (text) => text.replace('You build.', 'You build politely.'));
+    const evil = join(workdir, 'evil');
+    const marker = join(workdir, 'FILTER_RAN');
+    await runGit(workdir, 'init', '-q', evil);
+    await runGit(evil, 'config', 'filter.x.clean', `sh -c "touch ${marker}; cat"`);
+    await writeFile(join(workdir, opened.workdir, '.git'), `gitdir: ${join(evil, '.git')}\n`);
+    await writeFile(join(workdir, opened.workdir, '.gitattributes'), '* filter=x\n');
+    const result = await commit(workdir, 'hostile');
+    expect(await Bun.file(marker).exists()).toBe(false);
+    expect(result).toMatchObject({ status: 'ok', changed: [{ path: '.gitattributes' }, { path: 'goondan.yaml' }] });
+    expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
+    expect(await runGit(dir, 'worktree', 'list', '--porcelain')).not.toContain('hostile');
+  });
+
+  test("a worktree's .git file pointed at the bundle's own repository cannot commit past validation", async () => {
+    const { dir, workdir } = await gitBundle();
+    const before = await runGit(dir, 'rev-parse', 'main');
+    const opened = await openAndEdit(workdir, 'bypass', () => 'kind: [broken\n');
+    await writeFile(join(workdir, opened.workdir, '.git'), `gitdir: ${join(dir, '.git')}\n`);
+    const result = await commit(workdir, 'bypass');
+    expect(result).toMatchObject({ status: 'rejected', code: 'E_CHANGESET_REJECTED' });
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(before);
+    expect(await runGit(dir, 'status', '--porcelain')).toBe('');
+    expect(await handlers.discard_changeset(contextFor(workdir), { changeset: 'bypass' })).toEqual({
+      discarded: 'bypass',
+    });
+  });
+
   test('a bundle outside git cannot open a changeset: E_CHANGESET_FAILED says how to make it a repository', async () => {
     const { workdir } = await gitBundle({ git: false });
     const error = await Promise.resolve(handlers.open_changeset(contextFor(workdir), {})).catch((thrown) => thrown);
@@ -390,6 +420,24 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     expect(reverted.status === 'failed' && reverted.suggestion).toBe(
       `Commit or stash those edits in ${dir} (git add … && git commit, or git stash), then run gdn changes revert ${short} again. The changeset was discarded; nothing was changed.`,
     );
+    expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
+  });
+
+  test("a revert does not take over a changeset an agent opened under the revert's name", async () => {
+    const { dir, workdir } = await gitBundle();
+    await openAndEdit(workdir, 'polite', (text) => text.replace('You build.', 'You build politely.'));
+    const committed = await commit(workdir, 'polite');
+    const name = `revert-${String(committed.revision).slice(0, 12)}`;
+    await openAndEdit(workdir, name, () => 'smuggled\n', 'notes.md');
+    await runGit(join(workdir, 'changesets', name), 'commit', '-qam', 'smuggled');
+    const reverted = await revertChange({
+      repository: await locateBundleRepository(dir),
+      revision: String(committed.revision),
+      parentDir: join(dir, '.goondan', 'changesets'),
+      libraries: [baseBundleDir],
+    });
+    expect(reverted).toMatchObject({ status: 'ok', changed: [{ path: 'goondan.yaml', change: 'modified' }] });
+    expect(await readFile(join(dir, 'notes.md'), 'utf8')).toBe('notes\n');
     expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
   });
 

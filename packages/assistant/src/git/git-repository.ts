@@ -44,7 +44,8 @@ async function neutralFilters(top: string, ceiling: string): Promise<string[]> {
 /**
  * The repository holding `path` (default the workdir), confined: the path must be inside the workdir
  * (E_PATH_OUTSIDE_WORKDIR), discovery does not look above the workdir, and a repository whose top lies outside it
- * (core.worktree pointing elsewhere) is refused. E_GIT_NOT_REPOSITORY when there is none.
+ * (core.worktree pointing elsewhere), or whose git directory does (a `.git` file naming another repository's, a
+ * worktree of a repository outside), is refused. E_GIT_NOT_REPOSITORY when there is none.
  */
 export async function openGitRepository(ctx: ToolContext, path: string | undefined): Promise<GitRepository> {
   const resolved = await resolveInsideWorkdir(ctx.workdir, path ?? '.');
@@ -60,6 +61,21 @@ export async function openGitRepository(ctx: ToolContext, path: string | undefin
   if (found.exitCode !== 0 || found.stdout.trim() === '') throw notRepository(' of the workdir');
   const top = await realpath(found.stdout.trim()).catch(() => '');
   if (!top || !inside(resolved.workdir, top)) throw notRepository(': its working tree lies outside the workdir');
+  // A `.git` file (or a linked worktree) can name a git directory anywhere: commits and branches would land there.
+  const dirs = await runHardenedGit({
+    cwd: top,
+    ceiling,
+    args: ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'],
+    signal: ctx.signal,
+  });
+  const gitDirs = await Promise.all(
+    dirs.stdout
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => realpath(line.trim()).catch(() => '')),
+  );
+  if (dirs.exitCode !== 0 || gitDirs.length === 0 || gitDirs.some((dir) => !dir || !inside(resolved.workdir, dir)))
+    throw notRepository(': its git directory lies outside the workdir');
   const rel = relative(top, resolved.realPath).split(sep).join('/');
   const extraConfig = await neutralFilters(top, ceiling);
   return {

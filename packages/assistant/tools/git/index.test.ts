@@ -131,6 +131,27 @@ describe('git tools on a real repository', () => {
     expect(await codeOf(() => handlers.status(ctx, { path: 'escaping' }))).toBe('E_GIT_NOT_REPOSITORY');
   });
 
+  test('confined: a .git file naming a git directory outside the workdir is refused, nothing is written there', async () => {
+    const outside = join(root, 'outside-repo');
+    mkdirSync(outside);
+    sh(outside, 'init', '-q');
+    writeFileSync(join(outside, 'x.txt'), 'x');
+    sh(outside, 'add', '-A');
+    sh(outside, 'commit', '-qm', 'one');
+    const { dir, ctx } = workdir('pointing');
+    writeFileSync(join(dir, '.git'), `gitdir: ${join(outside, '.git')}\n`);
+    writeFileSync(join(dir, 'smuggled.txt'), 'smuggled');
+    expect(await codeOf(() => handlers.commit(ctx, { message: 'smuggled' }))).toBe('E_GIT_NOT_REPOSITORY');
+    expect(await codeOf(() => handlers.branch(ctx, { action: 'create', name: 'planted' }))).toBe(
+      'E_GIT_NOT_REPOSITORY',
+    );
+    expect(sh(outside, 'log', '--format=%s')).toBe('one\n');
+    expect(sh(outside, 'branch', '--list', 'planted')).toBe('');
+    const linked = join(dir, 'linked');
+    sh(outside, 'worktree', 'add', '-q', linked);
+    expect(await codeOf(() => handlers.status(ctx, { path: 'linked' }))).toBe('E_GIT_NOT_REPOSITORY');
+  });
+
   test('a hostile repository runs none of its hooks, fsmonitor, filters, pager, external diff, textconv or gpg', async () => {
     const { dir, ctx } = workdir('hostile');
     const marker = join(root, 'HOSTILE_RAN');

@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { GoondanError } from '@goondan/core/errors';
 import type { BundleRepository } from './locate-bundle-repository.ts';
-import { git } from './run-git.ts';
+import { git, runGit } from './run-git.ts';
 
 /** Every changeset is a branch under this prefix; git is the record of which are open (no state file). */
 export const changesetBranchPrefix = 'refs/heads/goondan/changeset/';
@@ -75,4 +77,40 @@ export async function findChangeset(repository: BundleRepository, id: string): P
     'E_CHANGESET_NOT_FOUND',
     `No open changeset '${id}'. Open changesets: ${names.length ? names.join(', ') : 'none'}.`,
   );
+}
+
+/**
+ * The environment that pins git to a changeset worktree: its administrative directory (`<common dir>/worktrees/<id>`,
+ * found from the repository's side) and its files. The worktree lies in an agent's workdir, so its `.git` file is
+ * the agent's to rewrite; pointed at another git directory it would make `git add` run that one's filter programs,
+ * or commit straight onto the active branch past validation and policy. Git pinned this way never reads it.
+ */
+export function worktreeGitEnv(repository: BundleRepository, worktree: string): Record<string, string> {
+  const admin = join(repository.commonDir, 'worktrees');
+  let names: string[] = [];
+  try {
+    names = readdirSync(admin);
+  } catch {
+    // No worktrees at all: refused below.
+  }
+  for (const name of names) {
+    let gitdir = '';
+    try {
+      gitdir = readFileSync(join(admin, name, 'gitdir'), 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (dirname(gitdir) === worktree) return { GIT_DIR: join(admin, name), GIT_WORK_TREE: worktree };
+  }
+  throw new GoondanError('E_CHANGESET_FAILED', `git has no record of the worktree ${worktree}.`, {
+    suggestion: `Run 'git worktree prune' in ${repository.repoRoot}, then open the changeset again`,
+  });
+}
+
+/** Removes a changeset's worktree; one whose `.git` file was changed (git refuses it) is deleted and pruned. */
+export async function removeWorktree(repository: BundleRepository, worktree: string): Promise<void> {
+  const cwd = repository.repoRoot;
+  const removed = await runGit({ cwd, args: ['worktree', 'remove', '--force', worktree] });
+  if (removed.exitCode !== 0) rmSync(worktree, { recursive: true, force: true });
+  await git({ cwd, args: ['worktree', 'prune'] });
 }

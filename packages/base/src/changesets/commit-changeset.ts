@@ -2,7 +2,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { GoondanError, loadBundle } from '@goondan/core';
 import { activateRevision } from './activate-revision.ts';
 import { changedPolicyViolations } from './changeset-policy.ts';
-import { findChangeset } from './changeset-worktrees.ts';
+import { findChangeset, removeWorktree, worktreeGitEnv } from './changeset-worktrees.ts';
 import {
   type AfterFailure,
   type ChangedFile,
@@ -65,6 +65,9 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
   const open = await findChangeset(repository, changeset);
   if (!open.worktree) throw new GoondanError('E_CHANGESET_NOT_FOUND', `Changeset '${changeset}' has no worktree.`);
   const worktree = open.worktree;
+  // Git in the worktree is pinned to it (its .git file is the agent's to rewrite); the rest runs at the repository.
+  const pinned = worktreeGitEnv(repository, worktree);
+  const root = repository.repoRoot;
   const env: Record<string, string> = options.author
     ? {
         GIT_AUTHOR_NAME: options.author.name,
@@ -74,16 +77,20 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       }
     : {};
   const trailer = `\n\nGoondan-Changeset: ${changeset}`;
-  await git({ cwd: worktree, args: ['add', '-A'] });
-  const staged = await runGit({ cwd: worktree, args: ['diff', '--cached', '--quiet'] });
+  await git({ cwd: worktree, env: pinned, args: ['add', '-A'] });
+  const staged = await runGit({ cwd: worktree, env: pinned, args: ['diff', '--cached', '--quiet'] });
   if (staged.exitCode !== 0)
-    await git({ cwd: worktree, env, args: ['commit', '--quiet', '--no-verify', '-m', `${options.message}${trailer}`] });
+    await git({
+      cwd: worktree,
+      env: { ...pinned, ...env },
+      args: ['commit', '--quiet', '--no-verify', '-m', `${options.message}${trailer}`],
+    });
 
   for (let attempt = 1; ; attempt += 1) {
     const active = await activeRevision(repository);
-    const tip = await git({ cwd: worktree, args: ['rev-parse', 'HEAD'] });
-    const base = await git({ cwd: worktree, args: ['merge-base', active, tip] });
-    const changed = await changedFiles(worktree, base, tip);
+    const tip = await git({ cwd: worktree, env: pinned, args: ['rev-parse', 'HEAD'] });
+    const base = await git({ cwd: root, args: ['merge-base', active, tip] });
+    const changed = await changedFiles(root, base, tip);
     const outsidePolicy = changedPolicyViolations({
       paths: changed.map((file) => file.path),
       prefix: repository.prefix,
@@ -106,7 +113,7 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       revision = active;
     } else if (base !== active) {
       const merged = await runGit({
-        cwd: worktree,
+        cwd: root,
         args: ['merge-tree', '--write-tree', '--name-only', '--no-messages', active, tip],
       });
       if (merged.exitCode === 1) {
@@ -122,20 +129,20 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       if (merged.exitCode !== 0)
         throw new GoondanError('E_CHANGESET_FAILED', `git merge-tree failed: ${merged.stderr.trim()}`);
       const tree = merged.stdout.split('\n')[0]!.trim();
-      if (tree === (await git({ cwd: worktree, args: ['rev-parse', `${active}^{tree}`] }))) {
+      if (tree === (await git({ cwd: root, args: ['rev-parse', `${active}^{tree}`] }))) {
         // The active revision has every change the changeset makes: a merge would be an empty commit.
         revision = active;
       } else {
         const subject = `Merge changeset ${changeset} into ${repository.activeRef.replace('refs/heads/', '')}${trailer}`;
         revision = await git({
-          cwd: worktree,
+          cwd: root,
           env,
           args: ['commit-tree', tree, '-p', active, '-p', tip, '-m', subject],
         });
-        await git({ cwd: worktree, args: ['merge', '--quiet', '--ff-only', revision] });
+        await git({ cwd: worktree, env: pinned, args: ['merge', '--quiet', '--ff-only', revision] });
       }
     }
-    if (revision === active || (await sameTree(worktree, revision, active))) {
+    if (revision === active || (await sameTree(root, revision, active))) {
       await closeChangeset(repository, worktree, open.branch);
       return { status: 'ok', changeset, revision: active, previous: active, merged: false, changed: [] };
     }
@@ -169,7 +176,7 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
         );
       continue;
     }
-    const changes = await changedFiles(worktree, active, revision);
+    const changes = await changedFiles(root, active, revision);
     await closeChangeset(repository, worktree, open.branch);
     return {
       status: 'ok',
@@ -190,7 +197,7 @@ async function sameTree(cwd: string, one: string, other: string): Promise<boolea
 
 /** A committed changeset is closed: its worktree and its branch go (the revision stays in the active branch). */
 async function closeChangeset(repository: BundleRepository, worktree: string, branch: string): Promise<void> {
-  await git({ cwd: repository.repoRoot, args: ['worktree', 'remove', '--force', worktree] });
+  await removeWorktree(repository, worktree);
   await git({ cwd: repository.repoRoot, args: ['branch', '-D', '--quiet', branch.slice('refs/heads/'.length)] });
 }
 

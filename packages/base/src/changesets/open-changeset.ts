@@ -1,6 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { changesetBranchPrefix, checkChangesetId, findChangeset, listOpenChangesets } from './changeset-worktrees.ts';
+import {
+  changesetBranchPrefix,
+  checkChangesetId,
+  findChangeset,
+  listOpenChangesets,
+  removeWorktree,
+} from './changeset-worktrees.ts';
 import { activeRevision, type BundleRepository } from './locate-bundle-repository.ts';
 import { git } from './run-git.ts';
 
@@ -63,7 +69,7 @@ export async function openChangeset(options: {
 export async function discardChangeset(options: { repository: BundleRepository; changeset: string }): Promise<void> {
   const cwd = options.repository.repoRoot;
   const open = await findChangeset(options.repository, options.changeset);
-  if (open.worktree) await git({ cwd, args: ['worktree', 'remove', '--force', open.worktree] });
-  await git({ cwd, args: ['worktree', 'prune'] });
+  if (open.worktree) await removeWorktree(options.repository, open.worktree);
+  else await git({ cwd, args: ['worktree', 'prune'] });
   await git({ cwd, args: ['branch', '-D', '--quiet', open.branch.slice('refs/heads/'.length)] });
 }

@@ -1,4 +1,5 @@
 import { GoondanError, helpUrlFor } from '@goondan/core';
+import { listOpenChangesets, worktreeGitEnv } from './changeset-worktrees.ts';
 import { type CommitOutcome, commitChangeset } from './commit-changeset.ts';
 import type { BundleRepository } from './locate-bundle-repository.ts';
 import { discardChangeset, openChangeset } from './open-changeset.ts';
@@ -28,18 +29,25 @@ export async function revertChange(options: {
       suggestion: "Pick a revision from 'gdn changes list'.",
     });
   const revision = resolved.stdout.trim();
-  const opened = await openChangeset({
-    repository,
-    parentDir: options.parentDir,
-    name: `revert-${revision.slice(0, 12)}`,
-  });
+  const name = `revert-${revision.slice(0, 12)}`;
+  // One left open under this name (a revert that was killed, or an agent's changeset named so) is not reused: its
+  // edits would be activated as part of the person's revert.
+  if ((await listOpenChangesets(repository)).some((open) => open.changeset === name))
+    await discardChangeset({ repository, changeset: name });
+  const opened = await openChangeset({ repository, parentDir: options.parentDir, name });
+  if (!opened.created)
+    throw new GoondanError('E_CHANGESET_FAILED', `Changeset '${name}' was opened by someone else meanwhile.`, {
+      suggestion: `Run gdn changes revert ${revision.slice(0, 12)} again`,
+    });
+  const pinned = worktreeGitEnv(repository, opened.worktree);
   const parents = (await git({ cwd, args: ['rev-list', '--parents', '-n', '1', revision] })).split(' ').length - 1;
   const reverted = await runGit({
     cwd: opened.worktree,
+    env: pinned,
     args: ['revert', '--no-edit', '--no-commit', ...(parents > 1 ? ['-m', '1'] : []), revision],
   });
   if (reverted.exitCode !== 0) {
-    const unmerged = await git({ cwd: opened.worktree, args: ['diff', '--name-only', '--diff-filter=U'] });
+    const unmerged = await git({ cwd: opened.worktree, env: pinned, args: ['diff', '--name-only', '--diff-filter=U'] });
     await discardChangeset({ repository, changeset: opened.changeset });
     const files = unmerged.split('\n').filter((line) => line !== '');
     if (files.length === 0)

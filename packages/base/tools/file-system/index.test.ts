@@ -105,6 +105,21 @@ describe('file-system confinement', () => {
     expect(await errorCodeOf(list({ path: '..' }))).toBe('E_PATH_OUTSIDE_WORKDIR');
   });
 
+  test('a name or a path longer than Linux takes is E_TOOL_INVALID_ARGS, not a bare ENAMETOOLONG', async () => {
+    const longName = 'n'.repeat(256);
+    const deep = `${'d/'.repeat(2100)}f`;
+    const nearLimit = `${'d/'.repeat(2040)}f`;
+    for (const path of [longName, deep, nearLimit]) {
+      expect(await errorCodeOf(write({ path, content: 'x' }))).toBe('E_TOOL_INVALID_ARGS');
+      expect(await errorCodeOf(read({ path }))).toBe('E_TOOL_INVALID_ARGS');
+    }
+    expect(await errorCodeOf(list({ path: longName }))).toBe('E_TOOL_INVALID_ARGS');
+    const error = await Promise.resolve(write({ path: longName, content: 'x' })).catch((thrown) => thrown);
+    expect(error.message).toContain('a name of 256 bytes; at most 255');
+    expect(error.message).not.toContain('/proc/');
+    expect((await write({ path: 'n'.repeat(255), content: 'x' })).written).toBe(true);
+  });
+
   test('absolute paths are refused', async () => {
     expect(await errorCodeOf(read({ path: '/etc/passwd' }))).toBe('E_PATH_OUTSIDE_WORKDIR');
     expect(await errorCodeOf(read({ path: join(workdir, 'log.txt') }))).toBe('E_PATH_OUTSIDE_WORKDIR');
