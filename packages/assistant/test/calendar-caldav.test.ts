@@ -168,6 +168,49 @@ describe('calendar over CalDAV (radicale on 127.0.0.1)', () => {
     });
   });
 
+  test('delete takes the whole id: a part of one (a CalDAV text-match is a substring match) deletes nothing', async () => {
+    const ctx = context('caldav', alice());
+    const created: Loose = await calendar.create_event(ctx, {
+      title: 'keep me',
+      start_date: '2027-04-06T10:00:00+09:00',
+      calendar_name: 'Home',
+    });
+    const id: string = created.created.id;
+    expect(await failure(calendar.delete_event(ctx, { event_id: id.slice(0, 8) }))).toMatchObject({
+      code: 'E_CALENDAR_EVENT_NOT_FOUND',
+    });
+    const listed: Loose = await calendar.list_events(ctx, { from: '2027-04-06', days_ahead: 0 });
+    expect(listed.events.map((event: Loose) => event.id)).toEqual([id]);
+    await calendar.delete_event(ctx, { event_id: id });
+  });
+
+  test('a discovery redirect to another host gets no credentials', async () => {
+    const seen: string[] = [];
+    const elsewhere = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch(request) {
+        seen.push(request.headers.get('authorization') ?? '');
+        return new Response('no', { status: 404 });
+      },
+    });
+    const redirecting = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () =>
+        new Response(null, { status: 301, headers: { location: `http://localhost:${elsewhere.port}/dav/` } }),
+    });
+    try {
+      const ctx = context('caldav', { ...alice(), url: `http://127.0.0.1:${redirecting.port}/` });
+      expect(await failure(calendar.list_events(ctx, {}))).toMatchObject({ code: 'E_DAV_REQUEST_FAILED' });
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.filter(Boolean)).toEqual([]);
+    } finally {
+      redirecting.stop(true);
+      elsewhere.stop(true);
+    }
+  });
+
   test('a repetition in words makes an RRULE event', async () => {
     const ctx = context('caldav', alice());
     const created: Loose = await calendar.create_event(ctx, {

@@ -33,6 +33,17 @@ function uidFilter(uid: string) {
   ];
 }
 
+/**
+ * Whether an iCalendar text holds an event whose UID is exactly `uid`. A CalDAV text-match is a substring match
+ * (RFC 4791 9.7.5): the server's answer to the UID filter may hold other events, which must not be deleted.
+ */
+export function holdsUid(text: string, uid: string): boolean {
+  return text
+    .replace(/\r?\n[ \t]/g, '')
+    .split(/\r?\n/)
+    .some((line) => /^UID[;:]/i.test(line) && line.slice(line.indexOf(':') + 1).trim() === uid);
+}
+
 function checkStored(response: Response, what: string): void {
   if (response.ok) return;
   throw new GoondanError('E_DAV_REQUEST_FAILED', `The server refused to ${what} (HTTP ${response.status}).`, {
@@ -80,7 +91,7 @@ export async function withCalDav<T>(
             calendar: davOf(calendar),
             filters: uidFilter(uid),
           });
-          const object = found.find((entry) => typeof entry.data === 'string' && entry.data.includes(uid));
+          const object = found.find((entry) => typeof entry.data === 'string' && holdsUid(entry.data, uid));
           if (!object) continue;
           checkStored(await client.deleteCalendarObject({ calendarObject: object }), 'delete the event');
           return { calendar, text: object.data as string };

@@ -113,8 +113,25 @@ export async function listEvents(
   });
 }
 
+/**
+ * Text as iCalendar may hold it: RFC 5545 TEXT has no control characters but tab and (escaped) line feed, so a CR
+ * is a line break, and a one-line field (title, place) has none. ical.js escapes LF only: a CR written as it was
+ * would end the property in every reader that breaks lines at CR (`\rATTENDEE:…` adds one), and servers refuse it.
+ */
+function iCalendarText(text: string, multiline: boolean): string {
+  const lines = text.replace(/\r\n?/g, '\n');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
+  const clean = lines.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
+  return multiline ? clean : clean.replace(/\s*\n\s*/g, ' ');
+}
+
 function checkedText(value: unknown, field: string, max: number, required: boolean): string | undefined {
-  const text = typeof value === 'string' ? value.trim().normalize('NFC') : '';
+  const text =
+    typeof value === 'string'
+      ? iCalendarText(value, field === 'notes')
+          .trim()
+          .normalize('NFC')
+      : '';
   if (text === '') {
     if (!required) return undefined;
     throw new GoondanError('E_TOOL_INVALID_ARGS', `'${field}' is empty.`, { suggestion: `Give the event a ${field}.` });

@@ -121,4 +121,16 @@ describe('vtimezoneFor', () => {
       'TZOFFSETFROM:+0900\r\nTZOFFSETTO:+0900',
     );
   });
+  test('an event without DTSTART (a bare RRULE too) is left out with a note, not read as starting now', async () => {
+    const text = wrap('BEGIN:VEVENT', 'UID:r', 'RRULE:FREQ=DAILY', 'SUMMARY:매일', 'END:VEVENT');
+    const now = Date.now();
+    const read = await readEvents(text, 't.ics', {
+      fromMs: now - 86_400_000,
+      toMs: now + 7 * 86_400_000,
+      timeZone: 'UTC',
+      calendar: 'test',
+    });
+    expect(read.occurrences).toEqual([]);
+    expect(read.notes).toEqual(["'매일' has no start time (DTSTART) and was left out."]);
+  });
 });

@@ -84,6 +84,20 @@ function dateText(time: Time): string {
 export async function readEvents(text: string, source: string, options: ReadEventsOptions): Promise<ReadEventsResult> {
   const ICAL = await loadIcal();
   const root = parseCalendarText(ICAL, text, source);
+  try {
+    return expand(ICAL, root, options);
+  } catch (error) {
+    if (error instanceof GoondanError) throw error;
+    // ical.js reads a value when it is first asked for: a date such as 2027-13-45 fails here, not in parse.
+    throw new GoondanError(
+      'E_CALENDAR_DATA_INVALID',
+      `${source} has an event that cannot be read: ${(error as Error).message.slice(0, 200)}`,
+      { suggestion: 'Fix or remove the broken event (its DTSTART, DTEND, RRULE or EXDATE) in the calendar.' },
+    );
+  }
+}
+
+function expand(ICAL: Ical, root: Component, options: ReadEventsOptions): ReadEventsResult {
   const zones = new Map<string, Component>();
   for (const vtimezone of root.getAllSubcomponents('vtimezone')) {
     const tzid = vtimezone.getFirstPropertyValue('tzid');
@@ -142,7 +156,13 @@ export async function readEvents(text: string, source: string, options: ReadEven
       continue;
     }
     const event = new ICAL.Event(master);
-    if (!event.startDate) continue;
+    if (!event.startDate) {
+      // RFC 5545 requires DTSTART: a rule without one has no first occurrence (it is not "from now").
+      notes.add(
+        `'${String(master.getFirstPropertyValue('summary') ?? uid)}' has no start time (DTSTART) and was left out.`,
+      );
+      continue;
+    }
     if (!event.isRecurring()) {
       add(
         uid,

@@ -49,12 +49,39 @@ async function readBounded(response: Response, limit: number, host: string): Pro
   return body;
 }
 
+/** The domain whose hosts share a named host's credentials (caldav.icloud.com → icloud.com), or null for an address. */
+function domainOf(hostname: string): string | null {
+  if (/^[\d.]+$/.test(hostname) || hostname.includes(':') || hostname.startsWith('[')) return null;
+  const labels = hostname.split('.');
+  const parent = labels.slice(1);
+  // Without a list of public suffixes: a country's second level (co.uk, or.kr) is never a domain of its own.
+  const country = labels.at(-1)?.length === 2;
+  return parent.length >= (country ? 3 : 2) ? parent.join('.') : null;
+}
+
+/**
+ * Whether a request to `url` carries the credentials of `server`: the same host, or another of its domain (a
+ * service that moves an account to p07-caldav.icloud.com, as DAVx5 allows), never from https down to http. A
+ * discovery redirect or an href naming any other host gets no credentials.
+ */
+export function sendsCredentials(server: string, url: string): boolean {
+  const from = URL.parse(server);
+  const to = URL.parse(url);
+  if (!from || !to) return false;
+  if (from.protocol === 'https:' && to.protocol !== 'https:') return false;
+  if (to.host === from.host) return true;
+  const domain = domainOf(from.hostname);
+  return domain !== null && to.hostname.endsWith(`.${domain}`);
+}
+
 /**
  * A fetch bounded in time (`timeoutMs`, and the call's `signal`) and in size (`maxBytes` per response), adding
- * `headers` (the credentials) to every request. Connection failures are E_DAV_UNREACHABLE and 401/403 answers
+ * `headers` (the credentials) to every request to `server`'s host or domain (sendsCredentials). Connection failures are E_DAV_UNREACHABLE and 401/403 answers
  * E_DAV_UNAUTHORIZED, with the host but never a credential in the message.
  */
 export function boundedFetch(options: {
+  /** The configured server URL: whose credentials `headers` are. */
+  server: string;
   headers: Record<string, string>;
   maxBytes: number;
   timeoutMs: number;
@@ -70,7 +97,8 @@ export function boundedFetch(options: {
     const host = hostOf(url);
     const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
     const headers = new Headers(init?.headers);
-    for (const [name, value] of Object.entries(options.headers)) headers.set(name, value);
+    if (sendsCredentials(options.server, url))
+      for (const [name, value] of Object.entries(options.headers)) headers.set(name, value);
     let response: Response;
     try {
       response = await fetch(url, { ...init, headers, signal: AbortSignal.any(signals) });

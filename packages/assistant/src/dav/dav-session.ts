@@ -71,6 +71,7 @@ export async function withDavClient<T>(
 ): Promise<T> {
   const headers = await authHeaders(ctx, backend);
   const bounded = boundedFetch({
+    server: backend.url,
     headers,
     maxBytes: backend.maxResponseBytes,
     timeoutMs: backend.timeoutMs,

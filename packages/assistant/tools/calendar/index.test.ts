@@ -97,6 +97,40 @@ describe('calendar with a local ICS file', () => {
     });
   });
 
+  test('line breaks and control characters in the text never break out of their property', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'c.ics', timeZone: 'UTC' });
+    await handlers.create_event(ctx, {
+      title: 'Lunch\r\nATTENDEE:mailto:someone@example.org\rEND:VEVENT\u0000',
+      location: 'Room\r1',
+      notes: 'first line\r\nsecond\rthird\u0007',
+      start_date: '2027-01-05T10:00:00Z',
+    });
+    const text = readFileSync(join(bundle, 'c.ics'), 'utf8');
+    // Only CRLF ends a line; no CR, NUL or BEL of the input is in the file; no property came out of the title.
+    for (const character of ['\r', '\n', '\u0000', '\u0007'])
+      expect(text.replaceAll('\r\n', '')).not.toContain(character);
+    const lines = text.split('\r\n');
+    expect(lines.filter((line) => line.startsWith('ATTENDEE'))).toEqual([]);
+    expect(lines.filter((line) => line === 'END:VEVENT')).toHaveLength(1);
+    const [event]: Loose[] = ((await handlers.list_events(ctx, { from: '2027-01-05', days_ahead: 0 })) as Loose).events;
+    expect(event).toMatchObject({
+      title: 'Lunch ATTENDEE:mailto:someone@example.org END:VEVENT',
+      location: 'Room 1',
+      notes: 'first line\nsecond\nthird',
+    });
+  });
+
+  test('an event whose time cannot be read is E_CALENDAR_DATA_INVALID naming it, not an uncoded failure', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'c.ics', timeZone: 'UTC' });
+    writeFileSync(
+      join(bundle, 'c.ics'),
+      'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:bad\r\nDTSTART:2027-13-45\r\nSUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n',
+    );
+    const error = await failure(handlers.list_events(ctx, {}));
+    expect(error).toMatchObject({ code: 'E_CALENDAR_DATA_INVALID' });
+    expect(error.message).toContain('c.ics');
+  });
+
   test('an oversized file is E_DAV_RESPONSE_TOO_LARGE before it is read', async () => {
     const { bundle, ctx } = fileContext({ backend: 'file', file: 'big.ics', maxResponseBytes: 1000 });
     writeFileSync(join(bundle, 'big.ics'), `BEGIN:VCALENDAR\r\n${'X-PAD:0123456789\r\n'.repeat(200)}END:VCALENDAR\r\n`);

@@ -55,6 +55,17 @@ describe('buildSchedule refuses bad input with a coded error', () => {
     expect(refused.message).toContain(fragment);
   });
 
+  test('a rule without DTSTART starts at the next whole minute (hour, for BYHOUR alone), not the second it was added', () => {
+    const at = Date.parse('2026-01-10T08:14:23.456Z');
+    const first = (rrule: string, timeZone = 'UTC') =>
+      new Date(buildSchedule({ input: { ...base, rrule, timeZone }, now: at }).nextDueAt as number).toISOString();
+    expect(first('FREQ=DAILY;BYHOUR=9;BYMINUTE=0')).toBe('2026-01-10T09:00:00.000Z');
+    expect(first('FREQ=DAILY;BYHOUR=10', 'Asia/Kolkata')).toBe('2026-01-11T04:30:00.000Z'); // 10:00 at +05:30
+    expect(first('FREQ=HOURLY;COUNT=3')).toBe('2026-01-10T08:15:00.000Z');
+    // A DTSTART line given is kept as it is.
+    expect(first('DTSTART:20260110T081423Z\nRRULE:FREQ=HOURLY')).toBe('2026-01-10T09:14:23.000Z');
+  });
+
   test('a local time is read in the schedule zone', () => {
     const record = buildSchedule({ input: { ...base, at: '2026-01-10T18:30', timeZone: 'Asia/Seoul' }, now });
     expect(record.nextDueAt).toBe(Date.parse('2026-01-10T09:30:00Z'));

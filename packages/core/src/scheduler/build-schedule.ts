@@ -2,7 +2,13 @@ import { newId } from '../agent/agent-event.ts';
 import { instancePaths } from '../agent/instance-paths.ts';
 import { closestName } from '../errors/closest-names.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
-import { checkTimeZone, nextOccurrence, normalizeRrule, parseInstant } from './schedule-recurrence.ts';
+import {
+  checkTimeZone,
+  implicitRruleStart,
+  nextOccurrence,
+  normalizeRrule,
+  parseInstant,
+} from './schedule-recurrence.ts';
 import type { ScheduleInput, ScheduleKind, ScheduleRecord } from './schedule-types.ts';
 
 const MAX_TEXT = 16_000;
@@ -77,7 +83,7 @@ export function buildSchedule(options: {
     expression = new Date(at).toISOString();
   } else if (input.rrule !== undefined) {
     kind = 'rrule';
-    expression = normalizeRrule(input.rrule, timeZone, Math.floor(now / 1000) * 1000);
+    expression = normalizeRrule(input.rrule, timeZone, implicitRruleStart(input.rrule, timeZone, now));
   } else {
     kind = 'cron';
     expression = input.cron!.trim();

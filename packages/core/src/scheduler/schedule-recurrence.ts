@@ -47,6 +47,19 @@ function localStamp(epochMs: number, timeZone: string): string {
 }
 
 /**
+ * Where a rule given without a DTSTART line starts: the next whole minute after `now` in `timeZone`, or the next
+ * whole hour when the rule gives BYHOUR but no BYMINUTE. RFC 5545 takes what a rule leaves open from DTSTART, so
+ * starting at `now` itself made `BYHOUR=9;BYMINUTE=0` fire at 09:00:23 (the seconds it was added at) and
+ * `BYHOUR=10` at 10:14; starting after `now` (not before it) keeps every occurrence a COUNT allows in the future.
+ */
+export function implicitRruleStart(rrule: string, timeZone: string, now: number): number {
+  const hourOnly = /(^|[;:\s])BYHOUR=/i.test(rrule) && !/(^|[;:\s])BYMINUTE=/i.test(rrule);
+  return Temporal.Instant.fromEpochMilliseconds(now + 1)
+    .toZonedDateTimeISO(timeZone)
+    .round({ smallestUnit: hourOnly ? 'hour' : 'minute', roundingMode: 'ceil' }).epochMilliseconds;
+}
+
+/**
  * The RRULE text stored for a schedule: the rule as given (with or without `RRULE:`), with a `DTSTART;TZID=`
  * line made from `startMs` in `timeZone` when it has none, so occurrences keep their wall-clock time across DST.
  */
