@@ -8,7 +8,9 @@ export type {
   ConnectorEvent,
   ConnectorLogger,
   ConnectorMain,
+  ConnectorOAuth,
   ConnectorReply,
+  ConnectorTokenRequest,
 } from '../connectors/runtime/connector-types.ts';
 export { type IngressRoute, matchIngressRule } from '../connectors/runtime/match-ingress-rule.ts';
 export {
