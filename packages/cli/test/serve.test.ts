@@ -165,6 +165,16 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
       'assistant',
     ]);
     expect(JSON.stringify(conversation.messages[0]?.content)).toContain('Hi there');
+    // Paged back from the last two: the two before them, and no earlier page.
+    const last = await getJson<{ earlier: string; messages: { id: string }[] }>(
+      `${url}/v1/agents/helper/instances/default/conversation?limit=2`,
+    );
+    const before = await getJson<{ earlier: string | null; messages: { role: string }[] }>(
+      `${url}/v1/agents/helper/instances/default/conversation?limit=2&before=${last.earlier}`,
+    );
+    expect(last.earlier).toBe(last.messages[0]!.id);
+    expect(before.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(before.earlier).toBeNull();
 
     const health = await getJson<HealthJson>(`${url}/healthz`);
     expect(health.status).toBe('ok');

@@ -11,6 +11,7 @@ import {
   scheduleStorePath,
   traceSummaries,
 } from '@goondan/core';
+import { pageOfConversation } from '../serve/conversation-page.ts';
 import type { ConsoleSource } from './console-source.ts';
 import { readInstances } from './instance-reader.ts';
 
@@ -179,8 +180,13 @@ export function consoleAudit(
   return { entries, problems };
 }
 
-/** The stored conversation of one instance (its last `limit` messages). */
-export function consoleConversation(source: ConsoleSource, agent: string, instanceKey: string, limit: number) {
+/** The stored conversation of one instance: its last `limit` messages, or the `limit` before the message `before`. */
+export function consoleConversation(
+  source: ConsoleSource,
+  agent: string,
+  instanceKey: string,
+  page: { limit: number; before?: string },
+) {
   const known = listInstanceDatabases({ rootDir: source.rootDir() }).find(
     (file) => file.agentName === agent && file.instanceKey === instanceKey,
   );
@@ -189,11 +195,13 @@ export function consoleConversation(source: ConsoleSource, agent: string, instan
   const db = openInstanceDatabase(known.databaseFile, { busyTimeoutMs: 1000 });
   try {
     const messages = new ConversationStore(db).load();
+    const { shown, earlier } = pageOfConversation(messages, page);
     return {
       agent,
       instanceKey,
       total: messages.length,
-      messages: messages.slice(-limit).map((message) => ({
+      earlier,
+      messages: shown.map((message) => ({
         id: message.id,
         role: message.data.role,
         content: message.data.content,

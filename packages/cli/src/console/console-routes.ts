@@ -169,15 +169,18 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
     {
       method: 'GET',
       path: '/console/api/conversation/:agent/:key',
-      handle: (_request, url, params) =>
-        Response.json(
-          consoleConversation(
-            source,
-            params.agent!,
-            params.key!,
-            readFilters(url, { limit: positiveInteger(5000) }).limit ?? 200,
-          ),
-        ),
+      handle: (_request, url, params) => {
+        const { limit, before } = readFilters(url, {
+          limit: positiveInteger(5000),
+          before: matching(/^[\w.:-]{1,128}$/, 'a message id (the `earlier` of the page after it)'),
+        });
+        return Response.json(
+          consoleConversation(source, params.agent!, params.key!, {
+            limit: limit ?? 200,
+            ...(before === undefined ? {} : { before }),
+          }),
+        );
+      },
     },
     { method: 'GET', path: '/console/api/schedules', handle: () => Response.json(consoleSchedules(source)) },
     {

@@ -9,6 +9,7 @@ import {
 } from '@goondan/core';
 import { wholeNumber } from '../whole-number.ts';
 import { badRequest } from './api-error.ts';
+import { pageOfConversation } from './conversation-page.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { checkServedAgent, type ServeContext } from './serve-context.ts';
 
@@ -92,11 +93,16 @@ export function getConversation(
   const db = openInstanceDatabase(databaseFile);
   try {
     const messages = new ConversationStore(db).load();
-    const shown = limit === undefined ? messages : messages.slice(-limit);
+    const before = url.searchParams.get('before') ?? undefined;
+    const { shown, earlier } = pageOfConversation(messages, {
+      ...(limit === undefined ? {} : { limit }),
+      ...(before === undefined ? {} : { before }),
+    });
     return Response.json({
       agent,
       instanceKey: params.instanceKey,
       total: messages.length,
+      earlier,
       messages: shown.map((message) => ({
         id: message.id,
         role: message.data.role,

@@ -80,7 +80,8 @@ async function route(): Promise<void> {
     else if (parts[0] === 'traces') await tracesView(context, new URLSearchParams(search));
     else if (parts[0] === 'audit') await auditView(context);
     else if (parts[0] === 'schedules') await schedulesView(context);
-    else if (parts[0] === 'conversation' && parts[1] && parts[2]) await conversationView(context, parts[1], parts[2]);
+    else if (parts[0] === 'conversation' && parts[1] && parts[2])
+      await conversationView(context, parts[1], parts[2], new URLSearchParams(search));
     else await instancesView(context);
   } catch (thrown) {
     if (controller.signal.aborted) return;

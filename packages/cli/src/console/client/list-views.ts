@@ -318,12 +318,33 @@ function contentOf(content: unknown): (HTMLElement | string)[] {
   });
 }
 
-export async function conversationView(context: ViewContext, agent: string, instanceKey: string): Promise<void> {
-  const path = `/console/api/conversation/${encodeURIComponent(agent)}/${encodeURIComponent(instanceKey)}`;
-  const conversation = await getJson<{ total: number; messages: StoredMessage[] }>(path, context.signal);
+/** The conversation of an instance, 200 messages a page: the last ones, or those before `before` (`?before=ID`). */
+export async function conversationView(
+  context: ViewContext,
+  agent: string,
+  instanceKey: string,
+  search: URLSearchParams,
+): Promise<void> {
+  const route = `#/conversation/${encodeURIComponent(agent)}/${encodeURIComponent(instanceKey)}`;
+  const before = search.get('before');
+  const query = before ? `?before=${encodeURIComponent(before)}` : '';
+  const path = `/console/api/conversation/${encodeURIComponent(agent)}/${encodeURIComponent(instanceKey)}${query}`;
+  const conversation = await getJson<{ total: number; earlier: string | null; messages: StoredMessage[] }>(
+    path,
+    context.signal,
+  );
+  const shown = `${conversation.messages.length} shown`;
   context.main.replaceChildren(
     h('h1', {}, `Conversation of ${agent}/${instanceKey}`),
-    h('p', { class: 'muted' }, `${conversation.total} messages; the last ${conversation.messages.length} shown.`),
+    h(
+      'p',
+      { class: 'muted' },
+      `${conversation.total} messages; ${before ? `${shown}, before a later page` : `the last ${shown}`}. `,
+      ...(conversation.earlier
+        ? [h('a', { href: `${route}?before=${encodeURIComponent(conversation.earlier)}` }, 'Earlier messages')]
+        : []),
+      ...(before ? [' ', h('a', { href: route }, 'Latest messages')] : []),
+    ),
     h(
       'ol',
       { class: 'conversation' },
