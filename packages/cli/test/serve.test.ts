@@ -3,6 +3,7 @@
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConversationStore, instancePaths, openInstanceDatabase } from '@goondan/core';
 import OpenAI from 'openai';
 import { startFakeBotApi } from '../../base/test/fake-bot-api.ts';
 import { agentBundle, cleanupTempDirs, cliEnv, editBundle, gdn, makeTempDir, rawRequest, startGdn } from './helpers.ts';
@@ -196,9 +197,22 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
     const bundle = await agentBundle(helperModel([{ text: 'Event handled.' }]));
     const { url } = await serve(bundle);
 
-    const waited = await postJson(`${url}/v1/agents/helper/instances/ev/events`, { input: 'hello', wait: true });
+    const waited = await postJson(`${url}/v1/agents/helper/instances/ev/events`, {
+      input: 'hello',
+      userId: 'ada',
+      wait: true,
+    });
     expect(waited.status).toBe(200);
     expect(waited.json).toMatchObject({ status: 'completed', text: 'Event handled.' });
+    // The turn acted for the user the client named: its messages say so (per-user OAuth grants are Ada's).
+    const { databaseFile } = instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey: 'ev' });
+    const db = openInstanceDatabase(databaseFile);
+    const stored = new ConversationStore(db).load();
+    db.close();
+    expect(stored.map((message) => message.metadata.userId)).toEqual(['ada', 'ada']);
+    const badUser = await postJson(`${url}/v1/agents/helper/instances/ev/events`, { input: 'x', userId: 7 });
+    expect(badUser.status).toBe(400);
+    expect(badUser.json.error?.code).toBe('E_SERVE_BAD_REQUEST');
 
     const sent = await postJson(`${url}/v1/agents/helper/instances/ev2/events`, { input: 'fire and forget' });
     expect(sent.status).toBe(202);

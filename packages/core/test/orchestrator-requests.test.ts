@@ -226,6 +226,50 @@ for (const kase of transportCases) {
       });
     });
 
+    describe("the caller's auth context (spec v1 §12.5.3)", () => {
+      test("a request keeps the turn's first source and user: the callee applies that source's rules and acts for the user", async () => {
+        const mark = { toolCalls: [{ name: 'probe__mark', args: { text: 'ran' } }] };
+        swarm = await startSwarm({
+          scripts: {
+            coordinator: [
+              request({ target: 'worker', input: 'Mark it.' }),
+              { text: 'asked' },
+              request({ target: 'worker', input: 'Mark it again.' }),
+              { text: 'asked again' },
+            ],
+            worker: [mark, { text: 'tried' }, mark, { text: 'marked' }],
+          },
+          // Turns set off by a Telegram message may not mark, wherever they go; the worker's own rule says so.
+          agentSpecs: { worker: { permissions: { sources: { 'user:telegram': { tools: { probe__mark: 'deny' } } } } } },
+        });
+        const first = await swarm.orchestrator.request({
+          input: 'From Telegram.',
+          source: { kind: 'user', name: 'telegram' },
+          auth: { userId: 'ada' },
+        });
+        expect(first.text).toBe('asked');
+        const [denied] = swarm.toolResults('worker', 'probe__mark');
+        expect(denied).toMatchObject({ status: 'error', error: { code: 'E_POLICY_DENIED' } });
+        expect(denied!.error!.message).toContain('for turns from agent:coordinator (from user:telegram)');
+        // The same request from the command line marks: the rule is about where the chain started.
+        const second = await swarm.orchestrator.request({ input: 'From the command line.' });
+        expect(second.text).toBe('asked again');
+        expect(swarm.toolResults('worker', 'probe__mark')[1]).toMatchObject({ status: 'ok' });
+
+        await swarm.orchestrator.shutdown();
+        // The worker's turn acted for Ada: its messages say so (OAuth's subjectMode: user reads it), the second not.
+        const worker = conversationOf(swarm.dir, 'worker');
+        const users = worker.map((message) => [message.data.role, message.metadata.userId ?? null]);
+        expect(users.slice(0, 4)).toEqual([
+          ['user', 'ada'],
+          ['assistant', 'ada'],
+          ['tool', null],
+          ['assistant', 'ada'],
+        ]);
+        expect(users.slice(4).every(([, userId]) => userId === null)).toBe(true);
+      });
+    });
+
     describe('agents__send and the other agents tools', () => {
       test('send returns {sent: true} at once and the target runs a turn of its own; spawn and list work', async () => {
         swarm = await startSwarm({

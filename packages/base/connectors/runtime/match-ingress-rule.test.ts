@@ -38,6 +38,14 @@ describe('matchIngressRule', () => {
   });
 });
 
+test('userIdProperty names the person the turn acts for, after userIdPrefix; without the property, nobody', () => {
+  const byUser: IngressRule[] = [{ route: { userIdProperty: 'user_id', userIdPrefix: 'slack:' } }];
+  const routeOf = (properties: Record<string, string>) =>
+    matchIngressRule({ rules: byUser, event: { name: 'x', properties }, entryAgent: 'a', defaultInstanceKey: 'd' });
+  expect(routeOf({ user_id: 'U1' })).toEqual({ agent: 'a', instanceKey: 'd', rule: 0, userId: 'slack:U1' });
+  expect(routeOf({})).toEqual({ agent: 'a', instanceKey: 'd', rule: 0 });
+});
+
 describe('checkConnectorEvent', () => {
   const events = [
     { name: 'tick', properties: { at: { type: 'string' as const }, n: { type: 'number' as const, optional: true } } },

@@ -6,6 +6,8 @@ export interface IngressRoute {
   agent: string;
   instanceKey: string;
   rule: number;
+  /** The person the turn acts for (route.userIdProperty), when the rule names one and the event has it. */
+  userId?: string;
 }
 
 function matches(rule: IngressRule, event: ConnectorEvent): boolean {
@@ -21,8 +23,9 @@ const keyCharacters = /[^a-zA-Z0-9_.:-]/g;
  * Routes an event by a Connection's ingress rules (docs/connectors.md#ingress-rules): the first rule whose match holds
  * (event name and every listed property equal; no match: every event) wins. The agent is the rule's agentRef, else
  * the Swarm's entry agent; the instance key is the rule's fixed instanceKey, else instanceKeyPrefix + the value of
- * instanceKeyProperty (characters outside [a-zA-Z0-9_.:-] become `_`), else `defaultInstanceKey`. Null: no rule
- * matched, or the property it keys on is missing.
+ * instanceKeyProperty (characters outside [a-zA-Z0-9_.:-] become `_`), else `defaultInstanceKey`; the user the turn acts
+ * for is userIdPrefix + the value of userIdProperty, when the event has it. Null: no rule matched, or the property
+ * it keys on is missing.
  */
 export function matchIngressRule(options: {
   rules: readonly IngressRule[];
@@ -41,5 +44,8 @@ export function matchIngressRule(options: {
     if (value === undefined) return null;
     instanceKey = `${route.instanceKeyPrefix ?? ''}${String(value).replace(keyCharacters, '_')}`.slice(0, 128);
   }
-  return { agent, instanceKey, rule: index };
+  const user = route.userIdProperty === undefined ? undefined : event.properties?.[route.userIdProperty];
+  const userId =
+    user === undefined || user === '' ? undefined : `${route.userIdPrefix ?? ''}${String(user)}`.slice(0, 256);
+  return userId === undefined ? { agent, instanceKey, rule: index } : { agent, instanceKey, rule: index, userId };
 }

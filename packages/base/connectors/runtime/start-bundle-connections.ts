@@ -218,6 +218,7 @@ export async function startBundleConnections(options: {
           target: target.agent,
           instanceKey: target.instanceKey,
           source: { kind: 'user', name },
+          ...(target.userId === undefined ? {} : { auth: { userId: target.userId } }),
           data: {
             connector: {
               connection: name,

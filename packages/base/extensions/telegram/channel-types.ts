@@ -14,6 +14,8 @@ export interface ChannelOrchestrator {
     instanceKey?: string;
     source?: AgentEvent['source'];
     data?: AgentEvent['data'];
+    /** Who the turn acts for (spec v1 §12.5.3). */
+    auth?: AgentEvent['auth'];
   }): Promise<TurnResult>;
   answerApproval(options: { agent: string; instanceKey: string; id: string; answer: ApprovalAnswer }): boolean;
 }

@@ -38,7 +38,7 @@ function eventType(value: unknown): string {
 }
 
 /**
- * POST /v1/agents/:agent/instances/:key/events — `{ input, type?, data?, wait? }`. Without `wait` the event is
+ * POST /v1/agents/:agent/instances/:key/events — `{ input, type?, data?, userId?, wait? }`. Without `wait` the event is
  * stored in the instance's inbox and the answer is 202 `{ eventId }` (handled even across a restart); with
  * `wait: true` the answer is the TurnResult once the turn ends.
  */
@@ -52,6 +52,9 @@ export async function postEvent(
   if (typeof body.input !== 'string') throw badRequest("'input' must be a string.");
   if (body.wait !== undefined && typeof body.wait !== 'boolean') throw badRequest("'wait' must be true or false.");
   const type = eventType(body.type);
+  const userId = body.userId;
+  if (userId !== undefined && (typeof userId !== 'string' || userId === '' || userId.length > 256))
+    throw badRequest("'userId' must be text of 1 to 256 characters: the person the turn acts for.");
   const event = {
     input: body.input,
     type,
@@ -59,6 +62,7 @@ export async function postEvent(
     instanceKey: params.instanceKey,
     source: { kind: 'user', name: 'http' } as const,
     ...(body.data === undefined ? {} : { data: body.data as JsonValue }),
+    ...(userId === undefined ? {} : { auth: { userId } }),
   };
   instancePaths({ rootDir: context.bundle().rootDir, agentName: agent, instanceKey: params.instanceKey });
   if (!body.wait) return Response.json(context.orchestrator.send(event), { status: 202 });

@@ -15,7 +15,21 @@ export interface AgentEvent {
   /** Carries the caller's trace so the callee's turn joins it. */
   traceContext?: { traceId: string; parentSpanId?: string; caller?: TraceCaller };
   data?: JsonValue;
+  /** Who the turn acts for, carried from the turn of the agent that asked (spec v1 §12.5.3). */
+  auth?: TurnAuth;
   createdAt: string;
+}
+
+/**
+ * A turn's auth context (spec v1 §12.5.3), kept along a chain of inter-agent requests and sends: the callee's turn
+ * applies the permission rules of the chain's first source besides its own (`origin`), and acts for the same person
+ * (`userId`: grants of `subjectMode: user` OAuthApps are theirs; stored as the turn's messages' `metadata.userId`).
+ */
+export interface TurnAuth {
+  /** The source of the turn that started the chain (`user:telegram`). */
+  origin?: { kind: string; name: string };
+  /** The person the turn acts for, as the entry point knows them (a chat's user id, an HTTP client's user). */
+  userId?: string;
 }
 
 /**

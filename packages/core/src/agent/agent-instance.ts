@@ -33,7 +33,7 @@ import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import { isThenable } from '../tools/invoke-handler.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
-import { type AgentEvent, isoNow, newId } from './agent-event.ts';
+import { type AgentEvent, isoNow, newId, type TurnAuth } from './agent-event.ts';
 import { closeUnfinishedTurn, turnNote } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
 import { distinctToolCallIds } from './distinct-tool-call-ids.ts';
@@ -129,6 +129,8 @@ interface SuspendedTurn {
 interface TurnState {
   event: AgentEvent;
   source: CallSource;
+  /** The person the turn acts for (its event's auth.userId): its messages' `metadata.userId`. */
+  userId?: string;
   /** Set when the turn resumes a suspended one: its unanswered calls run first, no user message is added. */
   resume?: SuspendedTurn;
   turnId: string;
@@ -304,7 +306,7 @@ export class AgentInstance {
       core: (state) => this.runStep(state),
     });
     // Spec §10.2 / decision 5: a finished pending job reaches the agent as an event (a turn starts if idle).
-    options.toolset.executor.jobs.onComplete(({ handle, toolName, result }) => {
+    options.toolset.executor.jobs.onComplete(({ handle, toolName, result, auth }) => {
       if (this.closed || options.deliverJobCompletions === false) return;
       void this.enqueue({
         id: newId('evt'),
@@ -312,6 +314,8 @@ export class AgentInstance {
         input: `Tool job ${handle} (${toolName}) finished: ${JSON.stringify(result)}`,
         source: { kind: 'system', name: 'jobs' },
         data: { handle, toolName, result: result as unknown as JsonValue },
+        // The turn that started the job: its first source's rules and its user go on in the completion's turn.
+        ...(auth ? { auth } : {}),
         createdAt: isoNow(),
       });
     });
@@ -652,9 +656,11 @@ export class AgentInstance {
     this.notify('onTurnStart', { turnId, traceId, event });
     let result: TurnResult;
     try {
+      const userId = resume ? resume.assistant.metadata.userId : event.auth?.userId;
       result = await this.runTurnPipeline({
         event,
-        source: { kind: event.source.kind, name: event.source.name },
+        source: resume ? resume.source : turnSource(event),
+        ...(typeof userId === 'string' && userId !== '' ? { userId } : {}),
         ...(resume ? { resume } : {}),
         turnId,
         traceId,
@@ -720,7 +726,9 @@ export class AgentInstance {
       firstStep = 1;
     } else {
       this.appendNotices(turnId);
-      this.appendMessages([createMessage({ role: 'user', content: event.input }, source)], turnId, event.id);
+      const message = createMessage({ role: 'user', content: event.input }, source);
+      if (state.userId) message.metadata.userId = state.userId;
+      this.appendMessages([message], turnId, event.id);
     }
     const usage = zeroUsage();
     const maxSteps = this.options.maxStepsPerTurn ?? DEFAULT_MAX_STEPS_PER_TURN;
@@ -827,9 +835,12 @@ export class AgentInstance {
         this.warnOnce(model, result.warnings);
       }
       ({ assistant, calls } = distinctToolCallIds(
-        result.messages.map((message) =>
-          createMessage(message as unknown as ModelMessage, { type: 'assistant', stepId: stepSpanId }),
-        ),
+        result.messages.map((message) => {
+          const made = createMessage(message as unknown as ModelMessage, { type: 'assistant', stepId: stepSpanId });
+          // A tool reads who the turn acts for from the message holding its call (OAuth's subjectMode: user).
+          if (state.userId) made.metadata.userId = state.userId;
+          return made;
+        }),
         calls,
       ));
     } catch (thrown) {
@@ -965,6 +976,7 @@ export class AgentInstance {
           trace: {
             traceId: state.traceId,
             spanId: toolSpanId,
+            auth: turnAuth(state),
             caller: {
               turnSpanId: state.turnSpanId,
               stepSpanId,
@@ -1195,6 +1207,23 @@ export class AgentInstance {
 }
 
 /** What is wrong with an event given to enqueue, or null: an object whose `input` is text. */
+/** The source a turn's calls are decided by: its event's, with the chain's first source when another agent asked. */
+function turnSource(event: AgentEvent): CallSource {
+  const source: CallSource = { kind: event.source.kind, name: event.source.name };
+  const origin = event.auth?.origin;
+  if (origin && (origin.kind !== source.kind || origin.name !== source.name))
+    source.origin = { kind: origin.kind, name: origin.name };
+  return source;
+}
+
+/** The auth context a turn hands to the turns it asks for (spec v1 §12.5.3): the chain's first source and the user. */
+function turnAuth(state: TurnState): TurnAuth {
+  const { source } = state;
+  const auth: TurnAuth = { origin: source.origin ?? { kind: source.kind, name: source.name } };
+  if (state.userId) auth.userId = state.userId;
+  return auth;
+}
+
 function wrongEvent(event: unknown): string | null {
   if (typeof event !== 'object' || event === null)
     return `is ${event === null ? 'null' : `a ${typeof event}`}, not an event (userEvent(text) makes one)`;
@@ -1202,6 +1231,21 @@ function wrongEvent(event: unknown): string | null {
   if (typeof input !== 'string')
     return `has input ${input === undefined ? 'missing' : `of type ${input === null ? 'null' : typeof input}`}: an event's input is the text the agent reads`;
   if (typeof id !== 'string' || id === '') return 'has no id (userEvent(text) makes events with one)';
+  return wrongAuth((event as { auth?: unknown }).auth);
+}
+
+/** What is wrong with an event's `auth`, or null (absent is fine). */
+function wrongAuth(auth: unknown): string | null {
+  if (auth === undefined) return null;
+  if (typeof auth !== 'object' || auth === null || Array.isArray(auth))
+    return 'has an auth that is not an object { origin?, userId? }';
+  const { origin, userId } = auth as { origin?: unknown; userId?: unknown };
+  if (userId !== undefined && (typeof userId !== 'string' || userId === '' || userId.length > 256))
+    return 'has an auth.userId that is not text of 1 to 256 characters';
+  if (origin === undefined) return null;
+  const { kind, name } = (origin ?? {}) as { kind?: unknown; name?: unknown };
+  if (typeof kind !== 'string' || typeof name !== 'string' || kind === '' || name === '')
+    return 'has an auth.origin that is not a source { kind, name }';
   return null;
 }
 

@@ -103,6 +103,9 @@ function checkRules(options: {
     if (typeof route.instanceKeyProperty === 'string') {
       checkProperty(route.instanceKeyProperty, [...at, 'route', 'instanceKeyProperty']);
     }
+    if (typeof route.userIdProperty === 'string') {
+      checkProperty(route.userIdProperty, [...at, 'route', 'userIdProperty']);
+    }
     const agent = route.agentRef === undefined ? null : parseObjectRef(route.agentRef);
     if (agent && members && !members.includes(agent.name)) {
       fail(

@@ -63,6 +63,8 @@ export function connectionSpec(parts: { objectRef: Schema; valueSource: Schema }
           instanceKey: { type: 'string', pattern: '^[a-zA-Z0-9_.:-]{1,128}$' },
           instanceKeyProperty: { type: 'string', minLength: 1 },
           instanceKeyPrefix: { type: 'string', pattern: '^[a-zA-Z0-9_.:-]{0,64}$' },
+          userIdProperty: { type: 'string', minLength: 1 },
+          userIdPrefix: { type: 'string', maxLength: 64 },
         },
         additionalProperties: false,
       },

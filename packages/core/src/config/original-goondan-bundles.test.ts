@@ -273,7 +273,7 @@ describe('Connections', () => {
     const rules = `      - match: { event: ticket_opend }
         route: { agentRef: Agent/biling }
       - match: { properties: { priorty: high } }
-        route: { agentRef: Agent/triage, instanceKeyProperty: ticket }
+        route: { agentRef: Agent/triage, instanceKeyProperty: ticket, userIdProperty: ticketid }
 `;
     const dir = await bundle({
       'goondan.yaml': `${packageHeader('    - name: "@acme/tools"\n      version: "^1.0.0"')}${agents}${connection(rules)}`,
@@ -285,6 +285,7 @@ describe('Connections', () => {
       ['E_REF_UNRESOLVED', 'spec.ingress.rules[0].route.agentRef', 'Did you mean "Agent/billing"?'],
       ['E_CONNECTION_INVALID', 'spec.ingress.rules[1].match.properties.priorty', 'Did you mean "priority"?'],
       ['E_CONNECTION_INVALID', 'spec.ingress.rules[1].route.instanceKeyProperty', 'Did you mean "ticket_id"?'],
+      ['E_CONNECTION_INVALID', 'spec.ingress.rules[1].route.userIdProperty', 'Did you mean "ticket_id"?'],
     ]);
   });
 

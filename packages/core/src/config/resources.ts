@@ -148,6 +148,12 @@ export interface IngressRule {
     /** The instance key is this event property's value, after `instanceKeyPrefix`. */
     instanceKeyProperty?: string;
     instanceKeyPrefix?: string;
+    /**
+     * Who the turn acts for (its auth.userId, spec v1 §12.5.3): this event property's value, after `userIdPrefix`
+     * (grants of `subjectMode: user` OAuthApps are per user).
+     */
+    userIdProperty?: string;
+    userIdPrefix?: string;
   };
 }
 

@@ -243,6 +243,7 @@ export class AgentsClient implements AgentsRuntime {
     if (trace) {
       event.traceContext = { traceId: trace.traceId, parentSpanId: trace.spanId };
       if (trace.caller) event.traceContext.caller = trace.caller;
+      if (trace.auth) event.auth = trace.auth;
     }
     if (options.data !== undefined) event.data = options.data;
     return event;

@@ -1,4 +1,4 @@
-import type { TraceCaller } from '../agent/agent-event.ts';
+import type { TraceCaller, TurnAuth } from '../agent/agent-event.ts';
 import type { JsonValue } from '../json-types.ts';
 
 /** Default time an inter-agent request waits for the callee's turn to end (DESIGN.md §5). */
@@ -12,6 +12,8 @@ export interface ToolTraceContext {
   spanId: string;
   /** The step and call this span belongs to, not stored until the step ends (a callee's turn records them). */
   caller?: TraceCaller;
+  /** The calling turn's auth context (spec v1 §12.5.3): a request or send made with this trace carries it along. */
+  auth?: TurnAuth;
 }
 
 /** Spec v2.0-b §11.1 `request`: the caller's turn waits for the callee's turn to end. */

@@ -5,7 +5,7 @@ import type {
   PermissionRules,
   RiskCategory,
 } from './permission-types.ts';
-import { DEFAULT_RISK_CATEGORY, isToolNameGlob } from './permission-types.ts';
+import { DEFAULT_RISK_CATEGORY, describeCallSource, isToolNameGlob } from './permission-types.ts';
 
 /** What an agent without `spec.permissions` does per category (docs/permissions.md). */
 export const DEFAULT_CATEGORY_DECISIONS: Readonly<Record<RiskCategory, PermissionDecision>> = {
@@ -47,7 +47,7 @@ export class PermissionPolicy {
   private readonly noSourceCache = new Map<string, PolicyVerdict>();
   private readonly sourceObjects = new WeakMap<
     CallSource,
-    { kind: string; name: string; cache: Map<string, PolicyVerdict> }
+    { kind: string; name: string; origin: string | null; cache: Map<string, PolicyVerdict> }
   >();
 
   constructor(spec: AgentPermissionsSpec = {}, options: { allowAllRegistryDirectCalls?: boolean } = {}) {
@@ -74,8 +74,9 @@ export class PermissionPolicy {
       decision: DEFAULT_CATEGORY_DECISIONS[category],
       rule: `default ${category}: ${DEFAULT_CATEGORY_DECISIONS[category]}`,
     };
-    if (source) {
-      for (const key of [source.kind, `${source.kind}:${source.name}`]) {
+    // The turn's own source, then the source that started its chain of requests (it only tightens too).
+    for (const from of source ? (source.origin ? [source, source.origin] : [source]) : []) {
+      for (const key of [from.kind, `${from.kind}:${from.name}`]) {
         const rules = this.sources.get(key);
         const tighter = rules ? lookup(rules, toolName, category) : undefined;
         if (tighter && strictness[tighter.decision] > strictness[verdict.decision]) verdict = tighter;
@@ -89,16 +90,18 @@ export class PermissionPolicy {
   private cacheFor(source: CallSource | null | undefined): Map<string, PolicyVerdict> {
     if (!source) return this.noSourceCache;
     const known = this.sourceObjects.get(source);
-    // Same object, same kind and name: a source is not edited, but a reused object must still be checked.
-    if (known && known.kind === source.kind && known.name === source.name) return known.cache;
-    const name = `${source.kind}:${source.name}`;
+    const origin = source.origin ? `${source.origin.kind}:${source.origin.name}` : null;
+    // Same object, same kind, name and origin: a source is not edited, but a reused object must still be checked.
+    if (known && known.kind === source.kind && known.name === source.name && known.origin === origin)
+      return known.cache;
+    const name = describeCallSource(source);
     let cache = this.cache.get(name);
     if (!cache) {
       if (this.cache.size > 1_000) this.cache.clear();
       cache = new Map();
       this.cache.set(name, cache);
     }
-    this.sourceObjects.set(source, { kind: source.kind, name: source.name, cache });
+    this.sourceObjects.set(source, { kind: source.kind, name: source.name, origin, cache });
     return cache;
   }
 

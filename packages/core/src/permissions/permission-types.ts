@@ -38,6 +38,18 @@ export interface AgentPermissionsSpec extends PermissionRules {
 export interface CallSource {
   kind: string;
   name: string;
+  /**
+   * The source of the turn that started the chain, when another agent's request started this turn (spec v1
+   * §12.5.3): `user:telegram` for a turn of `agent:coordinator` that a Telegram message set off. Its rules apply
+   * too (they only tighten), so a chain cannot shed a restriction by asking another agent.
+   */
+  origin?: { kind: string; name: string };
+}
+
+/** `kind:name`, with the origin when there is one: `agent:coordinator (from user:telegram)`. */
+export function describeCallSource(source: CallSource): string {
+  const own = `${source.kind}:${source.name}`;
+  return source.origin ? `${own} (from ${source.origin.kind}:${source.origin.name})` : own;
 }
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';

@@ -1,5 +1,6 @@
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
+import type { ToolTraceContext } from '../orchestrator/agents-runtime.ts';
 import { type Deadline, startDeadline } from '../timers/deadline-timers.ts';
 import type { ToolBundleInfo, ToolCall, ToolContext, ToolJobs, ToolResult } from '../types.ts';
 import type { CallScope, CallState } from './call-scope.ts';
@@ -21,7 +22,7 @@ export function invokeHandler(
   // The signal and the jobs object are made when the handler first reads them: an AbortController costs more
   // than the rest of the call, and most handlers never look at it. Own enumerable getters, so a spread copy of
   // the context still has both.
-  const lazy = new LazyCallParts(jobs, call.name, limit);
+  const lazy = new LazyCallParts(jobs, call.name, limit, scope.trace);
   const context: { -readonly [K in keyof ToolContext]: ToolContext[K] } = {
     agentName: scope.agentName,
     instanceKey: scope.instanceKey,
@@ -138,6 +139,8 @@ class LazyCallParts {
     private readonly table: JobTable,
     private readonly toolName: string,
     private readonly limit: number,
+    /** The call's place in its turn: a job it submits keeps the turn's auth context. */
+    private readonly trace: ToolTraceContext | undefined,
   ) {}
 
   signal(): AbortSignal {
@@ -146,7 +149,7 @@ class LazyCallParts {
   }
 
   jobs(): ToolJobs {
-    this.toolJobs ??= this.table.forTool(this.toolName, this.limit);
+    this.toolJobs ??= this.table.forTool(this.toolName, this.limit, this.trace?.auth);
     return this.toolJobs;
   }
 

@@ -1,7 +1,7 @@
 import { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError } from '../errors/to-tool-error.ts';
 import type { ApprovalResolution } from '../permissions/approvals.ts';
 import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
-import type { CallSource, RiskCategory } from '../permissions/permission-types.ts';
+import { type CallSource, describeCallSource, type RiskCategory } from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import { wrongMiddlewareResult } from '../pipeline/middleware-results.ts';
 import type {
@@ -133,7 +133,7 @@ export class ToolExecutor {
 
   /** Registered tools the policy denies to `source`, worked out once per registry change (not every step). */
   private deniedTools(source?: CallSource): ReadonlySet<string> {
-    const key = source ? `${source.kind}:${source.name}` : '';
+    const key = source ? describeCallSource(source) : '';
     const cached = this.deniedBySource.get(key);
     if (cached?.version === this.registry.version) return cached.names;
     const names = new Set<string>();
@@ -194,7 +194,7 @@ export class ToolExecutor {
           traceId: scope.trace?.traceId ?? null,
           toolName: call.name,
           category: record.tool?.category ?? null,
-          source: scope.source ? `${scope.source.kind}:${scope.source.name}` : null,
+          source: scope.source ? describeCallSource(scope.source) : null,
           decision: record.verdict?.decision ?? 'refused',
           rule: record.verdict?.rule ?? null,
           direct: record.direct,
@@ -375,7 +375,7 @@ function deniedResult(
 }
 
 function describeSource(source: CallSource | undefined): string {
-  return source ? ` for turns from ${source.kind}:${source.name}` : '';
+  return source ? ` for turns from ${describeCallSource(source)}` : '';
 }
 
 function describeNearby(name: string, catalog: ToolCatalog): string {

@@ -1,3 +1,4 @@
+import type { TurnAuth } from '../agent/agent-event.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
 import type { DeferredWork, JsonValue, PendingSubmission, ToolJobs, ToolResult } from '../types.ts';
@@ -10,7 +11,8 @@ interface Job {
   controller: AbortController;
 }
 
-export type JobListener = (event: { handle: string; toolName: string; result: ToolResult }) => void;
+/** A finished job; `auth` is the auth context of the turn that started it, so its completion's turn keeps it. */
+export type JobListener = (event: { handle: string; toolName: string; result: ToolResult; auth?: TurnAuth }) => void;
 
 const pendingBrand = 'goondan.pending';
 
@@ -35,15 +37,15 @@ export class JobTable {
     return () => this.listeners.delete(listener);
   }
 
-  /** The `jobs` object a handler sees, bound to the calling tool. */
-  forTool(toolName: string, errorMessageLimit?: number): ToolJobs {
+  /** The `jobs` object a handler sees, bound to the calling tool (and the auth context of its turn). */
+  forTool(toolName: string, errorMessageLimit?: number, auth?: TurnAuth): ToolJobs {
     return {
-      submit: (work) => this.submit(toolName, work, errorMessageLimit),
+      submit: (work) => this.submit(toolName, work, errorMessageLimit, auth),
       poll: (handle) => this.poll(handle),
     };
   }
 
-  submit(toolName: string, work: DeferredWork, errorMessageLimit?: number): PendingSubmission {
+  submit(toolName: string, work: DeferredWork, errorMessageLimit?: number, auth?: TurnAuth): PendingSubmission {
     this.counter += 1;
     const handle = `job_${Date.now().toString(36)}_${this.counter}`;
     const controller = new AbortController();
@@ -55,7 +57,7 @@ export class JobTable {
       this.evictFinished();
       for (const listener of this.listeners) {
         try {
-          listener({ handle, toolName, result });
+          listener(auth ? { handle, toolName, result, auth } : { handle, toolName, result });
         } catch {
           // Observers cannot break job completion (STYLE habit 8).
         }
