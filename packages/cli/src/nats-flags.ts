@@ -51,3 +51,8 @@ export function natsConfigOf(
     ...(values['shared-state'] ? { sharedState: true } : {}),
   };
 }
+
+/** The server list for a log line, without credentials written into the URLs (`nats://user:pass@host`). */
+export function natsServersLabel(servers: NatsConfig['servers']): string {
+  return String(servers).replace(/([a-z]+:\/\/)?[^@/,]*@/gi, (_whole, scheme: string | undefined) => scheme ?? '');
+}

@@ -179,6 +179,8 @@ describe('gdn run with a Swarm', () => {
       expect(second.stderr.match(/could not start/g)).toHaveLength(1);
       expect(second.stderr).not.toContain('[coordinator/default]');
       expect(second.stderr).toContain('is in use by pid');
+      // The command ends: no restart is announced that never comes.
+      expect(second.stderr).not.toContain('Restarting in');
     } finally {
       first.proc.kill('SIGKILL');
       await first.finish();

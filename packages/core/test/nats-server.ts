@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,8 +49,11 @@ async function waitForPort(host: string, port: number, exited: Promise<number>, 
   }
 }
 
-/** Starts nats-server -js with a temp store; fails (never skips) when the binary is missing. */
-export async function startNatsServer(options: { host?: string } = {}): Promise<NatsServer> {
+/**
+ * Starts nats-server -js with a temp store; fails (never skips) when the binary is missing. `config`: lines of a
+ * server configuration file (e.g. `max_payload: 16384`), for what has no command-line flag.
+ */
+export async function startNatsServer(options: { host?: string; config?: string } = {}): Promise<NatsServer> {
   if (!Bun.which(binary)) {
     throw new Error(
       'nats-server is not installed: the NATS transport tests need it (Debian package nats-server, listed in .ci/apt-packages).',
@@ -59,13 +62,19 @@ export async function startNatsServer(options: { host?: string } = {}): Promise<
   const host = options.host ?? '127.0.0.1';
   const port = await freePort(host);
   const storeDir = await mkdtemp(join(tmpdir(), 'gdn-nats-'));
+  const configArgs: string[] = [];
+  if (options.config) {
+    const file = join(storeDir, 'server.conf');
+    await writeFile(file, `${options.config}\n`);
+    configArgs.push('-c', file);
+  }
   let child: ReturnType<typeof Bun.spawn> | undefined;
   const server: NatsServer = {
     url: `nats://${host}:${port}`,
     port,
     storeDir,
     async start() {
-      child = Bun.spawn([binary, '-js', '-sd', storeDir, '-a', host, '-p', String(port)], {
+      child = Bun.spawn([binary, ...configArgs, '-js', '-sd', storeDir, '-a', host, '-p', String(port)], {
         stdout: 'ignore',
         stderr: 'ignore',
       });

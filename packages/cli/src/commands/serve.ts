@@ -1,7 +1,7 @@
 import type { Bundle } from '@goondan/core';
 import { instancePaths } from '@goondan/core/session';
 import { parseCommandArgs } from '../cli-args.ts';
-import { natsConfigOf, natsFlagSpec, natsFlagsHelp } from '../nats-flags.ts';
+import { natsConfigOf, natsFlagSpec, natsFlagsHelp, natsServersLabel } from '../nats-flags.ts';
 import { openBundle } from '../open-bundle.ts';
 import { checkListenAddress } from '../serve/check-bearer-token.ts';
 import { UsageError, useColor } from '../terminal.ts';
@@ -206,6 +206,6 @@ async function natsTransport(
   const { createNatsSwarmTransport, resolveSwarm } = await import('@goondan/core');
   const namespace = config.namespace ?? resolveSwarm(bundle, swarm)?.name ?? 'default';
   const transport = await createNatsSwarmTransport({ ...config, namespace });
-  log(`[serve] agents run on gdn workers: NATS ${String(config.servers)}, namespace ${namespace}`);
+  log(`[serve] agents run on gdn workers: NATS ${natsServersLabel(config.servers)}, namespace ${namespace}`);
   return transport;
 }

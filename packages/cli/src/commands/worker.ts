@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../cli-args.ts';
-import { natsConfigOf, natsFlagSpec, natsFlagsHelp } from '../nats-flags.ts';
+import { natsConfigOf, natsFlagSpec, natsFlagsHelp, natsServersLabel } from '../nats-flags.ts';
 import { openBundle } from '../open-bundle.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { wholeNumber } from '../whole-number.ts';
@@ -62,7 +62,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     ...(maxAgents ? { maxAgents } : {}),
     log,
   });
-  log(`${worker.workerId} serving namespace ${namespace} on ${String(config.servers)}`);
+  log(`${worker.workerId} serving namespace ${namespace} on ${natsServersLabel(config.servers)}`);
   const signal = await new Promise<'SIGINT' | 'SIGTERM'>((done) => {
     process.once('SIGINT', () => done('SIGINT'));
     process.once('SIGTERM', () => done('SIGTERM'));

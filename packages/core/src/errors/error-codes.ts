@@ -248,6 +248,11 @@ export const errorCodes = {
     name: 'NatsNoWorkerError',
     suggestion: 'Start a worker for the swarm on some machine: gdn worker --nats URL --namespace NAME.',
   },
+  E_NATS_MESSAGE_INVALID: {
+    name: 'NatsMessageInvalidError',
+    suggestion:
+      "Only gdn serve and gdn worker should publish on the swarm's subjects (gdn.<namespace>.>); restrict the others with NATS permissions.",
+  },
   E_INSTANCE_LEASED: {
     name: 'InstanceLeasedError',
     suggestion:

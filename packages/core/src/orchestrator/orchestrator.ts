@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type AgentEvent, isoNow, newId } from '../agent/agent-event.ts';
+import { type AgentEvent, isoNow, newId, type TurnAuth } from '../agent/agent-event.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
@@ -190,7 +190,7 @@ export class Orchestrator {
       fingerprint: (agent) => agentFingerprint(this.bundle, agent),
       onOutput: options.onOutput ?? defaultOutput,
       onMessage: (record, message) => this.receive(record, message),
-      onExit: (record, error, kept) => this.failWaitingOn(record, error, kept),
+      onExit: (record, error, kept, restart) => this.failWaitingOn(record, error, kept, restart),
       onLifecycle: (event) => options.onLifecycle?.(event),
       beforeStart: (record) => this.leaveNotices(record),
       changed: () => this.changed(),
@@ -228,6 +228,8 @@ export class Orchestrator {
     instanceKey?: string;
     source?: AgentEvent['source'];
     data?: JsonValue;
+    /** Who the turn acts for (the person behind the front end: auth.userId), kept along its requests. */
+    auth?: TurnAuth;
     timeoutMs?: number;
     signal?: AbortSignal;
   }): Promise<LocalReply> {
@@ -276,6 +278,7 @@ export class Orchestrator {
     instanceKey?: string;
     source?: AgentEvent['source'];
     data?: JsonValue;
+    auth?: TurnAuth;
   }) {
     const event = this.inputEvent(options, undefined);
     const agent = options.target ?? this.topology.entryAgent;
@@ -417,7 +420,14 @@ export class Orchestrator {
   }
 
   private inputEvent(
-    options: { input: string; id?: string; type?: string; source?: AgentEvent['source']; data?: JsonValue },
+    options: {
+      input: string;
+      id?: string;
+      type?: string;
+      source?: AgentEvent['source'];
+      data?: JsonValue;
+      auth?: TurnAuth;
+    },
     replyTo: RequestReplyTo | undefined,
   ): AgentEvent {
     return {
@@ -427,6 +437,7 @@ export class Orchestrator {
       source: options.source ?? { kind: 'user', name: 'cli' },
       ...(replyTo ? { replyTo } : {}),
       ...(options.data === undefined ? {} : { data: options.data }),
+      ...(options.auth ? { auth: options.auth } : {}),
       createdAt: isoNow(),
     };
   }
@@ -775,14 +786,21 @@ export class Orchestrator {
     }
   }
 
-  /** A process ended: requests waiting on it fail at once; requests it made are forgotten. */
-  private failWaitingOn(record: ProcessRecord, error: GoondanError, kept: ReadonlySet<string>): void {
+  /**
+   * A process ended: requests waiting on it fail at once; requests it made are forgotten. Agents are told of the
+   * planned `restart` (they may retry after it); the user is not: its command may end first.
+   */
+  private failWaitingOn(record: ProcessRecord, error: GoondanError, kept: ReadonlySet<string>, restart: string): void {
     // Its approvals stay stored; a restarted process raises them again when it resumes the turn.
     if (this.waitingApprovals.delete(record.address)) this.updateHolds();
     const { asCallee, asCaller } = this.pending.involving(record.address);
+    const toAgents = restart
+      ? new GoondanError(error.code, `${error.message}${restart}`, { suggestion: error.suggestion })
+      : error;
     for (const request of asCallee) {
       if (kept.has(request.eventId)) continue;
-      const reply = errorReplyEvent({ correlationId: request.correlationId, eventId: request.eventId, error });
+      const cause = request.callerAddress === 'user' ? error : toAgents;
+      const reply = errorReplyEvent({ correlationId: request.correlationId, eventId: request.eventId, error: cause });
       this.pending.take(request.correlationId)?.answer(reply);
     }
     for (const request of asCaller) this.pending.take(request.correlationId);

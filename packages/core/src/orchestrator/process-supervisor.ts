@@ -92,8 +92,12 @@ export interface ProcessSupervisorOptions {
   onOutput: (line: string, source: { agent: string; instanceKey: string; stream: 'stdout' | 'stderr' }) => void;
   /** Every message of the current process except the handshake, `process.failed` and `shutdown_ack`. */
   onMessage: (record: ProcessRecord, message: IpcMessage) => void;
-  /** A process ended; requests waiting on it fail with `error`, except those of `kept` events (still buffered). */
-  onExit: (record: ProcessRecord, error: GoondanError, kept: ReadonlySet<string>) => void;
+  /**
+   * A process ended; requests waiting on it fail with `error`, except those of `kept` events (still buffered).
+   * `restart` is the planned restart (` Restarting in N ms.`, or empty): agents waiting on it are told, a user's
+   * request is not, since its command may end before the restart (gdn run: a restart it announced never came).
+   */
+  onExit: (record: ProcessRecord, error: GoondanError, kept: ReadonlySet<string>, restart: string) => void;
   onLifecycle: (event: ProcessLifecycleEvent) => void;
   /** Just before a process of `record` is spawned (none of the instance runs at that moment). */
   beforeStart?: (record: ProcessRecord) => void;
@@ -396,10 +400,11 @@ export class ProcessSupervisor {
     }
     const error = expected
       ? new GoondanError('E_AGENT_SHUTTING_DOWN', `Agent ${record.address} stopped before answering.`)
-      : crashError(record, exit, restartInMs);
+      : crashError(record, exit);
+    const restart = restartInMs === null ? '' : ` Restarting in ${restartInMs} ms.`;
     // Events that arrived while it stopped for a restart wait for the new process.
     const kept = new Set(respawn ? record.buffer.map((message) => message.payload.id) : []);
-    this.options.onExit(record, error, kept);
+    this.options.onExit(record, error, kept, restart);
     if (respawn) {
       record.outstanding = kept;
       record.respawnAfterStop = false;
@@ -425,7 +430,7 @@ export class ProcessSupervisor {
       record.restarts += 1;
       this.start(record);
     }, restartInMs);
-    this.lifecycle(record, { type: 'crashed', exit, restartInMs, message: error.message });
+    this.lifecycle(record, { type: 'crashed', exit, restartInMs, message: `${error.message}${restart}` });
     this.options.changed();
   }
 
@@ -448,13 +453,12 @@ export class ProcessSupervisor {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** What requests waiting on a crashed process fail with: its own start failure, else E_AGENT_CRASHED. */
-function crashError(record: ProcessRecord, exit: ProcessExit, restartInMs: number | null): GoondanError {
+function crashError(record: ProcessRecord, exit: ProcessExit): GoondanError {
   const how = exit.signalCode ? `was killed (${exit.signalCode})` : `exited with code ${exit.exitCode}`;
-  const then = restartInMs === null ? '' : ` Restarting in ${restartInMs} ms.`;
   if (record.failure && record.failure.code !== 'E_AGENT_CRASHED') {
     const cause = record.failure.message.replace(/\.?$/, '.');
-    return wireError({ ...record.failure, message: `Agent ${record.address} could not start: ${cause}${then}` });
+    return wireError({ ...record.failure, message: `Agent ${record.address} could not start: ${cause}` });
   }
   const detail = record.failure ? ` ${record.failure.message}` : '';
-  return new GoondanError('E_AGENT_CRASHED', `Agent ${record.address} ${how} before answering.${detail}${then}`);
+  return new GoondanError('E_AGENT_CRASHED', `Agent ${record.address} ${how} before answering.${detail}`);
 }

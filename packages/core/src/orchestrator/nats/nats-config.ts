@@ -56,6 +56,41 @@ export function natsServers(config: Pick<NatsConfig, 'servers'>): string[] {
   return list;
 }
 
+/**
+ * Credentials written into server URLs (`nats://user:pass@host`, `nats://token@host`), which the NATS client
+ * ignores (the connection was refused "Authorization Violation"): lifted out of the URLs, which go on without
+ * them (so no log line or error message shows them). Credentials given otherwise win.
+ */
+export function serverCredentials(servers: string[]): {
+  servers: string[];
+  user?: string;
+  pass?: string;
+  token?: string;
+} {
+  let found: { user?: string; pass?: string; token?: string } = {};
+  const bare = servers.map((server) => {
+    const match = /^([a-z]+:\/\/)?([^@/]*)@(.*)$/i.exec(server);
+    if (!match) return server;
+    const [, scheme = '', userinfo = '', rest = ''] = match;
+    const colon = userinfo.indexOf(':');
+    const decode = (text: string) => {
+      try {
+        return decodeURIComponent(text);
+      } catch {
+        return text;
+      }
+    };
+    if (userinfo && !found.user && !found.token) {
+      found =
+        colon < 0
+          ? { token: decode(userinfo) }
+          : { user: decode(userinfo.slice(0, colon)), pass: decode(userinfo.slice(colon + 1)) };
+    }
+    return `${scheme}${rest}`;
+  });
+  return { servers: bare, ...found };
+}
+
 /** Names of everything one swarm uses on the broker, all under its namespace. */
 export function natsNames(namespace: string) {
   const ns = checkNamespace(namespace);

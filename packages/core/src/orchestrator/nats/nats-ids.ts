@@ -30,6 +30,29 @@ export interface SpawnRequest {
   config: import('../spawn-agent-process.ts').AgentProcessConfig;
 }
 
+const idPattern = /^[A-Za-z0-9]{1,64}$/;
+
+/**
+ * Why a spawn request is not one an orchestrator sends, or null when it is. Its ids become subject and consumer
+ * names (`gdn.<ns>.to.<connectionId>`): a dot or a wildcard there would reach other connections' subjects.
+ */
+export function spawnRequestProblem(value: unknown): string | null {
+  const request = value as Partial<SpawnRequest> | null;
+  if (typeof request !== 'object' || request === null) return 'it is not a JSON object';
+  if (typeof request.connectionId !== 'string' || !idPattern.test(request.connectionId))
+    return 'connectionId must be 1-64 letters and digits';
+  if (typeof request.hostId !== 'string' || !idPattern.test(request.hostId))
+    return 'hostId must be 1-64 letters and digits';
+  const config = request.config as Partial<SpawnRequest['config']> | undefined;
+  if (typeof config !== 'object' || config === null) return 'config must be an object';
+  for (const field of ['agent', 'instanceKey', 'bundleDir'] as const) {
+    if (typeof config[field] !== 'string' || config[field] === '') return `config.${field} must be a non-empty string`;
+  }
+  if (!Array.isArray(config.libraries) || !config.libraries.every((dir) => typeof dir === 'string'))
+    return 'config.libraries must be a list of paths';
+  return null;
+}
+
 export type SpawnAnswer =
   | { workerId: string; pid: number }
   | { error: { code: string; message: string; suggestion?: string } };

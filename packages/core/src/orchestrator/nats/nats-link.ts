@@ -1,10 +1,8 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import type { IpcMessage } from '../ipc-message.ts';
-import type { ProcessExit } from '../spawn-agent-process.ts';
+import { createPartJoiner, type Envelope, isEnvelope, PART_HEADER, splitPayload } from './nats-envelope.ts';
 import type { NatsSession } from './nats-session.ts';
 
-/** What travels on a connection's subjects: a message, a line the process wrote, or the process's exit. */
-export type Envelope = { m: IpcMessage } | { out: string; stream: 'stdout' | 'stderr' } | { exit: ProcessExit };
+export type { Envelope } from './nats-envelope.ts';
 
 export interface NatsLink {
   /** Publishes in order, each under a Nats-Msg-Id; retried (same id) until the broker stored it. */
@@ -21,12 +19,16 @@ export interface NatsLink {
 const RETRY_MS = 250;
 const PUBLISH_TIMEOUT_MS = 5_000;
 const RECENT_IDS = 4096;
+/** The broker's limit when it has not said (nats-server's default). */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 /** A consumer nobody pulls from for this long is removed by the server (its owner died without removing it). */
 const INACTIVE_THRESHOLD_NS = 10 * 60 * 1e9;
 
 interface Outgoing {
-  data: string;
+  data: Uint8Array;
   msgId: string;
+  /** `index/count` when the envelope travels in parts. */
+  part?: string;
   stored: boolean;
 }
 
@@ -35,6 +37,8 @@ interface Outgoing {
  * through a durable consumer of its own (one filter subject: nats-server 2.9 allows no more). Delivery is in
  * order and once: the publisher retries with the same Nats-Msg-Id (the stream drops duplicates within its
  * window), and the consumer skips stream sequences and ids it has seen (redeliveries after a broker restart).
+ * An envelope larger than the broker's max_payload travels in consecutive parts, joined again on receipt; what
+ * is not an envelope (anyone on the subject could publish it) is dropped.
  */
 export function createNatsLink(
   session: NatsSession,
@@ -55,7 +59,10 @@ export function createNatsLink(
     if (outbox.length === 0) for (const wake of flushWaiters.splice(0)) wake();
   };
   const publish = (entry: Outgoing) => {
-    js.publish(options.publishSubject, entry.data, { msgID: entry.msgId, timeout: PUBLISH_TIMEOUT_MS }).then(
+    const headers = entry.part ? modules.core.headers() : undefined;
+    headers?.set(PART_HEADER, entry.part!);
+    const publishOptions = { msgID: entry.msgId, timeout: PUBLISH_TIMEOUT_MS, ...(headers ? { headers } : {}) };
+    js.publish(options.publishSubject, entry.data, publishOptions).then(
       () => {
         entry.stored = true;
         settle();
@@ -75,6 +82,7 @@ export function createNatsLink(
     }, RETRY_MS);
   };
 
+  const joiner = createPartJoiner();
   const receive = (message: JsMsg) => {
     message.ack();
     if (message.seq <= lastSeq) return;
@@ -85,13 +93,24 @@ export function createNatsLink(
       recent.add(id);
       if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value as string);
     }
-    let envelope: Envelope;
+    const part = message.headers?.get(PART_HEADER);
+    const data = part ? joiner.add(part, message.data) : message.data;
+    if (!part) joiner.reset();
+    if (!data) return;
+    let envelope: unknown;
     try {
-      envelope = message.json<Envelope>();
+      envelope = JSON.parse(new TextDecoder().decode(data));
     } catch {
       return;
     }
-    for (const handler of handlers) handler(envelope);
+    if (!isEnvelope(envelope)) return;
+    for (const handler of handlers) {
+      try {
+        handler(envelope);
+      } catch {
+        // A handler that throws must not stop the consumer: later messages of the connection still arrive.
+      }
+    }
   };
   const consume = async () => {
     if (closed) return;
@@ -120,9 +139,19 @@ export function createNatsLink(
     ready,
     send(envelope, msgId) {
       if (closed) return;
-      const entry: Outgoing = { data: JSON.stringify(envelope), msgId, stored: false };
-      outbox.push(entry);
-      if (!retrying) publish(entry);
+      const maxPayload = session.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+      const parts = splitPayload(new TextEncoder().encode(JSON.stringify(envelope)), maxPayload);
+      parts.forEach((data, index) => {
+        const part = parts.length > 1 ? `${index + 1}/${parts.length}` : undefined;
+        const entry: Outgoing = {
+          data,
+          msgId: part ? `${msgId}#${part}` : msgId,
+          stored: false,
+          ...(part ? { part } : {}),
+        };
+        outbox.push(entry);
+        if (!retrying) publish(entry);
+      });
     },
     onEnvelope(handler) {
       handlers.push(handler);

@@ -3,7 +3,14 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GoondanError } from '../../errors/goondan-error.ts';
-import { DEFAULT_LEASE_TTL_MS, type NatsConfig, type NatsNames, natsNames, natsServers } from './nats-config.ts';
+import {
+  DEFAULT_LEASE_TTL_MS,
+  type NatsConfig,
+  type NatsNames,
+  natsNames,
+  natsServers,
+  serverCredentials,
+} from './nats-config.ts';
 
 /** One connection to the broker with what a swarm needs on it: JetStream, its stream, its lease bucket. */
 export interface NatsSession {
@@ -45,9 +52,14 @@ const DUPLICATE_WINDOW_NS = 2 * 60 * 1e9;
 export async function openNatsSession(config: NatsConfig & { namespace: string; name?: string }): Promise<NatsSession> {
   const modules = await natsModules();
   const { core, jetstream, kv } = modules;
-  const servers = natsServers(config);
+  const { servers, ...inUrls } = serverCredentials(natsServers(config));
   const names = natsNames(config.namespace);
   const leaseTtlMs = config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  // Read before connecting: a missing key file is a config mistake (E_NATS_CONFIG), not an unreachable broker.
+  const auth = authOptions(config, core);
+  const token = config.token ?? (config.user ? undefined : inUrls.token);
+  const user = config.user ?? (config.token ? undefined : inUrls.user);
+  const pass = config.user ? config.pass : inUrls.pass;
   let nc: NatsConnection;
   try {
     nc = await core.connect({
@@ -55,9 +67,9 @@ export async function openNatsSession(config: NatsConfig & { namespace: string; 
       name: config.name ?? `gdn ${process.pid}`,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
-      ...authOptions(config, core),
-      ...(config.token ? { token: config.token } : {}),
-      ...(config.user ? { user: config.user, pass: config.pass ?? '' } : {}),
+      ...auth,
+      ...(token ? { token } : {}),
+      ...(user ? { user, pass: pass ?? '' } : {}),
       ...(config.tls ? { tls: { ...config.tls } } : {}),
     });
   } catch (thrown) {

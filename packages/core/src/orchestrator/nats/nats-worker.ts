@@ -16,6 +16,7 @@ import {
   natsId,
   type SpawnAnswer,
   type SpawnRequest,
+  spawnRequestProblem,
 } from './nats-ids.ts';
 import { createNatsLink, type NatsLink } from './nats-link.ts';
 import { type NatsSession, openNatsSession } from './nats-session.ts';
@@ -89,22 +90,30 @@ export async function startNatsWorker(options: NatsWorkerOptions): Promise<NatsW
           spawnSubscription?.unsubscribe();
           spawnSubscription = null;
         }
-        void take(msg).finally(() => {
-          starting -= 1;
-          listen();
-        });
+        void take(msg)
+          .catch((thrown) => log(`could not take a spawn request: ${(thrown as Error)?.message ?? String(thrown)}`))
+          .finally(() => {
+            starting -= 1;
+            listen();
+          });
       },
     });
   };
 
   const take = async (msg: Msg): Promise<void> => {
+    const answer = (value: SpawnAnswer) => msg.respond(JSON.stringify(value));
     let request: SpawnRequest;
     try {
       request = msg.json<SpawnRequest>();
     } catch {
-      return;
+      request = undefined as unknown as SpawnRequest;
     }
-    const answer = (value: SpawnAnswer) => msg.respond(JSON.stringify(value));
+    const problem = spawnRequestProblem(request);
+    if (problem) {
+      // Anyone allowed on the swarm's subjects can publish here: refused with a reason, never thrown.
+      log(`refused a malformed spawn request on ${msg.subject}: ${problem}`);
+      return void answer(refusal('E_NATS_MESSAGE_INVALID', `Worker ${workerId} refused a spawn request: ${problem}.`));
+    }
     const { agent, instanceKey } = request.config;
     const address = `${agent}/${instanceKey}`;
     if (closing) return void answer(refusal('E_NATS_NO_WORKER', `Worker ${workerId} is stopping.`));
