@@ -1,88 +1,24 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { JsonObject } from '@goondan/core';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { GoondanError } from '@goondan/core/errors';
 import { createTestToolContext } from '@goondan/core/testing';
 import { baseBundleDir } from '../src/base-bundle-dir.ts';
 import { commitChangeset, listChanges, locateBundleRepository, revertChange } from '../src/index.ts';
 import { handlers } from '../tools/swarm-bundle/index.ts';
+import {
+  bundleYaml,
+  commit,
+  contextFor,
+  gitBundle,
+  type Output,
+  openAndEdit,
+  removeBundles,
+  runGit,
+  tempDir,
+} from './changeset-helpers.ts';
 
-// Real git, no global configuration: the identity of the test's own commits is given on the command line.
-const identity = ['-c', 'user.name=Test Person', '-c', 'user.email=person@example.invalid'];
-
-function bundleYaml(system: string, reply = 'v1'): string {
-  return [
-    'apiVersion: goondan.ai/v1',
-    'kind: Agent',
-    'metadata: { name: builder }',
-    'spec:',
-    '  modelConfig: { modelRef: Model/main }',
-    `  prompt: { system: ${system} }`,
-    '  tools: [Tool/file-system]',
-    '---',
-    'apiVersion: goondan.ai/v1',
-    'kind: Model',
-    'metadata: { name: main }',
-    'spec:',
-    '  provider: scripted',
-    '  model: fixture',
-    `  script: [{ text: ${reply} }]`,
-    '',
-  ].join('\n');
-}
-
-async function runGit(cwd: string, ...args: string[]): Promise<string> {
-  const proc = Bun.spawn(['git', ...identity, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  if ((await proc.exited) !== 0) throw new Error(`git ${args.join(' ')}: ${err}`);
-  return out.trim();
-}
-
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** A bundle committed on branch main of a fresh repository, and the workdir of its agent. */
-async function gitBundle(options: { git?: boolean } = {}) {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gdn-changesets-')));
-  dirs.push(dir);
-  await writeFile(join(dir, 'goondan.yaml'), bundleYaml('You build.'));
-  await writeFile(join(dir, 'notes.md'), 'notes\n');
-  await writeFile(join(dir, '.gitignore'), '.goondan/\n');
-  if (options.git !== false) {
-    await runGit(dir, 'init', '-q', '-b', 'main');
-    await runGit(dir, 'add', '-A');
-    await runGit(dir, 'commit', '-q', '-m', 'bundle');
-  }
-  const workdir = join(dir, '.goondan', 'workspaces', 'builder', 'default');
-  await mkdir(workdir, { recursive: true });
-  return { dir, workdir };
-}
-
-function contextFor(workdir: string, config: JsonObject = {}, agentName = 'builder') {
-  return createTestToolContext({ workdir, config: { allowedPaths: ['**'], ...config }, agentName });
-}
-
-type Output = Record<string, unknown> & { status: string };
-
-async function openAndEdit(workdir: string, name: string, edit: (text: string) => string, file = 'goondan.yaml') {
-  const ctx = contextFor(workdir);
-  const opened = (await handlers.open_changeset(ctx, { name })) as { workdir: string; base: string };
-  const path = join(workdir, opened.workdir, file);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, edit(await readFile(path, 'utf8').catch(() => '')));
-  return opened;
-}
-
-function commit(workdir: string, changeset: string, config: JsonObject = {}): Promise<Output> {
-  return handlers.commit_changeset(contextFor(workdir, config), {
-    changeset,
-    message: `change ${changeset}`,
-  }) as Promise<Output>;
-}
+afterEach(removeBundles);
 
 describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
   test('open, edit in the workdir, commit ok: the branch moves, the files follow, the changeset closes', async () => {
@@ -134,8 +70,7 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
 
   test('the changed bundle is validated with the libraries the running bundle was loaded with (ToolContext.bundle)', async () => {
     const { dir, workdir } = await gitBundle();
-    const library = await realpath(await mkdtemp(join(tmpdir(), 'gdn-library-')));
-    dirs.push(library);
+    const library = await tempDir('gdn-library-');
     await mkdir(join(library, 'tools'));
     await writeFile(join(library, 'tools', 'extra.ts'), 'export const handlers = { run: () => "ran" };\n');
     const tool =
@@ -241,8 +176,7 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
   });
 
   test('a bundle in a folder its repository does not track or ignores: refused at open and at list, naming the repository', async () => {
-    const repo = await realpath(await mkdtemp(join(tmpdir(), 'gdn-outer-')));
-    dirs.push(repo);
+    const repo = await tempDir('gdn-outer-');
     await writeFile(join(repo, 'README.md'), 'outer\n');
     await runGit(repo, 'init', '-q', '-b', 'main');
     await runGit(repo, 'add', '-A');

@@ -13,6 +13,7 @@ import {
   failedSuggestion,
   rejectedSuggestion,
 } from './commit-outcome.ts';
+import { type FinishedActivation, finishInterruptedActivation } from './finish-activation.ts';
 import { activeRevision, type BundleRepository } from './locate-bundle-repository.ts';
 import { discardChangeset } from './open-changeset.ts';
 import { git, runGit } from './run-git.ts';
@@ -86,6 +87,7 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       args: ['commit', '--quiet', '--no-verify', '-m', `${options.message}${trailer}`],
     });
 
+  let finished: FinishedActivation | undefined;
   for (let attempt = 1; ; attempt += 1) {
     const active = await activeRevision(repository);
     const tip = await git({ cwd: worktree, env: pinned, args: ['rev-parse', 'HEAD'] });
@@ -144,7 +146,18 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
     }
     if (revision === active || (await sameTree(root, revision, active))) {
       await closeChangeset(repository, worktree, open.branch);
-      return { status: 'ok', changeset, revision: active, previous: active, merged: false, changed: [] };
+      // Nothing to activate, but an interrupted activation (this changeset's own, killed before it closed) is finished.
+      const interrupted = await finishInterruptedActivation(repository);
+      const finishedActivation = finished ?? interrupted;
+      return {
+        status: 'ok',
+        changeset,
+        revision: active,
+        previous: active,
+        merged: false,
+        changed: [],
+        ...(finishedActivation ? { finishedActivation } : {}),
+      };
     }
     const problems = await validate(join(worktree, repository.prefix), options.libraries);
     if (problems.length > 0) {
@@ -163,8 +176,9 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       repository,
       expected: active,
       revision,
-      reason: `goondan: activate changeset ${changeset}`,
+      changeset,
     });
+    finished ??= outcome.finished;
     if (outcome.type === 'moved') {
       if (attempt >= MAX_ATTEMPTS)
         throw new GoondanError(
@@ -185,6 +199,7 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       previous: active,
       merged: revision !== tip,
       changed: changes.map(bundleRelative(repository.prefix)),
+      ...(finished ? { finishedActivation: finished } : {}),
     };
   }
 }

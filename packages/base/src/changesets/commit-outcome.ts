@@ -1,4 +1,5 @@
 import { type ErrorCode, errorCodes, helpUrlFor } from '@goondan/core';
+import type { FinishedActivation } from './finish-activation.ts';
 
 /** One file the change touches, relative to the bundle directory. */
 export interface ChangedFile {
@@ -24,10 +25,19 @@ interface Coded {
 
 /**
  * The answer of a commit (v1 §12.4 rule 1): exactly one of ok, rejected, conflict, failed. An `ok` whose
- * `revision` equals `previous` (and `changed` is empty) changed nothing: no revision was made.
+ * `revision` equals `previous` (and `changed` is empty) changed nothing: no revision was made. `finishedActivation`:
+ * an earlier activation, interrupted before the files followed it, was finished first.
  */
 export type CommitOutcome =
-  | { status: 'ok'; changeset: string; revision: string; previous: string; merged: boolean; changed: ChangedFile[] }
+  | {
+      status: 'ok';
+      changeset: string;
+      revision: string;
+      previous: string;
+      merged: boolean;
+      changed: ChangedFile[];
+      finishedActivation?: FinishedActivation;
+    }
   | ({ status: 'rejected'; changeset: string; problems: ChangesetProblem[]; outsidePolicy: string[] } & Coded)
   | ({ status: 'conflict'; changeset: string; active: string; files: string[] } & Coded)
   | ({ status: 'failed'; changeset: string } & Coded);

@@ -7,6 +7,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { ToolContext } from '@goondan/core';
 import { changesetBundleDir, changesetLibraries } from '../../src/changesets/changeset-target.ts';
 import { commitChangeset } from '../../src/changesets/commit-changeset.ts';
+import type { FinishedActivation } from '../../src/changesets/finish-activation.ts';
 import { listChanges } from '../../src/changesets/list-changes.ts';
 import { type BundleRepository, locateBundleRepository } from '../../src/changesets/locate-bundle-repository.ts';
 import { discardChangeset, openChangeset } from '../../src/changesets/open-changeset.ts';
@@ -19,6 +20,11 @@ function repositoryOf(ctx: ToolContext): Promise<BundleRepository> {
 function forWorkdir(ctx: ToolContext, path: string): string {
   const inside = relative(ctx.workdir, path);
   return inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+}
+
+/** Says that an interrupted activation was finished, and that nothing of anyone's was lost. */
+function finishedSentence(finished: FinishedActivation): string {
+  return `An earlier activation of ${finished.revision.slice(0, 12)} had been interrupted before the bundle files followed it (they were still at ${finished.previous.slice(0, 12)}): it was finished first, so ${finished.files.join(', ')} are at ${finished.revision.slice(0, 12)} now. Nothing was lost: the files only held what ${finished.previous.slice(0, 12)} has.`;
 }
 
 function allowedPaths(ctx: ToolContext): string[] {
@@ -60,15 +66,15 @@ export const handlers = {
       };
     }
     if (outcome.status !== 'ok') return outcome;
+    const finished = outcome.finishedActivation ? `${finishedSentence(outcome.finishedActivation)} ` : '';
     if (outcome.revision === outcome.previous)
       return {
         ...outcome,
-        activation: `Nothing changed: the active revision already had everything the changeset changes, so no revision was made; ${outcome.revision.slice(0, 12)} stays active. The changeset is closed.`,
+        activation: `${finished}Nothing changed: the active revision already had everything the changeset changes, so no revision was made; ${outcome.revision.slice(0, 12)} stays active. The changeset is closed.`,
       };
     return {
       ...outcome,
-      activation:
-        'The bundle files are at the new revision now. This turn finishes on the revision it started with; each agent whose resources changed runs its next turn on the new one (restarted between turns by the Orchestrator under gdn run --watch).',
+      activation: `${finished}The bundle files are at the new revision now. This turn finishes on the revision it started with; each agent whose resources changed runs its next turn on the new one (restarted between turns by the Orchestrator under gdn run --watch).`,
     };
   },
   discard_changeset: async (ctx: ToolContext, input: { changeset: string }) => {
@@ -87,6 +93,11 @@ export const handlers = {
         worktree: entry.worktree === null ? null : forWorkdir(ctx, entry.worktree),
       })),
       activated: overview.activated,
+      ...(overview.finishedActivation
+        ? {
+            finishedActivation: { ...overview.finishedActivation, note: finishedSentence(overview.finishedActivation) },
+          }
+        : {}),
     };
   },
 };
