@@ -211,6 +211,129 @@ describe('calendar over CalDAV (radicale on 127.0.0.1)', () => {
     }
   });
 
+  test('discovery against a server that is no CalDAV server says what it answered, where, and what to do', async () => {
+    const login = '<!DOCTYPE html><html><head><title>Sign in</title></head><body><form>…</form></body></html>';
+    const answers: Record<string, (request: Request) => Response> = {
+      '/failing/': () => new Response('boom', { status: 500 }),
+      '/login/': () => new Response(login, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+      '/cut/': () =>
+        new Response('<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/cut/</d:hre', {
+          status: 207,
+          headers: { 'content-type': 'application/xml; charset=utf-8' },
+        }),
+      '/plain/': () => new Response('hello', { headers: { 'content-type': 'text/plain' } }),
+    };
+    const seen: string[] = [];
+    const wrong = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch(request) {
+        const path = new URL(request.url).pathname;
+        if (path.startsWith('/.well-known/')) return new Response('not here', { status: 404 });
+        seen.push(`${request.method} ${path}`);
+        const prefix = Object.keys(answers).find((key) => path.startsWith(key));
+        // Discovery also asks the server's root: a web page there, as most hosts have.
+        return prefix ? (answers[prefix] as (r: Request) => Response)(request) : answers['/login/']!(request);
+      },
+    });
+    const base = `http://127.0.0.1:${wrong.port}`;
+    const attempt = async (path: string, kind: 'caldav' | 'carddav' = 'caldav') => {
+      const ctx = context(kind, { ...alice(), url: `${base}${path}?token=in-the-query` });
+      const error = await failure(
+        kind === 'caldav' ? calendar.list_events(ctx, {}) : contacts.search(ctx, { query: 'x' }),
+      );
+      const shown = JSON.stringify({ code: error.code, message: error.message, suggestion: error.suggestion });
+      expect(shown).not.toContain(PASSWORD);
+      expect(shown).not.toContain(btoa(`alice:${PASSWORD}`));
+      expect(shown).not.toContain('in-the-query');
+      expect(error.stack ?? '').not.toContain(PASSWORD);
+      return error;
+    };
+    try {
+      const failing = await attempt('/failing/');
+      expect(failing.code).toBe('E_DAV_REQUEST_FAILED');
+      expect(failing.message).toBe(`${base}/failing/ answered HTTP 500 Internal Server Error to PROPFIND.`);
+      expect(failing.suggestion).toContain('try again later');
+
+      const page = await attempt('/login/');
+      expect(page.code).toBe('E_DAV_REQUEST_FAILED');
+      expect(page.message).toBe(
+        `${base}/login/ answered an HTML page (HTTP 200 OK, text/html) to PROPFIND, not CalDAV: is the URL right?`,
+      );
+      expect(page.suggestion).toContain("account's CalDAV address");
+
+      const cut = await attempt('/cut/');
+      expect(cut.code).toBe('E_DAV_REQUEST_FAILED');
+      expect(cut.message).toContain(`${base}/cut/ answered HTTP 207 Multi-Status to PROPFIND with XML`);
+      expect(cut.message).toContain('broken or cut off');
+
+      const plain = await attempt('/plain/', 'carddav');
+      expect(plain.code).toBe('E_DAV_REQUEST_FAILED');
+      expect(plain.message).toContain(`${base}/plain/ answered something that is not CardDAV (HTTP 200 OK, text/plain`);
+      expect(seen).toContain('PROPFIND /failing/');
+    } finally {
+      wrong.stop(true);
+    }
+  });
+
+  test('a redirect loop is E_DAV_REQUEST_FAILED naming the URL, not an unreachable server', async () => {
+    const looping = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch(request) {
+        const path = new URL(request.url).pathname;
+        return new Response(null, { status: 302, headers: { location: path === '/a/' ? '/b/' : '/a/' } });
+      },
+    });
+    try {
+      const url = `http://127.0.0.1:${looping.port}/a/`;
+      const error = await failure(calendar.list_events(context('caldav', { ...alice(), url }), {}));
+      expect(error.code).toBe('E_DAV_REQUEST_FAILED');
+      expect(error.message).toContain('redirects in a loop');
+      expect(error.message).toContain(`http://127.0.0.1:${looping.port}/`);
+      expect(error.suggestion).toContain('config.server.url');
+      expect(JSON.stringify(error)).not.toContain(PASSWORD);
+    } finally {
+      looping.stop(true);
+    }
+  });
+
+  test('an event on the server with INTERVAL=0 is read as ical.js does (as 1), with a note, not failing the list', async () => {
+    const event = (uid: string, rule: string) =>
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//test//EN',
+        'BEGIN:VEVENT',
+        `UID:${uid}`,
+        'DTSTAMP:20261001T000000Z',
+        'DTSTART:20280301T090000Z',
+        'DTEND:20280301T093000Z',
+        `SUMMARY:${uid}`,
+        `RRULE:${rule}`,
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n');
+    // Radicale stores it (it refuses INTERVAL=often, which ical.js cannot read either).
+    await put('/alice/home/zero-interval.ics', event('zero-interval', 'FREQ=DAILY;INTERVAL=0'), 'text/calendar');
+    const ctx = context('caldav', alice());
+    const listed: Loose = await calendar.list_events(ctx, {
+      calendar_name: 'Home',
+      from: '2028-03-01',
+      days_ahead: 1,
+      timeZone: 'UTC',
+    });
+    expect(listed.events.map((event: Loose) => [event.title, event.start])).toEqual([
+      ['zero-interval', '2028-03-01T09:00:00+00:00'],
+      ['zero-interval', '2028-03-02T09:00:00+00:00'],
+    ]);
+    expect(listed.notes).toEqual([
+      "'zero-interval' repeats with INTERVAL=0, which RFC 5545 does not allow (a whole number from 1); it was read as ical.js reads it: as INTERVAL=1.",
+    ]);
+    await calendar.delete_event(ctx, { event_id: 'zero-interval' });
+  });
+
   test('a repetition in words makes an RRULE event', async () => {
     const ctx = context('caldav', alice());
     const created: Loose = await calendar.create_event(ctx, {

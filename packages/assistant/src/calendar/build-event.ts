@@ -1,6 +1,8 @@
+import { GoondanError } from '@goondan/core/errors';
 import { wallClockOf } from '../when/zoned-time.ts';
 import { foldLines } from './fold-lines.ts';
 import { loadIcal } from './ical-module.ts';
+import { oddRuleParts } from './rrule-parts.ts';
 import { vtimezoneFor } from './vtimezone.ts';
 
 export interface NewEvent {
@@ -23,6 +25,14 @@ export interface NewEvent {
  * do not know IANA names agree), UTF-8 text escaped and folded by ical.js.
  */
 export async function buildEventCalendar(event: NewEvent): Promise<string> {
+  // ical.js would write INTERVAL=0 as no INTERVAL (every day) and COUNT=0 as no COUNT (forever): never written.
+  const odd = event.rrule ? oddRuleParts(event.rrule) : [];
+  if (odd.length > 0)
+    throw new GoondanError(
+      'E_TOOL_INVALID_ARGS',
+      `The repetition has ${odd.map(({ part, value }) => `${part}=${value}`).join(' and ')}; INTERVAL and COUNT are whole numbers from 1.`,
+      { suggestion: "Say how often it repeats with a whole number from 1: 'every 2 hours', 'every monday at 10am'." },
+    );
   const ICAL = await loadIcal();
   const calendar = new ICAL.Component(['vcalendar', [], []]);
   calendar.updatePropertyWithValue('prodid', '-//Goondan//assistant calendar//EN');

@@ -7,6 +7,7 @@ import { buildEventCalendar } from './build-event.ts';
 import type { CalendarBackendSession } from './calendar-backend.ts';
 import type { CalendarOccurrence, CalendarRef } from './calendar-types.ts';
 import { readEvents } from './read-events.ts';
+import { oddRuleParts } from './rrule-parts.ts';
 import { withCalendarBackend } from './with-calendar-backend.ts';
 
 type Ctx = Parameters<typeof withCalendarBackend>[0];
@@ -92,7 +93,8 @@ export async function listEvents(
           for (const note of read.notes) notes.add(note);
         } catch (error) {
           if (kind === 'file' || !(error instanceof GoondanError)) throw error;
-          notes.add(`An unreadable event in '${calendar.name}' was skipped.`);
+          // The message names the object's URL on the server and what could not be read in it.
+          notes.add(`An unreadable event in '${calendar.name}' was skipped: ${error.message}`);
         }
       }
     }
@@ -143,6 +145,24 @@ function checkedText(value: unknown, field: string, max: number, required: boole
   return text;
 }
 
+/**
+ * start_date as it was given, unless it is RFC 5545 rule text (`RRULE:FREQ=DAILY;INTERVAL=0`): the tool reads times
+ * and repetitions in words and writes the RRULE itself, so such text is refused saying so, and what in it is wrong.
+ */
+function refuseRuleText(text: string): string {
+  const rule = /(?:^|\s|:)(FREQ=[^\s]*)/i.exec(text)?.[1];
+  if (!rule && !/^\s*(?:RRULE|DTSTART|RDATE|EXDATE)[;:]/i.test(text)) return text;
+  const odd = rule ? oddRuleParts(rule).map(({ part, value }) => `${part}=${value}`) : [];
+  throw new GoondanError(
+    'E_TOOL_INVALID_ARGS',
+    `start_date is iCalendar rule text ('${text.slice(0, 80)}'), which calendar__create_event does not take${odd.length > 0 ? `; besides, ${odd.join(' and ')} is no repetition (INTERVAL and COUNT are whole numbers from 1)` : ''}.`,
+    {
+      suggestion:
+        "Give the first time and the repetition in words and the tool writes the RRULE: 'every monday at 10am', 'every weekday at 9', 'every 2 hours', 'every month on the 1st at 9', '매주 화요일 저녁 7시', '30분마다'.",
+    },
+  );
+}
+
 /** calendar__create_event: one event (or a repeating one, from words such as "매주 월요일 10시") in a calendar. */
 export async function createEvent(
   ctx: Ctx,
@@ -162,7 +182,7 @@ export async function createEvent(
   const description = checkedText(input.notes, 'notes', 8000, false);
   const zone = calendarZone(ctx, input.timeZone);
   const now = Date.now();
-  const start = await readWhen(String(input.start_date), now, zone);
+  const start = await readWhen(refuseRuleText(String(input.start_date)), now, zone);
   const notes = [...start.notes];
   let startMs = start.kind === 'instant' ? start.epochMs : start.firstEpochMs;
   const rrule = start.kind === 'recurring' ? /RRULE:([^\n]+)/.exec(start.rrule)?.[1] : undefined;

@@ -110,6 +110,136 @@ describe('readEvents', () => {
       '2026-11-26T08:00:00+00:00',
     ]);
   });
+
+  test('an hourly rule begun years ago is listed in the range (not cut by the step limit), with EXDATE and a moved occurrence', async () => {
+    const text = wrap(
+      'BEGIN:VEVENT',
+      'UID:h',
+      'DTSTART:20180101T000000Z',
+      'DTEND:20180101T001000Z',
+      'RRULE:FREQ=HOURLY',
+      'EXDATE:20261124T020000Z',
+      'SUMMARY:hourly',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:h',
+      'RECURRENCE-ID:20261120T100000Z',
+      'DTSTART:20261124T023000Z',
+      'DTEND:20261124T024000Z',
+      'SUMMARY:moved here from days before',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:u',
+      'DTSTART:20180101T000000Z',
+      'RRULE:FREQ=MINUTELY;UNTIL=20200101T000000Z',
+      'SUMMARY:ended long ago',
+      'END:VEVENT',
+    );
+    const { occurrences, notes } = await readEvents(
+      text,
+      't.ics',
+      range('2026-11-24T00:00:00Z', '2026-11-24T05:00:00Z', 'UTC'),
+    );
+    expect(occurrences.map((o) => [o.start.slice(11, 16), o.title])).toEqual([
+      ['00:00', 'hourly'],
+      ['01:00', 'hourly'],
+      ['02:30', 'moved here from days before'],
+      ['03:00', 'hourly'],
+      ['04:00', 'hourly'],
+    ]);
+    expect(notes).toEqual([]);
+  });
+
+  test('a secondly and a minutely rule begun years ago are listed in the range as stepping from the start would', async () => {
+    const secondly = await readEvents(
+      wrap(
+        'BEGIN:VEVENT',
+        'UID:s',
+        'DTSTART:20200101T000007Z',
+        'RRULE:FREQ=SECONDLY;INTERVAL=30',
+        'SUMMARY:s',
+        'END:VEVENT',
+      ),
+      't.ics',
+      range('2026-11-24T00:00:00Z', '2026-11-24T00:05:00Z', 'UTC'),
+    );
+    expect(secondly.occurrences.map((o) => o.start.slice(11, 19))).toEqual(
+      Array.from({ length: 10 }, (_, i) => `00:0${Math.floor(i / 2)}:${i % 2 === 0 ? '07' : '37'}`),
+    );
+    expect(secondly.notes).toEqual([]);
+    // Across New York's DST change, in its wall-clock time: a jump lands where stepping from DTSTART does (the
+    // same rule with a COUNT cannot jump, and 13 days of 7-minute steps are within the limit).
+    const minutely = (rule: string) =>
+      wrap(
+        'BEGIN:VEVENT',
+        'UID:m',
+        'DTSTART;TZID=America/New_York:20261020T083000',
+        'DTEND;TZID=America/New_York:20261020T083500',
+        `RRULE:${rule}`,
+        'SUMMARY:m',
+        'END:VEVENT',
+      );
+    const window = range('2026-11-01T04:00:00Z', '2026-11-01T08:00:00Z', 'America/New_York');
+    const jumped = await readEvents(minutely('FREQ=MINUTELY;INTERVAL=7'), 't.ics', window);
+    const stepped = await readEvents(minutely('FREQ=MINUTELY;INTERVAL=7;COUNT=1000000'), 't.ics', window);
+    // 00:00 EDT to 03:00 EST is three hours of wall-clock time (01:00-02:00 happens twice, stepped once): 26 steps.
+    expect(jumped.occurrences).toHaveLength(26);
+    expect(jumped.occurrences).toEqual(stepped.occurrences);
+    expect(jumped.notes).toEqual([]);
+  });
+
+  test('a rule that cannot be jumped and reaches the step limit before the range says its occurrences there are missing', async () => {
+    const text = wrap(
+      'BEGIN:VEVENT',
+      'UID:b',
+      'DTSTART:20190101T000000Z',
+      'RRULE:FREQ=MINUTELY;BYSECOND=0',
+      'SUMMARY:every minute',
+      'END:VEVENT',
+    );
+    const { occurrences, notes } = await readEvents(
+      text,
+      't.ics',
+      range('2026-11-24T00:00:00Z', '2026-11-25T00:00:00Z', 'UTC'),
+    );
+    expect(occurrences).toEqual([]);
+    expect(notes).toEqual([
+      "'every minute' repeats too often to step from its start (2019-01-01) to the listed range in 20000 steps: its occurrences in the range are missing from this answer.",
+    ]);
+  });
+
+  test('INTERVAL and COUNT that RFC 5545 does not allow are read as ical.js reads them, with a note', async () => {
+    const event = (uid: string, rule: string) => [
+      'BEGIN:VEVENT',
+      `UID:${uid}`,
+      'DTSTART:20261124T090000Z',
+      `RRULE:${rule}`,
+      `SUMMARY:${uid}`,
+      'END:VEVENT',
+    ];
+    const text = wrap(
+      ...event('zero', 'FREQ=DAILY;INTERVAL=0'),
+      ...event('negative', 'FREQ=DAILY;INTERVAL=-2;COUNT=2'),
+      ...event('no-end', 'FREQ=DAILY;COUNT=0'),
+      ...event('none', 'FREQ=DAILY;COUNT=-1'),
+    );
+    const { occurrences, notes } = await readEvents(
+      text,
+      't.ics',
+      range('2026-11-24T00:00:00Z', '2026-11-27T00:00:00Z', 'UTC'),
+    );
+    const days = (title: string) => occurrences.filter((o) => o.title === title).map((o) => o.start.slice(0, 10));
+    expect(days('zero')).toEqual(['2026-11-24', '2026-11-25', '2026-11-26']);
+    expect(days('negative')).toEqual(['2026-11-24', '2026-11-25']);
+    expect(days('no-end')).toEqual(['2026-11-24', '2026-11-25', '2026-11-26']);
+    expect(days('none')).toEqual([]);
+    expect(notes).toEqual([
+      "'zero' repeats with INTERVAL=0, which RFC 5545 does not allow (a whole number from 1); it was read as ical.js reads it: as INTERVAL=1.",
+      "'negative' repeats with INTERVAL=-2, which RFC 5545 does not allow (a whole number from 1); it was read as ical.js reads it: as INTERVAL=1.",
+      "'no-end' repeats with COUNT=0, which RFC 5545 does not allow (a whole number from 1); it was read as ical.js reads it: without a COUNT (no end).",
+      "'none' repeats with COUNT=-1, which RFC 5545 does not allow (a whole number from 1); it was read as ical.js reads it: as no occurrence at all.",
+    ]);
+  });
 });
 
 describe('vtimezoneFor', () => {

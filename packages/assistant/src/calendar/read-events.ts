@@ -4,6 +4,7 @@ import { epochOfWallClock, isoInZone } from '../when/zoned-time.ts';
 import type { CalendarOccurrence } from './calendar-types.ts';
 import { ianaZoneOf } from './event-zone.ts';
 import { type Ical, loadIcal } from './ical-module.ts';
+import { oddRuleParts, rulesOfEvents } from './rrule-parts.ts';
 
 type Component = InstanceType<typeof ICALNamespace.Component>;
 type Time = InstanceType<typeof ICALNamespace.Time>;
@@ -11,9 +12,8 @@ type Time = InstanceType<typeof ICALNamespace.Time>;
 /** Occurrences a single recurring event may be stepped through before the expansion stops (a daily event of 50 years). */
 const MAX_STEPS = 20_000;
 const NOTES_MAX_CHARS = 500;
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
-/** How far an overridden occurrence (RECURRENCE-ID) may be moved from its slot and still be found near the range. */
-const MAX_OVERRIDE_SHIFT = 31 * DAY;
 
 export interface ReadEventsOptions {
   fromMs: number;
@@ -72,6 +72,11 @@ function instantOf(ICAL: Ical, time: Time, tzid: string | undefined, zones: Map<
   return { ms: epochOfWallClock(fields, zone), floating: tzid === undefined, unknownZone: tzid };
 }
 
+/** A time's wall-clock fields as if they were UTC (how a series is stepped, whatever its zone). */
+function naiveMs(time: Time): number {
+  return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
+}
+
 function dateText(time: Time): string {
   return `${pad(time.year, 4)}-${pad(time.month)}-${pad(time.day)}`;
 }
@@ -85,7 +90,8 @@ export async function readEvents(text: string, source: string, options: ReadEven
   const ICAL = await loadIcal();
   const root = parseCalendarText(ICAL, text, source);
   try {
-    return expand(ICAL, root, options);
+    const result = expand(ICAL, root, options);
+    return { ...result, notes: [...result.notes, ...oddRuleNotes(text)] };
   } catch (error) {
     if (error instanceof GoondanError) throw error;
     // ical.js reads a value when it is first asked for: a date such as 2027-13-45 fails here, not in parse.
@@ -95,6 +101,61 @@ export async function readEvents(text: string, source: string, options: ReadEven
       { suggestion: 'Fix or remove the broken event (its DTSTART, DTEND, RRULE or EXDATE) in the calendar.' },
     );
   }
+}
+
+function startTzidOf(item: Component): string | undefined {
+  return item.getFirstProperty('dtstart')?.getParameter('tzid') as string | undefined;
+}
+
+/** Notes on rules RFC 5545 does not allow (INTERVAL=0, COUNT=-1) that ical.js reads anyway, saying how. */
+function oddRuleNotes(text: string): string[] {
+  const notes: string[] = [];
+  for (const { title, rules } of rulesOfEvents(text))
+    for (const rule of rules)
+      for (const { part, value, readAs } of oddRuleParts(rule))
+        if (readAs)
+          notes.push(
+            `'${title}' repeats with ${part}=${value}, which RFC 5545 does not allow (a whole number from 1); it was read as ical.js reads it: ${readAs}.`,
+          );
+  return notes;
+}
+
+/** Seconds of one step of a rule whose steps all have the same length in wall-clock time, else undefined. */
+const fixedStepSeconds: Record<string, number> = {
+  SECONDLY: 1,
+  MINUTELY: 60,
+  HOURLY: 3600,
+  DAILY: 86_400,
+  WEEKLY: 7 * 86_400,
+};
+
+/**
+ * Where to start stepping a series so the occurrences from `notBeforeNaive` on are all met: a later occurrence of the
+ * series itself, when its one rule has steps of one length (FREQ=SECONDLY to WEEKLY, any INTERVAL, UNTIL) and nothing
+ * that makes the n-th occurrence depend on the ones before (COUNT, a BYxxx part, RDATE). Such a rule's occurrences
+ * are DTSTART + k × step in the event's wall-clock time, as ical.js steps them; EXDATE and RECURRENCE-ID are applied by
+ * the iterator from wherever it starts. undefined to step from DTSTART.
+ */
+function laterStart(ICAL: Ical, master: Component, start: Time, notBeforeNaive: number): Time | undefined {
+  const rules = master.getAllProperties('rrule');
+  if (rules.length !== 1 || master.hasProperty('rdate')) return undefined;
+  const rule = rules[0]?.getFirstValue() as InstanceType<typeof ICALNamespace.Recur> | undefined;
+  const unit = rule ? fixedStepSeconds[rule.freq] : undefined;
+  if (!rule || unit === undefined || rule.count || Object.keys(rule.parts).length > 0) return undefined;
+  const stepMs = unit * Math.max(1, rule.interval) * 1000;
+  const naive = Date.UTC(start.year, start.month - 1, start.day, start.hour, start.minute, start.second);
+  const steps = Math.floor((notBeforeNaive - naive) / stepMs);
+  if (steps <= 0) return undefined;
+  const at = new Date(naive + steps * stepMs);
+  const fields = {
+    year: at.getUTCFullYear(),
+    month: at.getUTCMonth() + 1,
+    day: at.getUTCDate(),
+    ...(start.isDate
+      ? { isDate: true }
+      : { hour: at.getUTCHours(), minute: at.getUTCMinutes(), second: at.getUTCSeconds(), isDate: false }),
+  };
+  return ICAL.Time.fromData(fields, start.zone);
 }
 
 function expand(ICAL: Ical, root: Component, options: ReadEventsOptions): ReadEventsResult {
@@ -174,20 +235,55 @@ function expand(ICAL: Ical, root: Component, options: ReadEventsOptions): ReadEv
       continue;
     }
     for (const exception of exceptions) event.relateException(exception);
-    const iterator = event.iterator();
-    const longest = Math.max(0, event.duration ? event.duration.toSeconds() * 1000 : 0) + MAX_OVERRIDE_SHIFT;
+    // How long after its slot an occurrence may still overlap the range: the event's length, or an overridden
+    // occurrence's end after its RECURRENCE-ID (moved later, or made longer), with a day for a zone between them.
+    // An override moved earlier may start in the range from a slot after it (`earlier`).
+    let longest = Math.max(0, event.duration ? event.duration.toSeconds() * 1000 : 0);
+    let earlier = 0;
+    for (const exception of exceptions) {
+      const moved = new ICAL.Event(exception);
+      const slot = exception.getFirstPropertyValue('recurrence-id') as Time | null;
+      if (!slot || !moved.startDate) continue;
+      longest = Math.max(longest, naiveMs(moved.endDate ?? moved.startDate) - naiveMs(slot) + DAY);
+      earlier = Math.max(earlier, naiveMs(slot) - naiveMs(moved.startDate) + DAY);
+    }
+    // Where a simple rule may jump to (laterStart): the range's start in the event's wall-clock time, less what may
+    // overlap it and two hours for a DST change between.
+    const wallOfFrom = new Date(options.fromMs);
+    const asWall = ICAL.Time.fromData(
+      {
+        year: wallOfFrom.getUTCFullYear(),
+        month: wallOfFrom.getUTCMonth() + 1,
+        day: wallOfFrom.getUTCDate(),
+        hour: wallOfFrom.getUTCHours(),
+        minute: wallOfFrom.getUTCMinutes(),
+        second: wallOfFrom.getUTCSeconds(),
+        isDate: false,
+      },
+      event.startDate.zone,
+    );
+    const offset = options.fromMs - instantOf(ICAL, asWall, startTzidOf(master), zones, zone).ms;
+    const later = laterStart(ICAL, master, event.startDate, options.fromMs + offset - 2 * HOUR - longest);
+    // The series is stepped in its own wall-clock time, within a day of any zone's offset of UTC: occurrences far
+    // before the range are skipped without converting them, and stepping stops after it. (The iterator applies
+    // UNTIL, EXDATE and overrides from wherever it starts.)
+    const iterator = event.iterator(later);
     let steps = 0;
     for (let next = iterator.next(); next; next = iterator.next()) {
+      const naive = naiveMs(next);
+      if (naive >= options.toMs + 2 * DAY + earlier) break;
       if (++steps > MAX_STEPS) {
+        const title = String(master.getFirstPropertyValue('summary') ?? uid);
+        const stopped = next.isDate
+          ? dateText(next)
+          : isoInZone(instantOf(ICAL, next, startTzidOf(master), zones, zone).ms, zone);
         notes.add(
-          `'${String(master.getFirstPropertyValue('summary') ?? uid)}' repeats too often to expand past ${MAX_STEPS} occurrences; later ones are left out.`,
+          naive < options.fromMs
+            ? `'${title}' repeats too often to step from its start (${dateText(event.startDate)}) to the listed range in ${MAX_STEPS} steps: its occurrences in the range are missing from this answer.`
+            : `'${title}' repeats too often to list in full (${MAX_STEPS} steps): its occurrences from ${stopped} on are missing from this answer.`,
         );
         break;
       }
-      // The series is stepped in its own wall-clock time, within a day of any zone's offset of UTC: occurrences
-      // far before the range are skipped without converting them, and stepping stops after it.
-      const naive = Date.UTC(next.year, next.month - 1, next.day, next.hour, next.minute, next.second);
-      if (naive >= options.toMs + 2 * DAY) break;
       if (naive + longest < options.fromMs - 2 * DAY) continue;
       const details = event.getOccurrenceDetails(next);
       add(uid, details.item.component, details.startDate, details.endDate, true);

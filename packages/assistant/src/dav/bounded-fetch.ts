@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { GoondanError } from '@goondan/core/errors';
 
 /** A fetch for DAV clients that turns what goes wrong on the wire into coded errors, and keeps the first one. */
@@ -5,6 +6,78 @@ export interface BoundedFetch {
   fetch: typeof globalThis.fetch;
   /** The first coded failure seen (a library may swallow an error and fail later for a vaguer reason). */
   failure(): GoondanError | undefined;
+  /**
+   * The first answer since the last usable DAV answer that was no DAV answer (an error status, a web page, broken
+   * XML), as E_DAV_REQUEST_FAILED saying what came back: why a library that only says "cannot find principalUrl"
+   * failed. Answers to /.well-known/ probes do not count (a 404 or a page there is normal).
+   */
+  unusableAnswer(): GoondanError | undefined;
+}
+
+/** A URL as errors show it: scheme, host and path; never user information, a query or a fragment. */
+export function shownUrl(url: string): string {
+  const parsed = URL.parse(url);
+  return parsed ? `${parsed.origin}${parsed.pathname}` : 'the server';
+}
+
+function statusOf(response: Response): string {
+  const reason = response.statusText || STATUS_CODES[response.status] || '';
+  return `HTTP ${response.status}${reason ? ` ${reason}` : ''}`;
+}
+
+/** The methods whose answer must be a DAV multistatus (RFC 4918 9.1, RFC 4791 7.8). */
+const multistatusMethods = new Set(['PROPFIND', 'REPORT']);
+
+/**
+ * What is wrong with an answer, when it is no usable DAV answer: an error status (not 401/403: those are
+ * E_DAV_UNAUTHORIZED, kept apart), or, to PROPFIND and REPORT, a 2xx whose body is a web page, not XML, or XML without a whole
+ * <multistatus>. undefined for a usable answer.
+ */
+function unusable(
+  url: string,
+  method: string,
+  response: Response,
+  body: Uint8Array,
+  service: string,
+): GoondanError | undefined {
+  const where = shownUrl(url);
+  const status = statusOf(response);
+  const address = `the account's ${service} address (e.g. https://caldav.fastmail.com/, https://caldav.icloud.com/, https://<nextcloud>/remote.php/dav/)`;
+  if (response.status >= 300)
+    return new GoondanError('E_DAV_REQUEST_FAILED', `${where} answered ${status} to ${method}.`, {
+      suggestion:
+        response.status >= 500
+          ? `The server failed on its side: try again later, or look at its logs. If it keeps failing, check config.server.url is ${address}.`
+          : `Check config.server.url is ${address}: this path is no ${service} collection the account can use.`,
+    });
+  if (!multistatusMethods.has(method.toUpperCase()) || body.byteLength === 0) return undefined;
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() || 'no content type';
+  const text = new TextDecoder()
+    .decode(body)
+    .replace(/^\uFEFF/, '')
+    .trim();
+  const pageSuggestion = `The URL leads to a web page (often a sign-in page), not the ${service} service: set config.server.url to ${address}.`;
+  if (type.includes('html') || /^<!doctype html|^<html[\s>]/i.test(text))
+    return new GoondanError(
+      'E_DAV_REQUEST_FAILED',
+      `${where} answered an HTML page (${status}, ${type}) to ${method}, not ${service}: is the URL right?`,
+      { suggestion: pageSuggestion },
+    );
+  if (!type.includes('xml') && !text.startsWith('<'))
+    return new GoondanError(
+      'E_DAV_REQUEST_FAILED',
+      `${where} answered something that is not ${service} (${status}, ${type}, no XML) to ${method}: is the URL right?`,
+      { suggestion: pageSuggestion },
+    );
+  if (!/<([\w.-]+:)?multistatus[\s>]/.test(text) || !/<\/([\w.-]+:)?multistatus\s*>$/.test(text))
+    return new GoondanError(
+      'E_DAV_REQUEST_FAILED',
+      `${where} answered ${status} to ${method} with XML that is no whole DAV multistatus (broken or cut off).`,
+      {
+        suggestion: `Try again; if it persists, the server (or a proxy in front of it) is sending broken answers, or config.server.url is not ${address}.`,
+      },
+    );
+  return undefined;
 }
 
 function hostOf(url: string): string {
@@ -86,8 +159,12 @@ export function boundedFetch(options: {
   maxBytes: number;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** What the server should speak, for messages: CalDAV, CardDAV (default DAV). */
+  service?: string;
 }): BoundedFetch {
   let first: GoondanError | undefined;
+  let firstUnusable: GoondanError | undefined;
+  const service = options.service ?? 'DAV';
   const keep = (error: GoondanError): GoondanError => {
     first ??= error;
     return error;
@@ -104,6 +181,17 @@ export function boundedFetch(options: {
       response = await fetch(url, { ...init, headers, signal: AbortSignal.any(signals) });
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      if ((error as { code?: unknown }).code === 'TooManyRedirects')
+        throw keep(
+          new GoondanError(
+            'E_DAV_REQUEST_FAILED',
+            `${shownUrl(url)} redirects in a loop: the request was sent on and on and never answered.`,
+            {
+              suggestion:
+                "Check config.server.url: a server or a proxy in front of it redirecting back (often http and https, or a path with and without its final '/'); use the address the redirects should end at, or fix the server's redirects.",
+            },
+          ),
+        );
       throw keep(
         new GoondanError(
           'E_DAV_UNREACHABLE',
@@ -130,7 +218,14 @@ export function boundedFetch(options: {
     const body = await readBounded(response, options.maxBytes, host).catch((error: unknown) => {
       throw error instanceof GoondanError ? keep(error) : error;
     });
+    // 401 and 403 are kept as E_DAV_UNAUTHORIZED above; they neither are nor end an unusable answer.
+    if (!wellKnown && response.status !== 401 && response.status !== 403) {
+      const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+      const problem = unusable(url, method, response, body, service);
+      if (!problem) firstUnusable = undefined;
+      else firstUnusable ??= problem;
+    }
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-  return { fetch: bounded as typeof globalThis.fetch, failure: () => first };
+  return { fetch: bounded as typeof globalThis.fetch, failure: () => first, unusableAnswer: () => firstUnusable };
 }

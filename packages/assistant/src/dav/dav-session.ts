@@ -5,7 +5,7 @@ import {
   type ToolContext,
   useOAuthService,
 } from '@goondan/core';
-import { boundedFetch } from './bounded-fetch.ts';
+import { boundedFetch, shownUrl } from './bounded-fetch.ts';
 import type { PimBackend } from './dav-config.ts';
 
 type DavBackend = Extract<PimBackend, { type: 'dav' }>;
@@ -44,17 +44,29 @@ const davExchangeCodes: ReadonlySet<string> = new Set([
   'E_DAV_RESPONSE_TOO_LARGE',
 ]);
 
-/** Any failure of a DAV exchange as a coded error: the wire's own (kept by the fetch) first, else E_DAV_REQUEST_FAILED. */
-function codedFailure(error: unknown, kept: GoondanError | undefined, host: string): GoondanError {
+/**
+ * Any failure of a DAV exchange as a coded error: the wire's own (kept by the fetch) first, then the library's coded
+ * one, then what the server answered that the library could not use (an error status, a web page, broken XML), else
+ * E_DAV_REQUEST_FAILED with the library's reason.
+ */
+function codedFailure(
+  error: unknown,
+  bounded: ReturnType<typeof boundedFetch>,
+  url: string,
+  service: string,
+): GoondanError {
+  const kept = bounded.failure();
   if (kept) return kept;
   if (error instanceof GoondanError) return error;
-  const reason = error instanceof Error ? error.message : String(error);
+  const unusable = bounded.unusableAnswer();
+  if (unusable) return unusable;
+  // A URL in the library's words loses any user information (an href a server sent may carry one).
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/\/\/[^/@\s]*@/g, '//');
   return new GoondanError(
     'E_DAV_REQUEST_FAILED',
-    `The DAV server ${host} gave an answer that could not be used: ${reason.slice(0, 300)}`,
+    `The ${service} server at ${shownUrl(url)} gave an answer that could not be used: ${reason.slice(0, 300)}`,
     {
-      suggestion:
-        "Check that config.server.url points at the CalDAV/CardDAV service (the account's DAV address, not its web page).",
+      suggestion: `Check that config.server.url points at the ${service} service (the account's ${service} address, not its web page) and that the server supports ${service} discovery (current-user-principal).`,
     },
   );
 }
@@ -70,14 +82,15 @@ export async function withDavClient<T>(
   work: (client: DavClient, fetch: typeof globalThis.fetch) => Promise<T>,
 ): Promise<T> {
   const headers = await authHeaders(ctx, backend);
+  const service = accountType === 'caldav' ? 'CalDAV' : 'CardDAV';
   const bounded = boundedFetch({
+    service,
     server: backend.url,
     headers,
     maxBytes: backend.maxResponseBytes,
     timeoutMs: backend.timeoutMs,
     signal: ctx.signal,
   });
-  const host = new URL(backend.url).host;
   try {
     const { createDAVClient } = await import('tsdav');
     const client = await createDAVClient({
@@ -91,6 +104,6 @@ export async function withDavClient<T>(
     return await work(client, bounded.fetch);
   } catch (error) {
     if (error instanceof GoondanError && !davExchangeCodes.has(error.code)) throw error;
-    throw codedFailure(error, bounded.failure(), host);
+    throw codedFailure(error, bounded, backend.url, service);
   }
 }

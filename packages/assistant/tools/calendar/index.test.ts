@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkAvailability, type JsonObject } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
+import { buildEventCalendar } from '../../src/calendar/build-event.ts';
 import { assistantBundleDir } from '../../src/index.ts';
 import { handlers as contacts } from '../contacts/index.ts';
 import { handlers } from './index.ts';
@@ -129,6 +130,47 @@ describe('calendar with a local ICS file', () => {
     const error = await failure(handlers.list_events(ctx, {}));
     expect(error).toMatchObject({ code: 'E_CALENDAR_DATA_INVALID' });
     expect(error.message).toContain('c.ics');
+  });
+
+  test('a repetition with INTERVAL=0 or a negative COUNT is refused, never written as every day or forever', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'calendar.ics', timeZone: 'Asia/Seoul' });
+    for (const start_date of [
+      'RRULE:FREQ=DAILY;INTERVAL=0',
+      'FREQ=WEEKLY;BYDAY=MO;COUNT=-1',
+      'DTSTART:20270101T090000 RRULE:FREQ=DAILY;INTERVAL=x',
+    ]) {
+      const error = await failure(handlers.create_event(ctx, { title: 'bad rule', start_date }));
+      expect(error).toMatchObject({ code: 'E_TOOL_INVALID_ARGS' });
+      expect(error.suggestion).toContain('every monday at 10am');
+    }
+    expect(
+      (await failure(handlers.create_event(ctx, { title: 'x', start_date: 'RRULE:FREQ=DAILY;INTERVAL=0' }))).message,
+    ).toContain('INTERVAL=0 is no repetition');
+    expect(existsSync(join(bundle, 'calendar.ics'))).toBe(false);
+    // The writer refuses such a rule whatever asks for it (ical.js would drop INTERVAL=0 and write every day).
+    const event = { uid: 'u', title: 't', startMs: 0, endMs: 3_600_000, allDay: false, timeZone: 'UTC', nowMs: 0 };
+    for (const rrule of ['FREQ=DAILY;INTERVAL=0', 'FREQ=DAILY;COUNT=0', 'FREQ=HOURLY;INTERVAL=-3'])
+      expect(await failure(buildEventCalendar({ ...event, rrule }))).toMatchObject({ code: 'E_TOOL_INVALID_ARGS' });
+    expect(await buildEventCalendar({ ...event, rrule: 'FREQ=DAILY;INTERVAL=2;COUNT=3' })).toContain(
+      'RRULE:FREQ=DAILY;COUNT=3;INTERVAL=2',
+    );
+  });
+
+  test('an event in the file with INTERVAL=0 is listed as ical.js reads it (every day), with a note', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'calendar.ics', timeZone: 'UTC' });
+    writeFileSync(
+      join(bundle, 'calendar.ics'),
+      'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nBEGIN:VEVENT\r\nUID:z\r\nDTSTART:20270101T090000Z\r\nRRULE:FREQ=DAILY;INTERVAL=0\r\nSUMMARY:zero\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n',
+    );
+    const listed: Loose = await handlers.list_events(ctx, { from: '2027-01-01', days_ahead: 2 });
+    expect(listed.events.map((event: Loose) => event.start)).toEqual([
+      '2027-01-01T09:00:00+00:00',
+      '2027-01-02T09:00:00+00:00',
+      '2027-01-03T09:00:00+00:00',
+    ]);
+    expect(listed.notes).toEqual([
+      "'zero' repeats with INTERVAL=0, which RFC 5545 does not allow (a whole number from 1); it was read as ical.js reads it: as INTERVAL=1.",
+    ]);
   });
 
   test('an oversized file is E_DAV_RESPONSE_TOO_LARGE before it is read', async () => {
