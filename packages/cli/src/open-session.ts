@@ -63,6 +63,8 @@ export interface SessionFlags {
   swarm?: string;
   /** Grace period of a graceful shutdown, in ms (swarm mode). */
   grace?: string;
+  /** `--user ID`: the person the turns act for (their auth.userId; per-user OAuth grants are theirs). */
+  user?: string;
   observer?: TurnObserver;
   /** Observer of the other agents of a swarm (their tool calls, prefixed by the caller). */
   peerObserver?: (agent: string) => TurnObserver | undefined;
@@ -76,6 +78,11 @@ export interface SessionFlags {
   /** Approvals raised by any agent of the session, and how they ended: the front end asks a person. */
   onApproval?: (record: ApprovalRecord) => void;
   onApprovalResolved?: (record: ApprovalRecord) => void;
+}
+
+/** `--user ID` (checked by the command, checkUserFlag) as a turn's auth context. */
+function userAuth(flag: string | undefined): { userId: string } | undefined {
+  return flag === undefined ? undefined : { userId: flag };
 }
 
 function graceOf(flag: string | undefined): number | undefined {
@@ -117,6 +124,7 @@ async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: Sess
   }
   const instanceKey = flags.instance ?? topology.instanceKey ?? 'default';
   instancePaths({ rootDir: bundle.rootDir, agentName, instanceKey });
+  const auth = userAuth(flags.user);
   const history = storedMessages(bundle, agentName, instanceKey);
   // This process owns the OAuth store; a grant's auth.granted goes to the live instance that asked.
   const oauth = await openBundleOAuth(bundle, {
@@ -169,6 +177,7 @@ async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: Sess
         target: agentName,
         instanceKey,
         source: { kind: 'user', name: options.source },
+        ...(auth ? { auth } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       }),
     runEvent: (event, options) =>
@@ -216,6 +225,7 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
   const topology = resolveSwarm(bundle, flags.swarm);
   if (topology) return swarmSession(bundle, topology, flags);
   const agent: AgentResource = chooseAgent(bundle, flags.agent);
+  const auth = userAuth(flags.user);
   const oauth = await openBundleOAuth(bundle);
   const instance = await openAgentInstance({
     bundle,
@@ -235,7 +245,8 @@ export async function openSessionFromFlags(flags: SessionFlags): Promise<AgentSe
     instanceKey: instance.instanceKey,
     bundle,
     historyLength: () => instance.conversation().length,
-    runTurn: (input, options) => instance.enqueue(userEvent(input, options.source), { signal: options.signal }),
+    runTurn: (input, options) =>
+      instance.enqueue({ ...userEvent(input, options.source), ...(auth ? { auth } : {}) }, { signal: options.signal }),
     runEvent: (event, options) => instance.enqueue(event, { signal: options.signal }),
     reset: async () => instance.reset(),
     answerApproval: async (record, answer) => {

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { ConversationStore, instancePaths, openInstanceDatabase } from '@goondan/core';
 import { startOpenAICompatibleServer } from '@goondan/core/testing';
 import {
   agentBundle,
@@ -209,6 +210,27 @@ describe('gdn run', () => {
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain(says);
       expect(result.stderr).toContain('E_CLI_USAGE');
+    }
+  });
+
+  test('--user names the person the turn acts for: its messages carry it; a blank or huge one is a usage error', async () => {
+    const bundle = await agentBundle();
+    const result = await gdn(['run', '--bundle', bundle, '--user', 'ada', '--input', 'What is 2 + 3?']);
+    expect(result.exitCode).toBe(0);
+    const { databaseFile } = instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey: 'default' });
+    const db = openInstanceDatabase(databaseFile);
+    const users = new ConversationStore(db).load().map((message) => [message.data.role, message.metadata.userId]);
+    db.close();
+    expect(users).toEqual([
+      ['user', 'ada'],
+      ['assistant', 'ada'],
+      ['tool', undefined],
+      ['assistant', 'ada'],
+    ]);
+    for (const user of ['', ' ', 'x'.repeat(257)]) {
+      const refused = await gdn(['run', '--bundle', bundle, '--user', user, '--input', 'hi']);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain('--user must be a user id of 1 to 256 characters');
     }
   });
 

@@ -23,6 +23,7 @@ import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
+import { checkUserFlag } from '../user-flag.ts';
 import { watchSwarm } from '../watch-swarm.ts';
 
 export const chatHelp = `Usage: gdn chat [--agent A] [--instance K] [--bundle DIR]
@@ -54,6 +55,7 @@ Approvals of agents it called show here too. Unanswered approvals stay stored: l
 Options:
   --agent A      the agent to chat with (default: the Swarm's entryAgent, or the only Agent)
   --instance K   instance key: which conversation and workspace (default: "default")
+  --user ID      the person the turns act for: per-user OAuth grants are theirs, and agents asked act for them
   --bundle DIR   the bundle directory (default: the current directory or a parent with goondan.yaml)
   --swarm NAME   the Swarm to run when the bundle declares several
   --grace MS     (swarm) how long agents may finish their current turn at shutdown (default 10000)
@@ -69,10 +71,12 @@ export async function chatCommand(argv: string[]): Promise<number> {
     spec: {
       agent: { type: 'string' },
       instance: { type: 'string' },
+      user: { type: 'string' },
       swarm: { type: 'string' },
       grace: { type: 'string' },
     },
   });
+  checkUserFlag(values.user, 'chat');
   if (values.help) {
     console.log(chatHelp);
     return 0;

@@ -9,6 +9,7 @@ import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
+import { checkUserFlag } from '../user-flag.ts';
 import { watchSwarm } from '../watch-swarm.ts';
 
 export const runHelp = `Usage: gdn run --input TEXT [--agent A] [--instance K] [--json] [--bundle DIR]
@@ -21,6 +22,8 @@ Options:
   --input TEXT     the user message (use - to read it from standard input)
   --agent A        the agent to run (default: the Swarm's entryAgent, or the only Agent)
   --instance K     instance key: which conversation and workspace (default: "default")
+  --user ID        the person the turn acts for: per-user OAuth grants are theirs, and agents it asks act for
+                   them too
   --json           print the turn as JSON: {turnId, traceId, status, text, texts, steps, usage, reason?, error?,
                    toolCalls}; text is the reply (the last step's), texts the text of every step that wrote one
   --bundle DIR     the bundle directory (default: the current directory or a parent with goondan.yaml)
@@ -47,6 +50,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       input: { type: 'string' },
       agent: { type: 'string' },
       instance: { type: 'string' },
+      user: { type: 'string' },
       json: { type: 'boolean' },
       swarm: { type: 'string' },
       watch: { type: 'boolean' },
@@ -59,6 +63,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (use --input)`, 'run');
   if (values.input === undefined && !values.watch) throw new UsageError('missing --input TEXT', 'run');
+  checkUserFlag(values.user, 'run');
   if (values.json) reserveStdoutForJson();
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
   // A turn needs something to answer: an empty message is a mistake (an unset variable, an empty pipe), and some
