@@ -10,7 +10,7 @@ import { resolveOAuthKey } from '../../core/src/oauth/resolve-oauth-key.ts';
 import { followAuthorization } from '../../core/test/oauth-authorization-server.ts';
 import { freshKey } from '../../core/test/oauth-fixture.ts';
 import { type OAuthTestbed, startOAuthTestbed } from '../../core/test/oauth-testbed.ts';
-import { cleanupTempDirs, cliEnv, makeTempDir, startGdn } from './helpers.ts';
+import { cleanupTempDirs, cliEnv, makeTempDir, startAuthLogin, startGdn } from './helpers.ts';
 
 const coreIndex = resolve(import.meta.dir, '..', '..', 'core', 'src', 'index.ts');
 let bed: OAuthTestbed;
@@ -65,6 +65,7 @@ export const handlers = {
   writeFileSync(
     join(dir, 'goondan.yaml'),
     `${bed.githubAppYaml()}---
+${bed.githubAppYaml().replace('name: github', 'name: gitlab')}---
 apiVersion: goondan.ai/v1
 kind: Tool
 metadata: { name: api }
@@ -163,6 +164,14 @@ describe('gdn serve with an OAuthApp', () => {
     const granted = (await waitForFile(join(out, 'granted.json'))) as Record<string, unknown>;
     expect(granted).toEqual({ grant: { oauthApp: 'OAuthApp/github' }, status: 'ready', user: 'ada' });
     await server.waitForStderr('token is ');
+
+    // gdn auth login while gdn serve holds the callback address: serve answers the callback into the same store,
+    // and the login sees its grant there.
+    const { login, link } = await startAuthLogin(dir, env, 'gitlab');
+    const loggedIn = await fetch(await followAuthorization(link, bed.redirectUri));
+    expect(loggedIn.status).toBe(200);
+    expect(await login.exited).toBe(0);
+    expect(await new Response(login.stderr).text()).toContain('the callback address is in use');
 
     // An agent process of the swarm gets the same grant over IPC.
     const response = await fetch(`${url}/v1/agents/helper/instances/default/events`, {

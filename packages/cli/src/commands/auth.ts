@@ -95,22 +95,51 @@ export async function authCommand(argv: string[]): Promise<number> {
       finish = (failure) => (failure === undefined ? resolve() : reject(failure));
     });
     callbackOutcome.catch(() => {}); // awaited only in the authorizationCode flow
-    const callbacks = serveOAuthCallbacks({
-      bundle,
-      host,
-      onGranted: (session) => {
-        if (session.id === current?.id) finish();
-      },
-      onFailed: (error) => {
+    const spent = () => {
+      if (!current) return false;
+      const stored = host.store.session(current.id);
+      return !stored || stored.usedAt !== null || stored.expiresAt <= Date.now();
+    };
+    let callbacks: { stop(): Promise<void> };
+    let watch: ReturnType<typeof setInterval> | undefined;
+    /** The version of the grant stored before this login (a new one is this login's). */
+    let grantBefore: number | null = null;
+    try {
+      callbacks = serveOAuthCallbacks({
+        bundle,
+        host,
+        onGranted: (session) => {
+          if (session.id === current?.id) finish();
+        },
+        onFailed: (error) => {
+          if (spent()) finish(error);
+        },
+      });
+    } catch (thrown) {
+      if ((thrown as { code?: unknown } | null)?.code !== 'EADDRINUSE') throw thrown;
+      // The callback address is taken, most likely by a gdn serve, run or chat of this bundle: that process answers
+      // the callback into the same store, so this login watches the store for its grant instead.
+      console.error(
+        'gdn auth: the callback address is in use (a running gdn serve, run or chat of this bundle answers it); waiting for the grant.',
+      );
+      callbacks = { stop: async () => clearInterval(watch) };
+      watch = setInterval(() => {
         if (!current) return;
-        const stored = host.store.session(current.id);
-        if (!stored || stored.usedAt !== null || stored.expiresAt <= Date.now()) finish(error);
-      },
-    });
+        // Answered (the session is spent) and a grant stored since this login began (not a refresh meanwhile).
+        const answered = host.store.session(current.id)?.usedAt != null;
+        const grant = host.store.getGrant(current.app, current.subject);
+        if (answered && grant && grant.version !== grantBefore) finish();
+        else if (spent()) {
+          const failure = `The callback of ${current.id} failed in the process that answered it; nothing was stored.`;
+          finish(new GoondanError('E_OAUTH_CALLBACK_INVALID', failure));
+        }
+      }, 250);
+    }
     let expiry: ReturnType<typeof setTimeout> | undefined;
     try {
       const { session, done } = await host.login({ oauthAppRef, ...(caller ? { caller } : {}) });
       current = session;
+      grantBefore = host.store.getGrant(session.app, session.subject)?.version ?? null;
       if (session.flow !== 'deviceCode') {
         expiry = setTimeout(
           () =>
