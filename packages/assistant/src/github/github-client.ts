@@ -1,11 +1,14 @@
 import { GoondanError, type JsonValue, type OAuthTokenResult, type ToolContext, useOAuthService } from '@goondan/core';
 import type { Octokit } from '@octokit/rest';
+import { boundedFetch } from '../services/bounded-fetch.ts';
 import { serviceCredential } from '../services/service-credential.ts';
 
 export const DEFAULT_GITHUB_API = 'https://api.github.com';
 /** A rate-limit wait up to this long is waited out once; a longer one is answered at once (E_SERVICE_RATE_LIMITED). */
 export const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
 const REQUEST_TIMEOUT_MS = 30_000;
+/** The most of one GitHub answer read (a page of 30 issues with long bodies is well under it). */
+export const GITHUB_MAX_BYTES = 8 * 1024 * 1024;
 
 /** An Octokit ready for one call, or what a person must do first (an OAuth authorization, safe to show). */
 export type GitHubClient =
@@ -50,7 +53,10 @@ export async function githubClient(ctx: ToolContext): Promise<GitHubClient> {
     auth: token.token,
     baseUrl: baseUrl.replace(/\/+$/, ''),
     userAgent: 'goondan-assistant',
-    request: { signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) },
+    request: {
+      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
+      fetch: boundedFetch({ maxBytes: GITHUB_MAX_BYTES, service: 'GitHub' }),
+    },
     retry: { retries: 2 },
     throttle: { onRateLimit: waitOnce, onSecondaryRateLimit: waitOnce },
     log: { debug: silent, info: silent, warn: silent, error: silent },

@@ -17,6 +17,9 @@ function waitOf(headers: Record<string, string | undefined>): number | undefined
 /** Octokit's failures as coded errors: rate limits (403 with remaining 0, or 429) with the wait, 401/403, 404, 5xx. */
 export function githubError(thrown: unknown, options: { baseUrl: string; credential: string; what: string }): Error {
   if (thrown instanceof GoondanError) return thrown;
+  // A coded failure of the bounded fetch (an answer too large), wrapped by Octokit.
+  const cause = (thrown as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof GoondanError) return cause;
   const failure = thrown as OctokitFailure;
   // Octokit reports a network failure or a timeout as status 500 without a response.
   if (failure.status === undefined || !failure.response) return serviceUnreachable('GitHub', options.baseUrl, thrown);

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import { GoondanError } from '@goondan/core/errors';
 import { displayName } from '../names/display-name.ts';
-import { boardColumns, boardId, hasBoardIdShape } from './kanban-lookup.ts';
+import { boardColumns, boardId, boardNamed, hasBoardIdShape } from './kanban-lookup.ts';
 import { defaultKanbanColumns, type KanbanBoard } from './kanban-types.ts';
 
 function describeBoard(db: Database, board: { id: number; name: string; created_at: number }): KanbanBoard {
@@ -61,9 +61,7 @@ export function createBoard(
   );
   return db
     .transaction(() => {
-      const existing = db
-        .query<{ id: number }, [string, string]>('SELECT id FROM kanban_boards WHERE name = ? AND workspace = ?')
-        .get(name, workspace);
+      const existing = boardNamed(db, name, workspace);
       if (existing)
         throw new GoondanError(
           'E_KANBAN_NAME_TAKEN',

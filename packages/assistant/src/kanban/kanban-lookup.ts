@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { GoondanError } from '@goondan/core/errors';
+import { nameKey } from '../names/display-name.ts';
 import type { KanbanCard, KanbanCardRow, KanbanPriority } from './kanban-types.ts';
 
 /** A board found by id or name. */
@@ -27,6 +28,21 @@ function boardsOf(db: Database, workspace: string): string[] {
     .map((board) => `${boardId(board.id)} (${board.name})`);
 }
 
+/** The board of a workspace called `name`, ignoring case in any script (NOCASE folds only ASCII), or null. */
+export function boardNamed(db: Database, name: string, workspace: string): BoardRef | null {
+  const key = nameKey(name);
+  return (
+    db
+      .query<BoardRef, [string, string]>('SELECT id, name FROM kanban_boards WHERE name = ? AND workspace = ?')
+      .get(name, workspace) ??
+    db
+      .query<BoardRef, [string]>('SELECT id, name FROM kanban_boards WHERE workspace = ? ORDER BY id')
+      .all(workspace)
+      .find((board) => nameKey(board.name) === key) ??
+    null
+  );
+}
+
 /**
  * The board a `board_id` names in a workspace ('' is the personal space): its id (`board-3` or `3`) or, for a
  * model that remembers names, its name. Text of an id's shape is an id: a name cannot have that shape
@@ -35,9 +51,7 @@ function boardsOf(db: Database, workspace: string): string[] {
  */
 export function findBoard(db: Database, ref: string, workspace = ''): BoardRef {
   const text = ref.trim().normalize('NFC');
-  const byName = db
-    .query<BoardRef, [string, string]>('SELECT id, name FROM kanban_boards WHERE name = ? AND workspace = ?')
-    .get(text, workspace);
+  const byName = boardNamed(db, text, workspace);
   const id = numericId(text, 'board');
   const byId =
     id === undefined || !Number.isSafeInteger(id)
@@ -75,8 +89,8 @@ export function boardColumns(db: Database, board: number): string[] {
 /** The column of `board` that `name` means (case and surrounding spaces ignored), in the board's own spelling. */
 export function findColumn(db: Database, board: BoardRef, name: string): string {
   const columns = boardColumns(db, board.id);
-  const wanted = name.trim().normalize('NFC').toLowerCase();
-  const found = columns.find((column) => column.normalize('NFC').toLowerCase() === wanted);
+  const wanted = nameKey(name.trim());
+  const found = columns.find((column) => nameKey(column) === wanted);
   if (found !== undefined) return found;
   throw new GoondanError('E_KANBAN_COLUMN_NOT_FOUND', `Board '${board.name}' has no column '${name}'.`, {
     suggestion: `Use one of its columns: ${columns.map((column) => `'${column}'`).join(', ')}.`,

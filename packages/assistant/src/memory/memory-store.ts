@@ -60,15 +60,24 @@ function ownerClause(owner: MemoryOwner): { sql: string; args: (string | number 
 /** Saves one memory and indexes it (one transaction). */
 export function saveMemory(db: Database, owner: MemoryOwner, content: string): MemoryEntry {
   const now = new Date().toISOString();
-  return db.transaction(() => {
-    const row = db
-      .query<Row, [string, number | null, string | null, string, string, string]>(
-        'INSERT INTO memory_entries (scope, owner, workspace, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id, scope, content, updated_at',
-      )
-      .get(owner.scope, owner.owner, owner.owner === null ? (owner.workspace ?? null) : null, content, now, now) as Row;
-    db.query('INSERT INTO memory_search (rowid, terms) VALUES (?, ?)').run(row.id, indexText(content));
-    return toEntry(row);
-  })();
+  return db
+    .transaction(() => {
+      const row = db
+        .query<Row, [string, number | null, string | null, string, string, string]>(
+          'INSERT INTO memory_entries (scope, owner, workspace, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id, scope, content, updated_at',
+        )
+        .get(
+          owner.scope,
+          owner.owner,
+          owner.owner === null ? (owner.workspace ?? null) : null,
+          content,
+          now,
+          now,
+        ) as Row;
+      db.query('INSERT INTO memory_search (rowid, terms) VALUES (?, ?)').run(row.id, indexText(content));
+      return toEntry(row);
+    })
+    .immediate();
 }
 
 /**
@@ -77,33 +86,35 @@ export function saveMemory(db: Database, owner: MemoryOwner, content: string): M
  */
 export function updateMemory(db: Database, owner: MemoryOwner, oldContent: string, newContent: string) {
   const where = ownerClause(owner);
-  return db.transaction(() => {
-    const rows = db
-      .query<Row, (string | number | null)[]>(
-        `SELECT id, scope, content, updated_at FROM memory_entries WHERE ${where.sql} AND instr(lower(content), lower(?)) > 0 ORDER BY id`,
-      )
-      .all(...where.args, oldContent);
-    const exact = rows.filter((row) => row.content.toLowerCase() === oldContent.toLowerCase());
-    const matches = exact.length > 0 ? exact : rows;
-    if (matches.length === 0) {
-      throw new GoondanError('E_MEMORY_NOT_FOUND', `No ${owner.scope} memory contains '${oldContent}'.`, {
-        suggestion: 'Find the memory with memory__search and pass its text (or a part only it has) as old_content.',
-      });
-    }
-    if (matches.length > 1) {
-      const shown = matches.slice(0, 5).map((row) => `'${row.content}'`);
-      throw new GoondanError(
-        'E_MEMORY_AMBIGUOUS',
-        `${matches.length} ${owner.scope} memories contain '${oldContent}': ${shown.join(', ')}${matches.length > 5 ? ', …' : ''}.`,
-        { suggestion: 'Pass the full text of the one memory to change as old_content.' },
-      );
-    }
-    const [target] = matches as [Row];
-    const now = new Date().toISOString();
-    db.query('UPDATE memory_entries SET content = ?, updated_at = ? WHERE id = ?').run(newContent, now, target.id);
-    db.query('UPDATE memory_search SET terms = ? WHERE rowid = ?').run(indexText(newContent), target.id);
-    return { before: target.content, after: toEntry({ ...target, content: newContent, updated_at: now }) };
-  })();
+  return db
+    .transaction(() => {
+      const rows = db
+        .query<Row, (string | number | null)[]>(
+          `SELECT id, scope, content, updated_at FROM memory_entries WHERE ${where.sql} AND instr(lower(content), lower(?)) > 0 ORDER BY id`,
+        )
+        .all(...where.args, oldContent);
+      const exact = rows.filter((row) => row.content.toLowerCase() === oldContent.toLowerCase());
+      const matches = exact.length > 0 ? exact : rows;
+      if (matches.length === 0) {
+        throw new GoondanError('E_MEMORY_NOT_FOUND', `No ${owner.scope} memory contains '${oldContent}'.`, {
+          suggestion: 'Find the memory with memory__search and pass its text (or a part only it has) as old_content.',
+        });
+      }
+      if (matches.length > 1) {
+        const shown = matches.slice(0, 5).map((row) => `'${row.content}'`);
+        throw new GoondanError(
+          'E_MEMORY_AMBIGUOUS',
+          `${matches.length} ${owner.scope} memories contain '${oldContent}': ${shown.join(', ')}${matches.length > 5 ? ', …' : ''}.`,
+          { suggestion: 'Pass the full text of the one memory to change as old_content.' },
+        );
+      }
+      const [target] = matches as [Row];
+      const now = new Date().toISOString();
+      db.query('UPDATE memory_entries SET content = ?, updated_at = ? WHERE id = ?').run(newContent, now, target.id);
+      db.query('UPDATE memory_search SET terms = ? WHERE rowid = ?').run(indexText(newContent), target.id);
+      return { before: target.content, after: toEntry({ ...target, content: newContent, updated_at: now }) };
+    })
+    .immediate();
 }
 
 /**

@@ -31,3 +31,9 @@ export function displayName(value: unknown, field: string): string {
     },
   );
 }
+
+/**
+ * The key two names are compared by: NFC, lowercased in every script (`Иван` is `иван`, `Éclair` is `éclair`).
+ * SQLite's NOCASE folds only ASCII, so a lookup by `name = ?` is followed by a comparison of these keys.
+ */
+export const nameKey = (name: string): string => name.normalize('NFC').toLowerCase();

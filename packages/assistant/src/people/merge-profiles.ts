@@ -83,40 +83,43 @@ export function planMerge(db: Database, sourceName: string, targetName: string, 
     changes: planned.changes,
     summary: `merge '${planned.source.name}' into '${planned.target.name}': ${planned.moved.length} memories moved, ${planned.dropped.length + planned.replaced.length} deleted, ${planned.aliases.length} aliases, ${planned.speakers.length} current-user links`,
     apply: () =>
-      db.transaction(() => {
-        const steps = mergeSteps(db, sourceName, targetName, mode);
-        const { source, target } = steps;
-        for (const row of [...steps.dropped, ...steps.replaced]) {
-          db.query('DELETE FROM memory_search WHERE rowid = ?').run(row.id);
-          db.query('DELETE FROM memory_entries WHERE id = ?').run(row.id);
-        }
-        db.query('UPDATE memory_entries SET owner = ? WHERE scope = ? AND owner = ?').run(
-          target.id,
-          'personal',
-          source.id,
-        );
-        db.query('UPDATE people_current SET profile_id = ? WHERE profile_id = ?').run(target.id, source.id);
-        for (const space of steps.workspaces) {
-          // Where both were members, the target keeps the higher role.
-          db.query(
-            `INSERT INTO workspace_members (workspace_id, profile_id, role, joined_at) VALUES (?, ?, ?, ?)
+      db
+        .transaction(() => {
+          const steps = mergeSteps(db, sourceName, targetName, mode);
+          const { source, target } = steps;
+          for (const row of [...steps.dropped, ...steps.replaced]) {
+            db.query('DELETE FROM memory_search WHERE rowid = ?').run(row.id);
+            db.query('DELETE FROM memory_entries WHERE id = ?').run(row.id);
+          }
+          db.query('UPDATE memory_entries SET owner = ? WHERE scope = ? AND owner = ?').run(
+            target.id,
+            'personal',
+            source.id,
+          );
+          db.query('UPDATE people_current SET profile_id = ? WHERE profile_id = ?').run(target.id, source.id);
+          for (const space of steps.workspaces) {
+            // Where both were members, the target keeps the higher role.
+            db.query(
+              `INSERT INTO workspace_members (workspace_id, profile_id, role, joined_at) VALUES (?, ?, ?, ?)
              ON CONFLICT (workspace_id, profile_id) DO UPDATE SET role = CASE WHEN excluded.role = 'owner' THEN 'owner' ELSE role END`,
-          ).run(space.workspace_id, target.id, space.role, new Date().toISOString());
-        }
-        if (steps.workspaces.length > 0) db.query('DELETE FROM workspace_members WHERE profile_id = ?').run(source.id);
-        db.query('DELETE FROM people_aliases WHERE profile_id = ?').run(source.id);
-        db.query('DELETE FROM people_profiles WHERE id = ?').run(source.id);
-        for (const alias of steps.aliases)
-          db.query('INSERT INTO people_aliases (alias, profile_id) VALUES (?, ?)').run(alias, target.id);
-        return {
-          merged: source.name,
-          into: target.name,
-          memoriesMoved: steps.moved.length,
-          memoriesDeleted: steps.dropped.length + steps.replaced.length,
-          aliasesAdded: steps.aliases,
-          currentUserRemapped: steps.speakers,
-          ...(steps.workspaces.length > 0 ? { workspacesJoined: steps.workspaces.map((space) => space.name) } : {}),
-        };
-      })(),
+            ).run(space.workspace_id, target.id, space.role, new Date().toISOString());
+          }
+          if (steps.workspaces.length > 0)
+            db.query('DELETE FROM workspace_members WHERE profile_id = ?').run(source.id);
+          db.query('DELETE FROM people_aliases WHERE profile_id = ?').run(source.id);
+          db.query('DELETE FROM people_profiles WHERE id = ?').run(source.id);
+          for (const alias of steps.aliases)
+            db.query('INSERT INTO people_aliases (alias, profile_id) VALUES (?, ?)').run(alias, target.id);
+          return {
+            merged: source.name,
+            into: target.name,
+            memoriesMoved: steps.moved.length,
+            memoriesDeleted: steps.dropped.length + steps.replaced.length,
+            aliasesAdded: steps.aliases,
+            currentUserRemapped: steps.speakers,
+            ...(steps.workspaces.length > 0 ? { workspacesJoined: steps.workspaces.map((space) => space.name) } : {}),
+          };
+        })
+        .immediate(),
   };
 }

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { GoondanError } from '@goondan/core/errors';
-import { displayName } from '../names/display-name.ts';
+import { displayName, nameKey } from '../names/display-name.ts';
 
 /** The longest profile name or alias, in characters. */
 export const NAME_MAX_CHARS = 100;
@@ -49,11 +49,18 @@ function profileById(db: Database, id: number): Profile {
   return { ...row, aliases };
 }
 
-/** The profile whose name or alias is `name` (ignoring case), or null. */
+/** The profile whose name or alias is `name` (ignoring case in any script), or null. */
 export function findProfile(db: Database, name: string): Profile | null {
+  const key = nameKey(name);
   const row =
     db.query<{ id: number }, [string]>('SELECT id FROM people_profiles WHERE name = ?').get(name) ??
-    db.query<{ id: number }, [string]>('SELECT profile_id AS id FROM people_aliases WHERE alias = ?').get(name);
+    db.query<{ id: number }, [string]>('SELECT profile_id AS id FROM people_aliases WHERE alias = ?').get(name) ??
+    db
+      .query<{ id: number; name: string }, []>(
+        'SELECT id, name FROM people_profiles UNION ALL SELECT profile_id AS id, alias AS name FROM people_aliases',
+      )
+      .all()
+      .find((each) => nameKey(each.name) === key);
   return row ? profileById(db, row.id) : null;
 }
 
@@ -89,47 +96,54 @@ function ensureNameFree(db: Database, name: string, field: string): void {
 }
 
 export function createProfile(db: Database, input: { name: string; aliases: string[]; description: string }): Profile {
-  return db.transaction(() => {
-    const names = [input.name, ...input.aliases];
-    const lowered = names.map((name) => name.toLowerCase());
-    if (new Set(lowered).size !== names.length) {
-      throw new GoondanError('E_TOOL_INVALID_ARGS', 'The name and aliases repeat a name.', {
-        suggestion: 'List each alias once, and not the name itself.',
-      });
-    }
-    for (const name of names) ensureNameFree(db, name, name === input.name ? 'name' : 'alias');
-    const { id } = db
-      .query<{ id: number }, [string, string, string]>(
-        'INSERT INTO people_profiles (name, description, created_at) VALUES (?, ?, ?) RETURNING id',
-      )
-      .get(input.name, input.description, new Date().toISOString()) as { id: number };
-    for (const alias of input.aliases)
-      db.query('INSERT INTO people_aliases (alias, profile_id) VALUES (?, ?)').run(alias, id);
-    return profileById(db, id);
-  })();
+  return db
+    .transaction(() => {
+      const names = [input.name, ...input.aliases];
+      const lowered = names.map(nameKey);
+      if (new Set(lowered).size !== names.length) {
+        throw new GoondanError('E_TOOL_INVALID_ARGS', 'The name and aliases repeat a name.', {
+          suggestion: 'List each alias once, and not the name itself.',
+        });
+      }
+      for (const name of names) ensureNameFree(db, name, name === input.name ? 'name' : 'alias');
+      const { id } = db
+        .query<{ id: number }, [string, string, string]>(
+          'INSERT INTO people_profiles (name, description, created_at) VALUES (?, ?, ?) RETURNING id',
+        )
+        .get(input.name, input.description, new Date().toISOString()) as { id: number };
+      for (const alias of input.aliases)
+        db.query('INSERT INTO people_aliases (alias, profile_id) VALUES (?, ?)').run(alias, id);
+      return profileById(db, id);
+    })
+    .immediate();
 }
 
 export function addAlias(db: Database, name: string, alias: string): Profile {
-  return db.transaction(() => {
-    const profile = resolveProfile(db, name);
-    ensureNameFree(db, alias, 'alias');
-    db.query('INSERT INTO people_aliases (alias, profile_id) VALUES (?, ?)').run(alias, profile.id);
-    return profileById(db, profile.id);
-  })();
+  return db
+    .transaction(() => {
+      const profile = resolveProfile(db, name);
+      ensureNameFree(db, alias, 'alias');
+      db.query('INSERT INTO people_aliases (alias, profile_id) VALUES (?, ?)').run(alias, profile.id);
+      return profileById(db, profile.id);
+    })
+    .immediate();
 }
 
 /** Renames a profile; the old name stays as an alias, so people who still use it are recognised. */
 export function renameProfile(db: Database, from: string, to: string): Profile {
-  return db.transaction(() => {
-    const profile = resolveProfile(db, from);
-    const owner = findProfile(db, to);
-    if (owner && owner.id !== profile.id) ensureNameFree(db, to, 'name');
-    db.query('DELETE FROM people_aliases WHERE alias = ?').run(to);
-    db.query('UPDATE people_profiles SET name = ? WHERE id = ?').run(to, profile.id);
-    if (profile.name.toLowerCase() !== to.toLowerCase())
-      db.query('INSERT INTO people_aliases (alias, profile_id) VALUES (?, ?)').run(profile.name, profile.id);
-    return profileById(db, profile.id);
-  })();
+  return db
+    .transaction(() => {
+      const profile = resolveProfile(db, from);
+      const owner = findProfile(db, to);
+      if (owner && owner.id !== profile.id) ensureNameFree(db, to, 'name');
+      for (const alias of profile.aliases)
+        if (nameKey(alias) === nameKey(to)) db.query('DELETE FROM people_aliases WHERE alias = ?').run(alias);
+      db.query('UPDATE people_profiles SET name = ? WHERE id = ?').run(to, profile.id);
+      if (nameKey(profile.name) !== nameKey(to))
+        db.query('INSERT INTO people_aliases (alias, profile_id) VALUES (?, ?)').run(profile.name, profile.id);
+      return profileById(db, profile.id);
+    })
+    .immediate();
 }
 
 /** Who speaks to the agent instance `speaker` ("agent/instance"), or null when nobody was set. */

@@ -1,12 +1,16 @@
 import { readTelegramBotSettings, writeTelegramBotSettings } from '@goondan/base';
 import { GoondanError, rememberSecretValue, type ToolContext } from '@goondan/core';
 import type { Api } from 'grammy';
+import { boundedFetch } from '../services/bounded-fetch.ts';
+import { parseServiceJson } from '../services/read-bounded-body.ts';
 import { serviceCredential } from '../services/service-credential.ts';
-import { serviceHttpError, serviceUnreachable } from '../services/service-errors.ts';
+import { quoteServiceText, serviceHttpError, serviceUnreachable } from '../services/service-errors.ts';
 import { assistantBundleRoot } from '../store/assistant-bundle-root.ts';
 
 export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 const TOKEN_SHAPE = /^\d{3,20}:[A-Za-z0-9_-]{30,100}$/;
+/** The most of one Bot API answer read (getMe and sendMessage answer a few KB). */
+export const TELEGRAM_MAX_BYTES = 1024 * 1024;
 
 /** The bundle whose stored bot the tools share with the channel of `gdn serve`. */
 export function telegramBundleRoot(ctx: ToolContext): string {
@@ -35,10 +39,48 @@ export function telegramToken(ctx: ToolContext): { token: string; from: string }
   return { token: credential.value, from: credential.from };
 }
 
+/**
+ * The Bot API's answer: `{ ok: true, result }` or `{ ok: false, error_code, description }`. Anything else (a
+ * proxy's error page, JSON of another API) is coded here, quoting the answer with the token (in every Bot API URL,
+ * which an error page may echo) cut out; a larger answer than TELEGRAM_MAX_BYTES is never read whole.
+ */
+function botApiFetch(token: string): typeof fetch {
+  const bounded = boundedFetch({ maxBytes: TELEGRAM_MAX_BYTES, service: 'Telegram' });
+  const checked = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const response = await bounded(input, init);
+    const text = (await response.text()).split(token).join('<token>');
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      if (!response.ok)
+        throw serviceHttpError({
+          service: 'Telegram',
+          status: response.status,
+          statusText: response.statusText,
+          body: text,
+        });
+      return parseServiceJson(text, 'Telegram') as never;
+    }
+    const answer = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+    if ((answer.ok === true && 'result' in answer) || (answer.ok === false && typeof answer.error_code === 'number'))
+      return Response.json(answer);
+    throw new GoondanError(
+      'E_SERVICE_RESPONSE_INVALID',
+      `Telegram answered ${response.status} with JSON that is not a Bot API answer: ${quoteServiceText(text)}`,
+      {
+        suggestion:
+          'Check that config.apiRoot points at the Bot API itself (https://api.telegram.org or a local Bot API server).',
+      },
+    );
+  };
+  return checked as typeof fetch;
+}
+
 /** A grammY Api for the token (no polling: the channel of `gdn serve` owns getUpdates). */
 export async function telegramApi(ctx: ToolContext, token: string): Promise<Api> {
   const { Api } = await import('grammy');
-  return new Api(token, { apiRoot: apiRootOf(ctx), timeoutSeconds: 30 });
+  return new Api(token, { apiRoot: apiRootOf(ctx), timeoutSeconds: 30, fetch: botApiFetch(token) as never });
 }
 
 /** grammY's failures as coded errors; the token (part of every Bot API URL) never appears in them. */
@@ -50,6 +92,8 @@ export async function telegramError(
   if (thrown instanceof GoondanError) return thrown;
   if (options.ctx.signal.aborted) return new GoondanError('E_TOOL_ABORTED', 'The Telegram call was cancelled.');
   if (thrown instanceof HttpError) {
+    // A coded failure of botApiFetch (not the Bot API's answer, too large), wrapped by grammY.
+    if (thrown.error instanceof GoondanError) return thrown.error;
     return serviceUnreachable('Telegram', apiRootOf(options.ctx), new Error(`${options.method} got no answer`));
   }
   if (thrown instanceof GrammyError) {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { tmpdir } from 'node:os';
 import { type JsonObject, type OAuthService, provideOAuthService } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
+import { GITHUB_MAX_BYTES } from '../../src/github/github-client.ts';
 import { handlers } from './index.ts';
 
 const TOKEN = 'ghp_testtoken0123456789abcdef';
@@ -9,6 +10,7 @@ process.env.GOONDAN_TEST_GITHUB_TOKEN = TOKEN;
 
 const calls: { method: string; path: string; authorization: string | null; body: unknown }[] = [];
 const attempts = new Map<string, number>();
+let endlessPulled = 0;
 const issue = (number: number, extra: object = {}) => ({
   number,
   title: `Issue ${number}`,
@@ -53,6 +55,27 @@ const server = Bun.serve({
       );
     }
     if (path === '/repos/octo/flaky/issues' && seen === 1) return new Response('bad gateway', { status: 502 });
+    if (path === '/repos/octo/portal/issues')
+      return new Response('<html><body>Sign in to the proxy</body></html>', {
+        headers: { 'content-type': 'text/html' },
+      });
+    if (path === '/repos/octo/shapeless/issues') return Response.json({ items: [] });
+    if (path === '/repos/octo/shapeless/issues/1') return Response.json([issue(1)]);
+    if (path === '/repos/octo/endless/issues') {
+      const chunk = new TextEncoder().encode(`[${JSON.stringify(issue(1))},`.padEnd(64 * 1024, ' '));
+      let sent = 0;
+      return new Response(
+        new ReadableStream({
+          pull(controller) {
+            if (sent >= 100 * 1024 * 1024) return controller.close();
+            sent += chunk.byteLength;
+            endlessPulled = Math.max(endlessPulled, sent);
+            controller.enqueue(chunk);
+          },
+        }),
+        { headers: { 'content-type': 'application/json' } },
+      );
+    }
     if (path === '/repos/octo/secret/issues') return Response.json({ message: 'Bad credentials' }, { status: 401 });
     if (/^\/repos\/octo\/(hello|limited|flaky)\/issues$/.test(path) && request.method === 'GET') {
       return Response.json([issue(1), issue(2, { pull_request: { url: 'x' } })]);
@@ -164,6 +187,21 @@ describe('github tools against a fake GitHub API', () => {
     );
     expect(none.code).toBe('E_VALUE_SOURCE_ENV');
     expect(calls.length).toBe(before);
+  });
+
+  test('an HTML page, JSON of another shape and an endless answer are coded, not read whole', async () => {
+    const page = await failure(() => handlers.list_issues(ctx(), { repo: 'octo/portal' }));
+    expect([page.code, page.message]).toEqual(['E_SERVICE_RESPONSE_INVALID', expect.stringContaining('Sign in')]);
+    const object = await failure(() => handlers.list_issues(ctx(), { repo: 'octo/shapeless' }));
+    expect([object.code, object.message]).toEqual(['E_SERVICE_RESPONSE_INVALID', expect.stringContaining('list')]);
+    const list = await failure(() => handlers.view(ctx(), { repo: 'octo/shapeless', number: 1 }));
+    expect(list.code).toBe('E_SERVICE_RESPONSE_INVALID');
+    expect(`${page.message}${object.message}${list.message}`).not.toContain('is not a function');
+    const endless = await failure(() => handlers.list_issues(ctx(), { repo: 'octo/endless' }));
+    expect(endless.code).toBe('E_SERVICE_RESPONSE_TOO_LARGE');
+    // Each attempt (the retry plugin sends it again twice) stops being pulled soon after the limit, not at 100 MB.
+    expect(endlessPulled).toBeGreaterThan(GITHUB_MAX_BYTES);
+    expect(endlessPulled).toBeLessThan(40 * 1024 * 1024);
   });
 
   test('with config.oauthAppRef the token comes from the OAuth service; no grant yet answers what the person must do', async () => {

@@ -77,6 +77,24 @@ describe('kanban boards', () => {
     expect((await call(handlers.list_boards, ctx, {})).boards.map((board: Loose) => board.name)).toEqual(['Work']);
   });
 
+  test('board names are compared ignoring case in every script, not only ASCII', async () => {
+    const ctx = freshContext();
+    await call(handlers.create_board, ctx, { name: 'Éclair' });
+    await call(handlers.create_board, ctx, { name: 'Дом', columns: ['Сделать', 'Готово'] });
+    expect(await rejection(call(handlers.create_board, ctx, { name: 'éCLAIR' }))).toMatchObject({
+      code: 'E_KANBAN_NAME_TAKEN',
+    });
+    expect(await rejection(call(handlers.create_board, ctx, { name: 'дом' }))).toMatchObject({
+      code: 'E_KANBAN_NAME_TAKEN',
+    });
+    const card = await call(handlers.add_card, ctx, { board_id: 'ДОМ', title: 'x', column: 'готово' });
+    expect(card).toMatchObject({ boardId: 'board-2', column: 'Готово' });
+    expect((await call(handlers.list_boards, ctx, {})).boards.map((board: Loose) => board.name)).toEqual([
+      'Éclair',
+      'Дом',
+    ]);
+  });
+
   test('an unknown board is E_KANBAN_BOARD_NOT_FOUND naming the boards that exist', async () => {
     const ctx = freshContext();
     expect(await rejection(call(handlers.list, ctx, { board_id: 'board-9' }))).toMatchObject({

@@ -57,6 +57,19 @@ describe('profile tools', () => {
     expect(user.set_current(ctx, { name: 'minji' }).currentUser).toBe('Kim Minji');
   });
 
+  test('case is ignored in every script, not only ASCII: Иван is иван, Ölaf is ölaf', () => {
+    profile.create(ctx, { name: 'Иван', aliases: ['Ölaf'] });
+    expect(codeOf(() => profile.create(ctx, { name: 'иван' }))).toBe('E_PROFILE_NAME_TAKEN');
+    expect(codeOf(() => profile.create(ctx, { name: 'Ivan', aliases: ['ÖLAF'] }))).toBe('E_PROFILE_NAME_TAKEN');
+    expect(codeOf(() => profile.create(ctx, { name: 'Émile', aliases: ['émile'] }))).toBe('E_TOOL_INVALID_ARGS');
+    expect(user.set_current(ctx, { name: 'ИВАН' }).currentUser).toBe('Иван');
+    expect(profile.rename(ctx, { from: 'ölaf', to: 'ÖLAF' }).profile).toEqual({
+      name: 'ÖLAF',
+      aliases: ['Иван'],
+      description: '',
+    });
+  });
+
   test('bad input is a coded error with a suggestion', () => {
     profile.create(ctx, { name: 'Minji', aliases: ['민지'] });
     profile.create(ctx, { name: 'Jisoo' });

@@ -15,6 +15,12 @@ const savedToken = process.env.TELEGRAM_BOT_TOKEN;
 process.env.GOONDAN_OAUTH_KEY = randomBytes(32).toString('base64');
 delete process.env.TELEGRAM_BOT_TOKEN;
 const root = mkdtempSync(join(tmpdir(), 'assistant-telegram-'));
+// Tokens the fake API answers as a broken proxy would: an HTML error page quoting the URL, JSON of another API,
+// an endless answer.
+const PAGE = `111111111:${'E'.repeat(20)}pagetoken${'f'.repeat(6)}`;
+const ODD = `222222222:${'G'.repeat(20)}oddtoken${'h'.repeat(6)}`;
+const ENDLESS = `333333333:${'I'.repeat(20)}endlesstoken${'j'.repeat(6)}`;
+let endlessPulled = 0;
 const sent: { token: string; method: string; body: Record<string, unknown> }[] = [];
 
 // A fake Telegram Bot API on 127.0.0.1 (grammY's apiRoot points at it).
@@ -27,6 +33,25 @@ const server = Bun.serve({
     const [, token = '', method = ''] = match;
     const body = (await request.json().catch(() => ({}))) as Record<string, unknown>;
     sent.push({ token, method, body });
+    if (token === PAGE)
+      return new Response(`<html><body>502 Bad Gateway: POST ${request.url}</body></html>`, {
+        status: 502,
+        headers: { 'content-type': 'text/html' },
+      });
+    if (token === ODD) return Response.json({ result: 'this is not the Bot API' });
+    if (token === ENDLESS) {
+      const chunk = new Uint8Array(64 * 1024).fill(32);
+      let pulled = 0;
+      const stream = new ReadableStream({
+        pull(controller) {
+          if (pulled >= 100 * 1024 * 1024) return controller.close();
+          pulled += chunk.byteLength;
+          endlessPulled = Math.max(endlessPulled, pulled);
+          controller.enqueue(chunk);
+        },
+      });
+      return new Response(stream, { headers: { 'content-type': 'application/json' } });
+    }
     if (token !== GOOD)
       return Response.json({ ok: false, error_code: 401, description: 'Unauthorized' }, { status: 401 });
     if (method === 'getMe') {
@@ -137,7 +162,7 @@ describe('telegram tools against a fake Bot API', () => {
     expect(sent.length).toBe(before);
   });
 
-  test('enable keeps the flag the channel reads; a bot without any token, a refused env token and an unreachable API are coded', async () => {
+  test('enable keeps the flag the channel reads; a bot without any token, a refused env token, an unreachable API and answers not of the Bot API are coded', async () => {
     const { dir, ctx } = bundle('enable');
     const none = await failure(() => handlers.enable(ctx, { enabled: true }));
     expect(none.code).toBe('E_SERVICE_NOT_CONFIGURED');
@@ -155,6 +180,15 @@ describe('telegram tools against a fake Bot API', () => {
     const auth = await failure(() => handlers.get_me(refused.ctx));
     expect(auth.code).toBe('E_SERVICE_AUTH');
     expect(auth.suggestion).toContain('config.token');
+    const page = await failure(() => handlers.set_token(bundle('page').ctx, { token: PAGE }));
+    expect(page.code).toBe('E_SERVICE_FAILED');
+    expect(page.message).toContain('502 Bad Gateway: POST');
+    expect(page.message).not.toContain(PAGE);
+    const odd = await failure(() => handlers.set_token(bundle('odd').ctx, { token: ODD }));
+    expect([odd.code, odd.message]).toEqual(['E_SERVICE_RESPONSE_INVALID', expect.stringContaining('not a Bot API')]);
+    const endless = await failure(() => handlers.set_token(bundle('endless').ctx, { token: ENDLESS }));
+    expect(endless.code).toBe('E_SERVICE_RESPONSE_TOO_LARGE');
+    expect(endlessPulled).toBeLessThan(40 * 1024 * 1024);
     const closed = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') });
     const port = closed.port;
     closed.stop(true);
