@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'bun:test';
-import { paint, useColor, usePlainConsole } from './terminal.ts';
+import { paint, printable, useColor, usePlainConsole } from './terminal.ts';
 
 const saved = { FORCE_COLOR: process.env.FORCE_COLOR, NO_COLOR: process.env.NO_COLOR, TERM: process.env.TERM };
 afterEach(() => {
@@ -56,4 +56,12 @@ test("without a stream for tests, standard output's lines go to the console's ow
   target.log('100%s done', 'x', { a: 1 });
   target.log();
   expect(printed).toEqual([['100x done { a: 1 }'], ['']]);
+});
+
+test("printable: a model's control characters never reach the terminal; newlines, tabs and CRLF stay", () => {
+  expect(printable('clear\u001b[2J title\u001b]0;pwned\u0007 nul\u0000 c1\u009b del\u007f')).toBe(
+    'clear\ufffd[2J title\ufffd]0;pwned\ufffd nul\ufffd c1\ufffd del\ufffd',
+  );
+  expect(printable('a\tb\r\nc\nd\re')).toBe('a\tb\r\nc\nd\ufffde');
+  expect(printable('plain — ünïcode ✓')).toBe('plain — ünïcode ✓');
 });

@@ -20,6 +20,16 @@ export function paint(text: string, style: Style, enabled: boolean): string {
   return enabled ? styleText(styles[style] as Parameters<typeof styleText>[0], text, { validateStream: false }) : text;
 }
 
+/**
+ * Text a model or a tool wrote, safe to put on a terminal: each control character (ESC, NUL, BEL, DEL, C1 codes, a
+ * lone carriage return) becomes U+FFFD, so nothing in it can move the cursor, clear the screen, retitle the window
+ * or set the clipboard. Newlines, tabs and CRLF line ends stay.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+  return text.replace(/(?!\r\n)[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd');
+}
+
 type Write = (text: string) => unknown;
 
 /**

@@ -40,3 +40,18 @@ test('the end line of a failed call shows no credentials quoted in its error', (
   expect(lines).toHaveLength(1);
   for (const secret of ['s3cretPass', 'xyzTok3nValue']) expect(lines[0]).not.toContain(secret);
 });
+
+test("a tool name, arguments or error of the model's with escape sequences are printed without them", () => {
+  const lines: string[] = [];
+  const printer = toolCallPrinter({ write: (line) => lines.push(line), color: false });
+  const toolName = '../x\u001b]52;c;cHduZWQ=\u0007';
+  printer.onToolCallStart?.({ toolCallId: 'c1', toolName, args: '\u001b[2J{broken' });
+  const result = {
+    status: 'error',
+    error: { code: 'E_TOOL_NOT_IN_CATALOG', message: `Tool '${toolName}' is not available` },
+  } as unknown as ToolResult;
+  printer.onToolCallEnd?.({ toolCallId: 'c1', toolName, result, durationMs: 3 });
+  expect(lines).toHaveLength(2);
+  for (const line of lines) for (const control of ['\u001b', '\u0007']) expect(line).not.toContain(control);
+  expect(lines[0]).toBe('  ⚙ ../x\ufffd]52;c;cHduZWQ=\ufffd \ufffd[2J{broken');
+});

@@ -1,7 +1,7 @@
 import type { TurnObserver } from '@goondan/core';
 import { formatDuration } from './format-duration.ts';
 import { redactForOutput } from './redact-output.ts';
-import { paint } from './terminal.ts';
+import { paint, printable } from './terminal.ts';
 
 /**
  * Short one-line form of tool arguments: `{"a":1,"b":2}` cut to fit, redacted like the audit log first (so a cut
@@ -15,7 +15,7 @@ export function shortArgs(args: unknown, max = 60): string {
 
 /** A tool's error message on one line, cut to fit beside the call (the whole of it is in the trace). */
 function errorSummary(message: string | undefined, max = 100): string {
-  const line = (message ?? '').replace(/\s+/g, ' ').trim();
+  const line = printable((message ?? '').replace(/\s+/g, ' ').trim());
   if (line === '') return '';
   return ` ${line.length > max ? `${line.slice(0, max - 1)}…` : line}`;
 }
@@ -34,10 +34,12 @@ export function toolCallPrinter(options: {
     decided ??= typeof options.color === 'function' ? options.color() : options.color;
     return decided;
   };
-  // Whole lines are redacted too: an error message can quote the request that failed, credentials and all.
+  // Whole lines are redacted too: an error message can quote the request that failed, credentials and all. The tool
+  // name and the arguments are the model's words: no control character of theirs reaches the terminal.
   const write = (line: string) => options.write(redactForOutput(line));
   return {
-    onToolCallStart: ({ toolName, args }) => write(paint(`  ⚙ ${toolName} ${shortArgs(args)}`, 'dim', colored())),
+    onToolCallStart: ({ toolName, args }) =>
+      write(paint(`  ⚙ ${printable(toolName)} ${printable(shortArgs(args))}`, 'dim', colored())),
     onToolCallEnd: ({ toolName, result, durationMs }) => {
       const color = colored();
       const status =
@@ -46,7 +48,9 @@ export function toolCallPrinter(options: {
           : result.status === 'pending'
             ? paint(`pending ${result.handle}`, 'yellow', color)
             : paint(`error ${result.error?.code ?? ''}`, 'red', color) + errorSummary(result.error?.message);
-      write(`  ${paint('↳', 'dim', color)} ${toolName} ${status} ${paint(formatDuration(durationMs), 'dim', color)}`);
+      write(
+        `  ${paint('↳', 'dim', color)} ${printable(toolName)} ${status} ${paint(formatDuration(durationMs), 'dim', color)}`,
+      );
     },
   };
 }

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpenAICompatibleServer } from '@goondan/core/testing';
-import { agentBundle, cleanupTempDirs, editBundle, gdn, gdnJson, serverModel } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, editBundle, gdn, gdnJson, gdnWithin, serverModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -60,6 +60,31 @@ describe('a model server that is down', () => {
     expect(json.error.message).toContain(`Model 'main'`);
     expect(json.error.suggestion).toContain('Is the model server running');
     expect(result.stderr).not.toContain('retrying');
+  });
+});
+
+describe('a model server that stops answering', () => {
+  test('gdn run gives the call up after idleTimeoutMs (E_MODEL_CALL_FAILED), keeps nothing of it, and the next turn runs', async () => {
+    const server = await startOpenAICompatibleServer({
+      responses: [{ text: 'Hello there, friend', stallAfterChunks: 2 }, { text: 'Back.' }],
+    });
+    try {
+      const settings = ['apiKey: { value: test-key }', 'params: { maxRetries: 0, idleTimeoutMs: 1000 }'];
+      const bundle = await agentBundle(serverModel(server.url, { settings }));
+      const stalled = await gdnWithin(['run', '--bundle', bundle, '--input', 'first']);
+      expect(stalled.hung).toBe(false);
+      expect(stalled.exitCode).toBe(1);
+      expect(stalled.stderr).toContain('[error] E_MODEL_CALL_FAILED');
+      expect(stalled.stderr).toContain('sent nothing for 1 s');
+      const next = await gdn(['run', '--bundle', bundle, '--input', 'second']);
+      expect(next.exitCode).toBe(0);
+      expect(next.stdout).toContain('Back.');
+      const sent = JSON.stringify(server.requests.at(-1)?.body);
+      expect(sent).toContain('E_MODEL_CALL_FAILED');
+      expect(sent).not.toContain('Hello t');
+    } finally {
+      await server.close();
+    }
   });
 });
 

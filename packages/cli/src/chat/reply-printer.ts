@@ -1,9 +1,10 @@
-import { paint } from '../terminal.ts';
+import { paint, printable } from '../terminal.ts';
 import { MarkdownStream, renderMarkdown } from './markdown-stream.ts';
 
 /**
  * Prints an agent's reply as it streams, after an `agent> ` label. On a terminal the reply is rendered as Markdown
- * block by block; into a pipe it is written exactly as the model wrote it.
+ * block by block, with no control character of the model's (an escape sequence) reaching the terminal; into a pipe
+ * it is written exactly as the model wrote it.
  */
 export function replyPrinter(options: {
   label: () => string;
@@ -33,7 +34,7 @@ export function replyPrinter(options: {
       return started || (markdown !== null && !markdown.empty);
     },
     push(text: string): void {
-      if (markdown) return markdown.push(text);
+      if (markdown) return markdown.push(printable(text));
       start();
       write(text);
     },

@@ -21,7 +21,7 @@ import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks } from '../docs-link.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
-import { paint, UsageError, useColor } from '../terminal.ts';
+import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
 import { watchSwarm } from '../watch-swarm.ts';
@@ -228,7 +228,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     if (result.status === 'cancelled') console.log(paint('(turn cancelled)', 'yellow', color));
     else if (result.status === 'max_steps') console.log(paint(`(${result.reason})`, 'yellow', color));
     else if (result.status === 'error') {
-      console.log(paint(`(${result.error?.code}: ${result.error?.message})`, 'red', color));
+      console.log(paint(`(${result.error?.code}: ${printable(result.error?.message ?? '')})`, 'red', color));
       if (result.error?.suggestion) console.log(`  suggestion: ${absoluteDocsLinks(result.error.suggestion)}`);
     }
   };

@@ -7,7 +7,7 @@ import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
-import { UsageError, useColor } from '../terminal.ts';
+import { printable, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
 import { watchSwarm } from '../watch-swarm.ts';
@@ -73,7 +73,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(`${what}: the user message needs some text`, 'run');
   }
   const toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[] = [];
-  const texts = stepTexts({ print: values.json ? null : (text) => console.log(text) });
+  // On a terminal, no control character of the model's (an escape sequence) is printed; into a pipe, its exact text.
+  const texts = stepTexts({
+    print: values.json ? null : (text) => console.log(process.stdout.isTTY ? printable(text) : text),
+  });
   // Colour and whether a person can answer are read at the first line printed, not here: the first use of
   // process.stderr or process.stdin builds Node's stream machinery (~20 ms before the model request).
   const printer = toolCallPrinter({ write: (line) => console.error(line), color: () => useColor(process.stderr) });
@@ -259,9 +262,10 @@ function printResult(
   if (options.json) {
     printJson({ agent: options.agent, ...result, texts: options.texts, toolCalls });
   } else {
+    // The error quotes the provider's words: no control character of theirs reaches the terminal.
     if (result.status !== 'completed')
       console.error(
-        `[${result.status}] ${result.error ? `${result.error.code}: ${result.error.message}` : (result.reason ?? '')}`,
+        `[${result.status}] ${result.error ? `${result.error.code}: ${printable(result.error.message)}` : (result.reason ?? '')}`,
       );
     if (result.error?.suggestion) {
       console.error(`  suggestion: ${absoluteDocsLinks(result.error.suggestion)}`);

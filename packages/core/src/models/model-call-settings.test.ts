@@ -59,5 +59,12 @@ describe('modelCallSettings', () => {
     expect(run({ stopSequences: 'END' })).toContain('spec.params.stopSequences must be a list of strings');
     expect(run({ reasoning: 'lots' })).toContain('spec.params.reasoning must be one of');
     expect(run({ providerOptions: { openai: 1 } })).toContain('spec.params.providerOptions');
+    expect(run({ idleTimeoutMs: -1 })).toContain('spec.params.idleTimeoutMs must be an integer ≥ 0');
+  });
+
+  test('idleTimeoutMs is a setting of the call, not a provider option', () => {
+    expect(modelCallSettings(model('openai-compatible', { idleTimeoutMs: 1000 }), { idleTimeoutMs: 0 })).toEqual({
+      idleTimeoutMs: 0,
+    });
   });
 });

@@ -15,12 +15,14 @@ export interface ModelCallSettings {
   seed?: number;
   reasoning?: LanguageModelV4CallOptions['reasoning'];
   maxRetries?: number;
+  /** How long a call may go without a sign of life from the server before it is given up (ms; 0: never). */
+  idleTimeoutMs?: number;
   providerOptions?: SharedV4ProviderOptions;
 }
 
 type NumberKey = 'maxOutputTokens' | 'temperature' | 'topP' | 'topK' | 'presencePenalty' | 'frequencyPenalty';
 const numberKeys = new Set<string>(['temperature', 'topP', 'topK', 'presencePenalty', 'frequencyPenalty']);
-const integerKeys = new Set<string>(['maxOutputTokens', 'seed', 'maxRetries']);
+const integerKeys = new Set<string>(['maxOutputTokens', 'seed', 'maxRetries', 'idleTimeoutMs']);
 const reasoningLevels = ['provider-default', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 /**
@@ -56,7 +58,7 @@ function readLayer(resource: ModelResource, params: JsonObject, where: string): 
     if (integerKeys.has(name)) {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
         fail(resource, path, 'must be an integer ≥ 0.');
-      settings[name as 'maxOutputTokens' | 'seed' | 'maxRetries'] = value;
+      settings[name as 'maxOutputTokens' | 'seed' | 'maxRetries' | 'idleTimeoutMs'] = value;
     } else if (numberKeys.has(name)) {
       if (typeof value !== 'number' || !Number.isFinite(value)) fail(resource, path, 'must be a number.');
       settings[name as NumberKey] = value;
@@ -98,7 +100,7 @@ function mergeProviderOptions(
 /**
  * The call settings for a Model: its `spec.params` with the Agent's `modelConfig.params` over them (key by key;
  * providerOptions merged per provider). Known keys: temperature, topP, topK, maxOutputTokens (alias maxTokens),
- * stopSequences, seed, presencePenalty, frequencyPenalty, reasoning, maxRetries, providerOptions. Any other key goes
+ * stopSequences, seed, presencePenalty, frequencyPenalty, reasoning, maxRetries, idleTimeoutMs, providerOptions. Any other key goes
  * to `providerOptions[<provider namespace>]` (see `providerOptionsKey`), where the provider reads it as one of its
  * own options. Throws E_MODEL_CONFIG when a known key has the wrong type.
  *

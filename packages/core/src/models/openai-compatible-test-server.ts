@@ -12,6 +12,8 @@ export interface ServerResponseScript {
   errorHeaders?: Record<string, string>;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Stream only this many chunks of the answer, then keep the stream open, sending nothing, until the server closes. */
+  stallAfterChunks?: number;
 }
 
 /** A request the server received. The authorization header's value is never kept, only whether it was sent. */
@@ -148,10 +150,12 @@ function chunks(script: ServerResponseScript, body: ChatBody, requestNumber: num
   return list;
 }
 
-function sse(events: object[]): Response {
+function sse(events: object[], stallAfter?: number): Response {
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      for (const event of events) controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
+      for (const event of events.slice(0, stallAfter))
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
+      if (stallAfter !== undefined) return;
       controller.enqueue(encoder.encode('data: [DONE]\n\n'));
       controller.close();
     },
@@ -230,7 +234,7 @@ export async function startOpenAICompatibleServer(options: {
       );
     }
     const answerModel = typeof body.model === 'string' ? body.model : model;
-    if (body.stream === true) return sse(chunks(script, body, requestNumber, answerModel));
+    if (body.stream === true) return sse(chunks(script, body, requestNumber, answerModel), script.stallAfterChunks);
     return json(completion(script, body, requestNumber, answerModel), status);
   }
 

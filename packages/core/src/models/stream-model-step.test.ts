@@ -6,6 +6,7 @@ import { startOpenAICompatibleServer, testServerModel } from './openai-compatibl
 import { createScriptedModel } from './scripted-model.ts';
 import {
   describeModelWarning,
+  MAX_ANSWER_CHARS,
   type ModelRetryNotice,
   type ModelStepRequest,
   retryDelayMs,
@@ -235,6 +236,47 @@ describe('streamModelStep', () => {
     ]);
   });
 
+  test('an answer past MAX_ANSWER_CHARS is given up as E_MODEL_CALL_FAILED, before the text grows further', async () => {
+    const piece = 'A'.repeat(1024 * 1024);
+    const endless: LanguageModelV4StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      ...Array.from({ length: 12 }, () => ({ type: 'text-delta' as const, id: 't', delta: piece })),
+      { type: 'text-end', id: 't' },
+      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+    ];
+    let streamed = 0;
+    const error = await ask(failingModel([], endless), {
+      onTextDelta: (text) => {
+        streamed += text.length;
+      },
+    }).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'E_MODEL_CALL_FAILED' });
+    expect((error as Error).message).toContain(`passed ${MAX_ANSWER_CHARS} characters`);
+    expect(streamed).toBeLessThanOrEqual(MAX_ANSWER_CHARS);
+  });
+
+  test('a model that goes quiet, even one ignoring its abort signal, is given up after idleTimeoutMs', async () => {
+    const quiet: LanguageModelV4 = {
+      ...failingModel([], []),
+      async doStream() {
+        // One part, then nothing, and the abort signal is not listened to.
+        return {
+          stream: new ReadableStream<LanguageModelV4StreamPart>({
+            start(controller) {
+              controller.enqueue({ type: 'stream-start', warnings: [] });
+            },
+          }),
+        };
+      },
+    };
+    const started = Date.now();
+    const error = await ask(quiet, { settings: { idleTimeoutMs: 150 } }).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'E_MODEL_CALL_FAILED' });
+    expect((error as Error).message).toContain('sent nothing for 150 ms');
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   test('an abort rejects the call', async () => {
     const controller = new AbortController();
     const pending = ask(createScriptedModel([{ text: 'late', delayMs: 10_000 }]), { abortSignal: controller.signal });
@@ -264,6 +306,49 @@ describe('over HTTP (OpenAI-compatible test server)', () => {
       expect(APICallError.isInstance(refused) && refused.statusCode).toBe(400);
       expect(notices).toHaveLength(1);
       expect(server.requests).toHaveLength(3);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a model server that stops answering (idleTimeoutMs)', () => {
+  test('no answer headers, or an answer that stops midway, end the call with E_MODEL_CALL_FAILED', async () => {
+    const server = await startOpenAICompatibleServer({
+      responses: [
+        { text: 'never sent', delayMs: 60_000 },
+        { text: 'Hello there, friend', stallAfterChunks: 2 },
+      ],
+    });
+    try {
+      const model = createLanguageModel(testServerModel(server.url, { params: { maxRetries: 0 } }));
+      const settings = { idleTimeoutMs: 300, maxRetries: 0 };
+      const silent = await ask(model, { settings }).catch((thrown: unknown) => thrown);
+      expect(silent).toMatchObject({ code: 'E_MODEL_CALL_FAILED' });
+      expect((silent as Error).message).toContain('sent nothing for 300 ms');
+      let streamed = '';
+      const stalled = await ask(model, {
+        settings,
+        onTextDelta: (text) => {
+          streamed += text;
+        },
+      }).catch((thrown: unknown) => thrown);
+      expect(stalled).toMatchObject({ code: 'E_MODEL_CALL_FAILED' });
+      expect(streamed).toBe('Hello t');
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the wait between two attempts is not silence: a retry-after longer than idleTimeoutMs still gets the answer', async () => {
+    const server = await startOpenAICompatibleServer({
+      responses: [{ status: 503, errorHeaders: { 'retry-after-ms': '400' } }, { text: 'after the wait' }],
+    });
+    try {
+      const model = createLanguageModel(testServerModel(server.url));
+      const result = await ask(model, { settings: { idleTimeoutMs: 200 } });
+      expect(result.text).toBe('after the wait');
     } finally {
       await server.close();
     }

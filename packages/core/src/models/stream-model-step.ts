@@ -1,7 +1,10 @@
 import { APICallError, type LanguageModelV4, type SharedV4Warning } from '@ai-sdk/provider';
 import type { ModelMessage as AiModelMessage, ToolSet, TypedToolCall } from 'ai';
+import { untilAborted } from '../agent/until-aborted.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
 import { aiSdk, providerUtils } from './ai-sdk.ts';
 import type { ModelCallSettings } from './model-call-settings.ts';
+import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, type ModelCallWatchdog, modelCallWatchdog } from './model-call-watchdog.ts';
 import type { PromptCache } from './prompt-cache.ts';
 import { toAssistantMessage } from './to-assistant-message.ts';
 
@@ -68,6 +71,13 @@ export function describeModelWarning(warning: SharedV4Warning): string {
  */
 const MAX_RETRY_WAIT_MS = 60_000;
 
+/**
+ * The most text, reasoning and tool input one answer may carry (characters): about two million tokens, far above any
+ * model's output limit. A server streaming without end would otherwise fill the memory, the conversation and the
+ * terminal with it.
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
+
 /** How long a provider asked to wait before the next attempt (retry-after-ms, retry-after), or the backoff. */
 export function retryDelayMs(error: unknown, backoffMs: number, now = Date.now()): number {
   const backoff = Math.min(backoffMs, MAX_RETRY_WAIT_MS);
@@ -100,16 +110,28 @@ export function retryDelayMs(error: unknown, backoffMs: number, now = Date.now()
  * Throws the model's error (a stream error part, or the call's own failure); an abort rejects with the abort error.
  */
 export async function streamModelStep(request: ModelStepRequest): Promise<ModelStepResult> {
+  const { idleTimeoutMs = DEFAULT_MODEL_IDLE_TIMEOUT_MS, ...settings } = request.settings ?? {};
+  const watchdog = modelCallWatchdog(idleTimeoutMs, request.abortSignal);
+  try {
+    // The watchdog's error ends the call even when a model ignores its abort signal.
+    return await untilAborted(callModel({ ...request, settings }, watchdog), watchdog.failed);
+  } finally {
+    watchdog.pause();
+  }
+}
+
+async function callModel(request: ModelStepRequest, watchdog: ModelCallWatchdog): Promise<ModelStepResult> {
   const sdk = aiSdk();
   const { retryWithExponentialBackoff } = providerUtils();
   const { maxRetries = 2, providerOptions, ...callSettings } = request.settings ?? {};
   let attempt = 0;
   const retry = retryWithExponentialBackoff({
     maxRetries,
-    abortSignal: request.abortSignal,
+    abortSignal: watchdog.signal,
     shouldRetry: (error) => APICallError.isInstance(error) && error.isRetryable,
     getDelayInMs: ({ error, exponentialBackoffDelay }) => {
       const delayMs = retryDelayMs(error, exponentialBackoffDelay);
+      watchdog.pause();
       try {
         request.onRetry?.({
           attempt,
@@ -128,13 +150,14 @@ export async function streamModelStep(request: ModelStepRequest): Promise<ModelS
   const prompt = request.promptCache ? request.promptCache.prepare(request.model, request.messages) : request;
   const { stream } = await retry(() => {
     attempt += 1;
+    watchdog.alive();
     return sdk.experimental_streamLanguageModelCall({
       model: prompt.model,
       tools: request.tools,
       messages: prompt.messages,
       ...(request.instructions ? { instructions: request.instructions } : {}),
       ...(providerOptions ? { providerOptions } : {}),
-      abortSignal: request.abortSignal,
+      abortSignal: watchdog.signal,
       ...callSettings,
       // What the model produced, as the SDK collected it (text and reasoning merged per part, files resolved).
       onLanguageModelCallEnd: (event) => {
@@ -148,7 +171,19 @@ export async function streamModelStep(request: ModelStepRequest): Promise<ModelS
   const toolCalls: TypedToolCall<ToolSet>[] = [];
   let streamError: unknown;
   let warnings: string[] = [];
+  let size = 0;
   for await (const part of stream) {
+    watchdog.alive();
+    if (part.type === 'text-delta' || part.type === 'reasoning-delta') size += part.text.length;
+    else if (part.type === 'tool-input-delta') size += part.delta.length;
+    if (size > MAX_ANSWER_CHARS) {
+      const error = new GoondanError(
+        'E_MODEL_CALL_FAILED',
+        `The model's answer passed ${MAX_ANSWER_CHARS} characters of text and tool input, so the call was given up (no model writes that much: a broken or hostile server).`,
+      );
+      watchdog.fail(error);
+      throw error;
+    }
     if (part.type === 'text-delta') {
       text += part.text;
       request.onTextDelta?.(part.text);
