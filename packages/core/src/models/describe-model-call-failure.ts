@@ -1,4 +1,4 @@
-import { APICallError } from '@ai-sdk/provider';
+import { APICallError, TypeValidationError } from '@ai-sdk/provider';
 import type { ModelResource } from '../config/resources.ts';
 import { redactSecrets } from '../permissions/redact-secrets.ts';
 import type { JsonObject } from '../types.ts';
@@ -14,6 +14,29 @@ function lastErrorOf(thrown: unknown): unknown {
   const errors = (thrown as { errors?: unknown })?.errors;
   if (Array.isArray(errors) && errors.length > 0) return errors[errors.length - 1];
   return thrown;
+}
+
+/** The SDK's error for a part of the answer it could not read, if `error` is one (or wraps one). */
+function unreadablePart(error: unknown): TypeValidationError | undefined {
+  if (TypeValidationError.isInstance(error)) return error;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return TypeValidationError.isInstance(cause) ? cause : undefined;
+}
+
+/**
+ * One line for a part the adapter could not read, instead of the SDK's dump (the whole part as JSON, then the
+ * validator's issues as a JSON array): the first issue with its path, how many more, and how the part began.
+ */
+function describeUnreadablePart(error: TypeValidationError): string {
+  const issues = (error.cause as { issues?: { path?: unknown[]; message?: unknown }[] } | null)?.issues;
+  const first = Array.isArray(issues) ? issues[0] : undefined;
+  const what = first
+    ? `${(first.path ?? []).map(String).join('.') || 'the part'}: ${String(first.message)}`
+    : String((error.cause as Error | null)?.message ?? error.message).split('\n')[0];
+  const more = Array.isArray(issues) && issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  const value = JSON.stringify(error.value) ?? String(error.value);
+  const began = value.length > 200 ? `${value.slice(0, 200)}…` : value;
+  return `the server sent a part of its answer the adapter cannot read, ${what}${more}; the part: ${began}`;
 }
 
 /** Whether the server was never reached: connection refused, unknown host, reset, timed out on connect. */
@@ -53,6 +76,14 @@ function describe(options: {
   const url = resource.spec.baseURL ?? (APICallError.isInstance(last) ? last.url : undefined);
   const who = `Model '${resource.metadata.name}' (provider ${resource.spec.provider}${url ? `, ${url}` : ''}, declared at ${file}:${line}:${column})`;
   const status = APICallError.isInstance(last) ? last.statusCode : undefined;
+  const unreadable = unreadablePart(last);
+  if (unreadable) {
+    return {
+      code: error.code,
+      message: `${who} failed: ${describeUnreadablePart(unreadable)}`,
+      suggestion: `The server does not speak the ${resource.spec.provider} API exactly: check spec.provider and spec.baseURL of Model '${resource.metadata.name}' (a proxy or another kind of server answers there); see docs/providers.md.`,
+    };
+  }
   if (unreachable(last)) {
     return {
       code: error.code,
