@@ -16,6 +16,11 @@ const reasons: Record<string, { what: string; fix: string }> = {
   },
   ENOENT: { what: 'no such file or directory', fix: 'Check that the directory above it exists.' },
   ENOSPC: { what: 'no space left on the device', fix: 'Free some space and run the command again.' },
+  EFBIG: {
+    what: 'the file would be larger than allowed (a file size limit)',
+    fix: 'Raise the file size limit (ulimit -f) or free quota, then run the command again.',
+  },
+  EDQUOT: { what: 'the disk quota is used up', fix: 'Free some space within your quota and run the command again.' },
   ENAMETOOLONG: { what: 'the name is too long', fix: 'Choose a shorter path.' },
   ELOOP: { what: 'too many symbolic links', fix: 'Check the symbolic links on the path.' },
   EMFILE: { what: 'too many open files', fix: 'Raise the open-file limit (ulimit -n) or close other programs.' },

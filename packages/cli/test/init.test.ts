@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanupTempDirs, gdn, makeTempDir, repoRoot } from './helpers.ts';
 
@@ -97,6 +97,37 @@ kind: Agent`;
     expect(next).toBe("'My Bot'\\''s'");
     const shell = Bun.spawnSync(['sh', '-c', `cd ${next} && pwd`], { cwd: parent });
     expect(shell.stdout.toString().trim()).toBe(join(parent, "My Bot's"));
+  });
+
+  test('a folder name starting with "-" is printed so that cd does not take it for an option', async () => {
+    const parent = await makeTempDir();
+    const result = await gdn(['init', '--', '-bot'], { cwd: parent });
+    expect(result.exitCode).toBe(0);
+    const next = /Next: cd (.+?) && /.exec(result.stdout)?.[1];
+    expect(next).toBe('./-bot');
+    const shell = Bun.spawnSync(['sh', '-c', `cd ${next} && pwd`], { cwd: parent });
+    expect(shell.stdout.toString().trim()).toBe(join(parent, '-bot'));
+  });
+
+  test('init never writes through a symbolic link to a missing file outside the folder', async () => {
+    const dir = await makeTempDir();
+    const outside = await makeTempDir();
+    await symlink(join(outside, 'readme'), join(dir, 'README.md'));
+    await symlink(join(outside, 'tsconfig'), join(dir, 'tsconfig.json'));
+    const result = await gdn(['init', dir]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('README.md (exists, kept)');
+    expect(result.stdout).toContain('tsconfig.json (exists, kept)');
+    expect((await lstat(join(dir, 'README.md'))).isSymbolicLink()).toBe(true);
+    expect(await lstat(join(outside, 'readme')).catch(() => null)).toBeNull();
+    expect(await lstat(join(outside, 'tsconfig')).catch(() => null)).toBeNull();
+    // A goondan.yaml that is such a link is a bundle already: refused, nothing written.
+    const linked = await makeTempDir();
+    await symlink(join(outside, 'bundle'), join(linked, 'goondan.yaml'));
+    const refused = await gdn(['init', linked]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('already holds a bundle');
+    expect(await lstat(join(outside, 'bundle')).catch(() => null)).toBeNull();
   });
 
   test("init keeps an existing goondan-tools.d.ts and says when it is not the bundle's types", async () => {

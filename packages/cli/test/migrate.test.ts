@@ -1,8 +1,8 @@
 // gdn migrate as a real process: rewrites goondan.yaml in place, reports every change and what it left alone.
 import { afterAll, expect, test } from 'bun:test';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanupTempDirs, gdn, gdnJson, makeTempDir } from './helpers.ts';
+import { cleanupTempDirs, cliEnv, gdn, gdnJson, gdnWithin, mainTs, makeTempDir } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -104,4 +104,46 @@ test('gdn migrate refuses a goondan.yaml that is not UTF-8 and writes nothing (e
   const text = await gdn(['migrate', '--bundle', dir]);
   expect(text.exitCode).toBe(1);
   expect(text.stdout).toContain('goondan.yaml:4  E_MIGRATE_UNCONVERTED  byte 0xE9');
+});
+
+test('gdn migrate refuses a FIFO or an oversized goondan.yaml without reading it (no hang, exit 1)', async () => {
+  const fifoDir = await makeTempDir('gdn-migrate-fifo-');
+  expect(Bun.spawnSync(['mkfifo', join(fifoDir, 'goondan.yaml')]).exitCode).toBe(0);
+  const fifo = await gdnWithin(['migrate', '--bundle', fifoDir]);
+  expect(fifo.hung).toBe(false);
+  expect(fifo.exitCode).toBe(1);
+  expect(fifo.stderr).toContain('E_BUNDLE_NOT_FOUND');
+  expect(fifo.stderr).toContain('not a regular file');
+  const bigDir = await makeTempDir('gdn-migrate-big-');
+  const big = `${'apiVersion: v1\nkind: Agent\nmetadata: { name: a }\nspec: { tools: [bash] }\n---\n'.repeat(30_000)}`;
+  await writeFile(join(bigDir, 'goondan.yaml'), big);
+  const refused = await gdnWithin(['migrate', '--bundle', bigDir]);
+  expect(refused.exitCode).toBe(1);
+  expect(refused.stderr).toContain('E_YAML_LIMIT');
+  expect(await readFile(join(bigDir, 'goondan.yaml'), 'utf8')).toBe(big);
+});
+
+test('a write that fails midway (file size limit) leaves goondan.yaml whole, never half-written', async () => {
+  const dir = await makeTempDir('gdn-migrate-partial-');
+  const file = join(dir, 'goondan.yaml');
+  const agent = (index: number) =>
+    `apiVersion: v1\nkind: Agent\nmetadata: { name: a${index} }\nspec: { tools: [bash, file-system] }\n`;
+  const original = Array.from({ length: 40 }, (_, index) => agent(index)).join('---\n');
+  await writeFile(file, original);
+  // ulimit -f counts 1024-byte blocks: the rewritten file (longer than the original) cannot be written past 2 KB.
+  const shell = Bun.spawn(
+    ['sh', '-c', `ulimit -f 2 && exec "$0" "$@"`, process.execPath, mainTs, 'migrate', '--bundle', dir],
+    {
+      env: cliEnv(),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  );
+  const stderr = await new Response(shell.stderr).text();
+  await shell.exited;
+  expect(shell.exitCode).toBe(1);
+  expect(stderr).toContain("E_PATH_ACCESS Cannot write '");
+  expect(stderr).toContain('(EFBIG)');
+  expect(await readFile(file, 'utf8')).toBe(original);
+  expect((await readdir(dir)).filter((name) => name !== 'goondan.yaml')).toEqual([]);
 });

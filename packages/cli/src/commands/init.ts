@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseCommandArgs } from '../cli-args.ts';
@@ -44,7 +44,7 @@ export async function initCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--model must be one of ${modelChoices.join(', ')}, not '${values.model}'`, 'init');
   }
   const dir = resolve(positionals[0] ?? values.bundle ?? '.');
-  if (existsSync(join(dir, 'goondan.yaml'))) {
+  if (lstatSync(join(dir, 'goondan.yaml'), { throwIfNoEntry: false })) {
     console.error(`gdn init: ${dir} already holds a bundle (goondan.yaml); nothing was written.`);
     return 1;
   }
@@ -53,13 +53,9 @@ export async function initCommand(argv: string[]): Promise<number> {
   const kept: string[] = [];
   for (const [file, text] of Object.entries(scaffoldFiles({ name: packageName(dir), model }))) {
     const path = join(dir, file);
-    if (existsSync(path)) {
-      kept.push(`${file} (exists, kept)`);
-      continue;
-    }
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
-    written.push(file);
+    if (await writeNewFile(path, text)) written.push(file);
+    else kept.push(`${file} (exists, kept)`);
   }
   const opened = await openBundle(dir, { checkEntries: false });
   if (!opened.bundle) {
@@ -68,8 +64,7 @@ export async function initCommand(argv: string[]): Promise<number> {
   }
   // Like every other file, an existing goondan-tools.d.ts is the user's: kept, and said when it is not current.
   const types = await readToolTypesFile(opened.bundle);
-  if (!existsSync(types.path)) {
-    await writeFile(types.path, types.expected);
+  if (await writeNewFile(types.path, types.expected)) {
     written.push(TOOL_TYPES_FILE);
   } else {
     const stale = types.current === types.expected ? '' : `; not this bundle's types: run 'npx gdn types'`;
@@ -86,7 +81,26 @@ export async function initCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** `text` as one word of a POSIX shell command line: as it is when plain, else in single quotes. */
+/**
+ * Writes a file that does not exist yet; false when something is already there, kept as it is. Created exclusively
+ * (O_EXCL), so a symbolic link in its place, even one to a file that does not exist, is never written through: the
+ * scaffold lands in DIR and nowhere else.
+ */
+async function writeNewFile(path: string, text: string): Promise<boolean> {
+  try {
+    await writeFile(path, text, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
+ * `text` as one word of a POSIX shell command line: as it is when plain, else in single quotes; one starting with
+ * `-` gets `./` first, so `cd` does not read it as an option.
+ */
 function shellWord(text: string): string {
-  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+  const word = text.startsWith('-') ? `./${text}` : text;
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

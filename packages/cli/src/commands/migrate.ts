@@ -1,11 +1,10 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { findBundleDir, GoondanError } from '@goondan/core';
+import { findBundleDir, readUtf8 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { docsLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
+import { readBundleBytes, replaceFileAtomically } from '../migrate/bundle-file-io.ts';
 import { type MigrationNote, type MigrationResult, migrateBundleText } from '../migrate/migrate-bundle-text.ts';
-import { readUtf8 } from '../migrate/read-utf8.ts';
 import { UsageError } from '../terminal.ts';
 
 export const migrateHelp = `Usage: gdn migrate [--bundle DIR] [--dry-run] [--json]
@@ -52,12 +51,10 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   if (values.json) reserveStdoutForJson();
   const dir = values.bundle ? resolve(values.bundle) : findBundleDir(process.cwd());
   const file = join(dir, 'goondan.yaml');
-  const bytes = await readFile(file).catch(() => {
-    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${dir}.`);
-  });
+  const bytes = await readBundleBytes(file);
   const result = migrateBytes(bytes);
   const write = result.changes.length > 0 && !values['dry-run'];
-  if (write) await writeFile(file, result.text);
+  if (write) await replaceFileAtomically(file, result.text);
   if (values.json) {
     printJson({ file, written: write, changes: result.changes, unconverted: result.unconverted });
   } else {

@@ -115,6 +115,24 @@ describe('migrateBundleText', () => {
     expect(result.text).toBe(broken);
     expect(result.unconverted[0]?.message).toContain('does not parse');
   });
+
+  test('an alias bomb ("billion laughs") is reported as not parsing, not thrown', () => {
+    const levels = ['  a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (const [from, to] of [
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'd'],
+      ['d', 'e'],
+      ['e', 'f'],
+    ]) {
+      levels.push(`  ${to}: &${to} [${Array(10).fill(`*${from}`).join(', ')}]`);
+    }
+    const bomb = `apiVersion: v1\nkind: Agent\nmetadata: { name: a }\nspec:\n${levels.join('\n')}\n  tools: [bash]\n`;
+    const result = migrateBundleText(bomb);
+    expect(result.text).toBe(bomb);
+    expect(result.changes).toEqual([]);
+    expect(result.unconverted[0]?.message).toContain('alias');
+  });
 });
 
 describe('Connectors and Connections', () => {

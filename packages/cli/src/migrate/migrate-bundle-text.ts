@@ -1,5 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import { API_VERSION, checkNamePart, deleteInSource, resourceKinds, setInSource } from '@goondan/core';
+import {
+  API_VERSION,
+  checkNamePart,
+  deleteInSource,
+  GoondanError,
+  resourceKinds,
+  setInSource,
+  yamlLimits,
+} from '@goondan/core';
 import { Composer, CST, type Document, isMap, LineCounter, Parser, parseAllDocuments } from 'yaml';
 
 /** One rewrite gdn migrate made, or one part it left for a person (docs/migrating.md). */
@@ -53,7 +61,7 @@ export function migrateBundleText(text: string): MigrationResult {
   const documents = [...new Composer({ keepSourceTokens: true }).compose(tokens)];
   const changes: MigrationNote[] = [];
   const unconverted: MigrationNote[] = [];
-  const error = documents.flatMap((document) => document.errors)[0];
+  const error = documents.flatMap((document) => document.errors)[0] ?? unreadableValue(documents);
   if (error) {
     unconverted.push({
       line: lineCounter.linePos(error.pos[0]).line,
@@ -82,6 +90,22 @@ export function migrateBundleText(text: string): MigrationResult {
   return { text: rewritten, changes, unconverted };
 }
 
+/**
+ * The first document whose value cannot be built within the loader's limit on aliases (a "billion laughs"), as a
+ * parse error at its start: yaml throws when reading it, which would otherwise end gdn with a stack trace.
+ */
+function unreadableValue(documents: Document.Parsed[]): { pos: [number, number]; message: string } | undefined {
+  for (const document of documents) {
+    try {
+      document.toJS({ maxAliasCount: yamlLimits.maxAliasCount });
+    } catch (error) {
+      const start = document.contents?.range?.[0] ?? 0;
+      return { pos: [start, start], message: error instanceof Error ? error.message : String(error) };
+    }
+  }
+  return undefined;
+}
+
 /** The rewritten text must read as the same data as the Document edited on the side; otherwise nothing is written. */
 function checkReadsBack(rewritten: string, expected: Document.Parsed[]): void {
   const reread = parseAllDocuments(rewritten) as Document.Parsed[];
@@ -90,7 +114,10 @@ function checkReadsBack(rewritten: string, expected: Document.Parsed[]): void {
     reread.every(
       (document, index) => document.errors.length === 0 && isDeepStrictEqual(document.toJS(), expected[index]!.toJS()),
     );
-  if (!same) throw new Error('gdn migrate: the rewritten goondan.yaml would not read as intended; nothing was written');
+  if (!same) {
+    const message = 'the rewritten goondan.yaml would not read as intended; nothing was written (edit it by hand)';
+    throw new GoondanError('E_MIGRATE_UNCONVERTED', message);
+  }
 }
 
 function migrateDocument(options: {

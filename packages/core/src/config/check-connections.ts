@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { closestName } from '../errors/closest-names.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { problemAt } from './create-problem.ts';
+import { isFile } from './find-bundle-dir.ts';
 import type { FieldPath, YamlDocument } from './locate-field.ts';
 import { parseObjectRef, refKey } from './object-ref.ts';
 import type {
@@ -21,7 +21,7 @@ function checkConnector(resource: ConnectorResource, document: YamlDocument): Bu
   const { entry, events } = resource.spec;
   if (typeof entry === 'string' && entry !== '') {
     const file = resolve(resource.location.baseDir, entry);
-    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
+    if (!isFile(file)) {
       const message = `Connector ${resource.metadata.name}: spec.entry "${entry}" does not exist (looked for ${file})`;
       problems.push(problemAt(document, { code: 'E_CONNECTOR_ENTRY_NOT_FOUND', path: ['spec', 'entry'], message }));
     }

@@ -5,7 +5,8 @@ import { GoondanError } from '../errors/goondan-error.ts';
 /** The file that marks a bundle's root directory. */
 export const BUNDLE_FILE_NAME = 'goondan.yaml';
 
-function isFile(path: string): boolean {
+/** Whether `path` is a regular file (through symbolic links); false, never a throw, for a link loop or a denied path. */
+export function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
   } catch {

@@ -7,6 +7,7 @@ import { BUNDLE_FILE_NAME } from './find-bundle-dir.ts';
 import type { YamlDocument } from './locate-field.ts';
 import { parseYamlDocuments, yamlLimits } from './parse-yaml-documents.ts';
 import { bundleRelativePath, readBundleFile } from './read-bundle-file.ts';
+import { readUtf8 } from './read-utf8.ts';
 import type { BundleProblem } from './resources.ts';
 import type { UnreadableDocument } from './unreadable-document.ts';
 
@@ -121,8 +122,12 @@ export async function readLibraryFile(options: {
   // through here too) must not block the load, nor a huge file be read; readBundleFile reports either.
   const stats = await stat(absoluteFile).catch(() => null);
   if (!stats?.isFile() || stats.size > yamlLimits.maxBytes) return uncached();
-  const text = await readFile(absoluteFile, 'utf8').catch(() => null);
-  if (text === null || Buffer.byteLength(text, 'utf8') > yamlLimits.maxBytes) return uncached();
+  const bytes = await readFile(absoluteFile).catch(() => null);
+  if (bytes === null || bytes.byteLength > yamlLimits.maxBytes) return uncached();
+  // A file that is not UTF-8 is readBundleFile's problem to report.
+  const reading = readUtf8(bytes);
+  if (reading.type === 'invalid') return uncached();
+  const { text } = reading;
 
   const file = bundleRelativePath(rootDir, absoluteFile);
   const hasher = new Bun.CryptoHasher('sha256');

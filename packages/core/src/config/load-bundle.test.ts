@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestToolContext } from '../testing.ts';
 import { loadBundle } from './load-bundle.ts';
@@ -132,5 +134,25 @@ describe('libraries', () => {
     expect(problems).toEqual([]);
     expect(bundle?.resources.get('Tool/partial')?.kind).toBe('Tool');
     expect(handlers.size).toBe(0);
+  });
+
+  test('an entry that is a symbolic link loop is a problem at that entry, not a failure of the whole load', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gdn-entry-loop-'));
+    try {
+      await symlink('loop', join(dir, 'loop'));
+      const exports = '[{ name: run, description: x, parameters: { type: object } }]';
+      await writeFile(
+        join(dir, 'goondan.yaml'),
+        `apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: { name: t }\nspec: { entry: ./loop, exports: ${exports} }\n` +
+          '---\napiVersion: goondan.ai/v1\nkind: Connector\nmetadata: { name: c }\nspec: { entry: ./loop }\n',
+      );
+      const { problems } = await loadBundle({ dir, libraryCacheDir: null });
+      expect(problems.map((problem) => [problem.code, problem.path])).toEqual([
+        ['E_TOOL_ENTRY_NOT_FOUND', 'spec.entry'],
+        ['E_CONNECTOR_ENTRY_NOT_FOUND', 'spec.entry'],
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

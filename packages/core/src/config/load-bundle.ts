@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { checkApiOptions, isText, optional } from '../errors/check-api-options.ts';
 import type { ToolHandler } from '../types.ts';
@@ -12,6 +12,7 @@ import { checkReferences } from './check-references.ts';
 import { checkResourceDocument, resourceOfDocument } from './check-resource-document.ts';
 import { createParametersAjv } from './create-parameters-ajv.ts';
 import { problemAt } from './create-problem.ts';
+import { isFile } from './find-bundle-dir.ts';
 import { lazyToolHandlers } from './lazy-tool-handlers.ts';
 import { type DocumentStart, type LibraryFile, libraryCacheDir, readLibraryFile } from './library-file-cache.ts';
 import { loadToolHandlers } from './load-tool-handlers.ts';
@@ -102,7 +103,7 @@ function ownEntryFiles(declared: readonly DeclaredResource[]): string[] {
       if (file !== null) files.push(file);
     }
   }
-  return files.filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+  return files.filter(isFile);
 }
 
 function location(declared: DeclaredResource): string {

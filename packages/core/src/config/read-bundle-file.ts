@@ -4,6 +4,7 @@ import { createProblem } from './create-problem.ts';
 import { BUNDLE_FILE_NAME } from './find-bundle-dir.ts';
 import type { YamlDocument } from './locate-field.ts';
 import { parseYamlDocuments, yamlLimits } from './parse-yaml-documents.ts';
+import { readUtf8 } from './read-utf8.ts';
 import type { BundleProblem } from './resources.ts';
 import type { UnreadableDocument } from './unreadable-document.ts';
 
@@ -37,6 +38,20 @@ export async function readBundleFile(options: { bundleDir: string; rootDir: stri
       unreadable: [{}],
     };
   }
-  const text = await readFile(absoluteFile, 'utf8');
-  return parseYamlDocuments({ text, file, absoluteFile });
+  const reading = readUtf8(await readFile(absoluteFile));
+  if (reading.type === 'invalid') {
+    // Read leniently, the byte would become U+FFFD in a name, a prompt or a pattern without a word said.
+    const byte = `0x${reading.byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    const utf16 =
+      reading.offset === 0 && (reading.byte === 0xff || reading.byte === 0xfe) ? ' (it looks like UTF-16)' : '';
+    const message = `${file} is not UTF-8${utf16}: byte ${byte} at offset ${reading.offset} is not part of a UTF-8 character`;
+    const location = { file, line: reading.line, column: reading.column };
+    const suggestion = 'Save the file as UTF-8 (YAML files are Unicode text); gdn migrate refuses it too until then.';
+    return {
+      documents: [],
+      problems: [createProblem({ code: 'E_YAML_PARSE', message, location, suggestion })],
+      unreadable: [{}],
+    };
+  }
+  return parseYamlDocuments({ text: reading.text, file, absoluteFile });
 }

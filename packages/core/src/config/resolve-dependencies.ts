@@ -56,8 +56,8 @@ interface Resolution {
   problems: BundleProblem[];
   /** By package name, in the order they finished resolving (dependencies before their dependents). */
   resolved: Map<string, ResolvedPackage>;
-  /** Names being resolved (cycle guard). */
-  visiting: Set<string>;
+  /** Packages being resolved, by name, with their versions (cycle guard). */
+  visiting: Map<string, string>;
 }
 
 async function resolveOne(
@@ -78,7 +78,16 @@ async function resolveOne(
   const { name, version: range } = dependency;
   const install = `npm install ${name}@'${range}'`;
   if (!isSemverRange(range)) {
-    return fail('E_PACKAGE_INVALID', [...at, 'version'], `Dependency ${name}: "${range}" is not a semver range`);
+    const shown = range.length > 80 ? `a ${range.length}-character string` : JSON.stringify(range);
+    return fail('E_PACKAGE_INVALID', [...at, 'version'], `Dependency ${name}: ${shown} is not a semver range`);
+  }
+  if (name === owner.info.name) {
+    return fail(
+      'E_PACKAGE_INVALID',
+      [...at, 'name'],
+      `${name} depends on itself`,
+      'Remove the dependency: a package is never its own dependency (npm refuses to install it too).',
+    );
   }
   const known = state.resolved.get(name);
   if (known) {
@@ -90,8 +99,26 @@ async function resolveOne(
       `Make the ranges of ${name} agree, or install a version both accept.`,
     );
   }
-  if (state.visiting.has(name)) return name; // A cycle: the package is already on the way in.
+  const visiting = state.visiting.get(name);
+  if (visiting !== undefined) {
+    // A cycle: the package is already on the way in; its version must still satisfy this range.
+    if (satisfiesRange(visiting, range)) return name;
+    return fail(
+      'E_PACKAGE_VERSION',
+      [...at, 'version'],
+      `${owner.info.name} needs ${name}@${range}, but ${name} ${visiting} is the one in use (a cycle: it depends on ${owner.info.name})`,
+      `Make the ranges of ${name} agree, or install a version both accept.`,
+    );
+  }
   const installed = findInstalledPackage(name, owner.dir);
+  if (installed && 'problem' in installed) {
+    return fail(
+      'E_PACKAGE_INVALID',
+      [...at, 'name'],
+      `Dependency ${name} (${installed.dir}) cannot be used: ${installed.problem}`,
+      `Reinstall it (${install}), or remove the dependency.`,
+    );
+  }
   const library = state.libraries.find((candidate) => candidate.name === name);
   const found = installed ?? (library ? { dir: library.dir, version: packageVersion(library.dir) ?? '0.0.0' } : null);
   if (!found) {
@@ -123,7 +150,7 @@ async function resolveOne(
   const split = splitPackageDocument(file.documents);
   state.problems.push(...split.problems);
   const dependsOn = new Set<string>();
-  state.visiting.add(name);
+  state.visiting.set(name, found.version);
   if (split.packageDocument) {
     const read = readPackageDocument(split.packageDocument);
     state.problems.push(...read.problems);
@@ -167,7 +194,7 @@ export async function resolveDependencies(options: {
     libraries: options.libraries,
     problems: [],
     resolved: new Map(),
-    visiting: new Set([options.info.name]),
+    visiting: new Map([[options.info.name, options.info.version]]),
   };
   const owner = { info: options.info, document: options.document, dir: options.rootDir };
   for (const dependency of options.info.dependencies) await resolveOne(state, owner, dependency);

@@ -62,4 +62,22 @@ describe('startDeadline', () => {
     );
     expect(waiting).toEqual({ exitCode: 0, stdout: 'fired\n' });
   });
+
+  test('a deadline longer than a timer can wait (a Tool timeoutMs of 1e10) arms at most 2^31 - 1 ms, not 1 ms', () => {
+    const delays: (number | undefined)[] = [];
+    const original = globalThis.setTimeout;
+    const spy = ((handler: () => void, delay?: number) => {
+      delays.push(delay);
+      return original(handler, delay);
+    }) as typeof setTimeout;
+    globalThis.setTimeout = spy;
+    try {
+      startDeadline(10_000_000_000, () => {}).cancel();
+    } finally {
+      globalThis.setTimeout = original;
+    }
+    expect(delays).toHaveLength(1);
+    expect(delays[0]).toBeGreaterThan(2 ** 31 - 2);
+    expect(delays[0]).toBeLessThanOrEqual(2 ** 31 - 1);
+  });
 });

@@ -18,6 +18,12 @@ interface Entry extends Deadline {
 
 /** Lengths kept apart; past this many, lanes with nothing waiting are dropped when a new length comes. */
 const MAX_LANES = 64;
+/**
+ * The longest delay a timer takes (2^31 - 1 ms, about 24.8 days). A longer one (a Tool's `timeoutMs: 10000000000`)
+ * would fire after 1 ms with a TimeoutOverflowWarning, again and again; a timer that fires before its deadline is
+ * due sets itself for the rest.
+ */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 class DeadlineLane {
   private readonly entries = new Set<Entry>();
@@ -55,7 +61,7 @@ class DeadlineLane {
   private arm(at: number): void {
     // Ref'd while deadlines wait: like a timer per call, work that never settles keeps the process up until it
     // times out.
-    this.timer = setTimeout(() => this.fire(), Math.max(0, at - performance.now()));
+    this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_DELAY_MS, Math.max(0, at - performance.now())));
   }
 
   private fire(): void {

@@ -1,0 +1,56 @@
+import { constants } from 'node:fs';
+import { open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { GoondanError, yamlLimits } from '@goondan/core';
+
+/**
+ * The bytes of goondan.yaml, refused unless it is a regular file within the loader's size limit: opened
+ * non-blocking, so a FIFO never blocks, and checked on the opened file, so a device or a huge file is never read.
+ * Such a file could not load anyway; nothing is written.
+ */
+export async function readBundleBytes(file: string): Promise<Uint8Array> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => {
+    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${dirname(file)}.`);
+  });
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new GoondanError('E_BUNDLE_NOT_FOUND', `${file} is not a regular file; nothing was read or written.`);
+    }
+    if (stats.size > yamlLimits.maxBytes) {
+      throw new GoondanError(
+        'E_YAML_LIMIT',
+        `${file} is ${stats.size} bytes; bundle files may be at most ${yamlLimits.maxBytes} bytes, so it cannot load. Nothing was written.`,
+      );
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Replaces `file` with `text` in one step: written and synced to a new file beside it (with the old one's mode),
+ * then renamed over it. A process killed or a disk full midway leaves the old file whole, never half of each. A
+ * symbolic link is followed, so the file it points at is replaced and the link stays.
+ */
+export async function replaceFileAtomically(file: string, text: string): Promise<void> {
+  const target = await realpath(file);
+  const mode = (await stat(target)).mode & 0o7777;
+  const temporary = join(dirname(target), `.${basename(target)}.gdn-migrate-${process.pid}.tmp`);
+  const handle = await open(temporary, 'wx', mode);
+  try {
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    // A failed write names no path; name the file being replaced (E_PATH_ACCESS shows it).
+    if (error instanceof Error && !('path' in error)) Object.assign(error, { path: target });
+    throw error;
+  }
+}
