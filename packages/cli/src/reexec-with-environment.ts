@@ -39,6 +39,19 @@ function cStringArray(list: string[], keep: Buffer[]): BigUint64Array {
 }
 
 /**
+ * Writes all of `bytes` or throws: a write cut short (a file-size limit, `ulimit -f`) must not hand the new start a
+ * truncated environment, so the caller goes on without the re-exec instead.
+ */
+function writeAll(fd: number, bytes: Buffer): void {
+  let written = 0;
+  while (written < bytes.length) {
+    const count = writeSync(fd, bytes, written, bytes.length - written);
+    if (count <= 0) throw new Error(`the environment could not be written whole (${written} of ${bytes.length} bytes)`);
+    written += count;
+  }
+}
+
+/**
  * Replaces this process (same pid, same argv, same stdio) by a fresh start of the same program whose environment
  * block is `blockEnv` plus `fdVariable=N`, N being an anonymous in-memory file (memfd) holding `handedOver` as
  * JSON. Returns only when it cannot (then it throws). Linux only.
@@ -53,7 +66,7 @@ export function reexecWithEnvironment(options: {
   const name = cString(MEMFD_NAME);
   const fd = libc.memfd_create(ptr(name), 0);
   if (fd < 0) throw new Error('memfd_create failed');
-  writeSync(fd, JSON.stringify(options.handedOver));
+  writeAll(fd, Buffer.from(JSON.stringify(options.handedOver)));
   // The exact argv this process was started with (Bun's own flags included).
   const argv = readFileSync('/proc/self/cmdline', 'utf8').split('\0').slice(0, -1);
   const environment = Object.entries({ ...options.blockEnv, [options.fdVariable]: String(fd) }).map(

@@ -47,6 +47,12 @@ function restore(fdText: string): boolean {
   try {
     // The real environment wins over a .env file Bun may have loaded, as it would without the re-exec.
     Object.assign(process.env, JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>);
+  } catch (thrown) {
+    // The block was scrubbed already: its secrets are gone from this start; said once, not a stack trace.
+    process.stderr.write(
+      `gdn: warning: could not read the environment handed over at start (${(thrown as Error).message}); ` +
+        `secret variables are not available to this run. See ${docsLink('security.md#secrets-in-the-environment')}.\n`,
+    );
   } finally {
     closeSync(fd);
   }

@@ -98,4 +98,19 @@ describe('secrets in the environment', () => {
     expect({ exitCode: proc.exitCode, stderr }).toEqual({ exitCode: 0, stderr: '' });
     expect(stdout).toContain('greet__hello');
   });
+
+  test('a hand-over the file-size limit cuts short is not used: a warning, and the command still runs', async () => {
+    // `ulimit -f 2` lets the first 1 KiB of the environment into the memfd and refuses the rest.
+    const proc = Bun.spawn(['bash', '-c', `ulimit -f 2; exec ${installed} --version`], {
+      env: cliEnv({ OPENAI_API_KEY: plantedKey, GOONDAN_TEST_PADDING: 'p'.repeat(4096) }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    expect(await proc.exited).toBe(0);
+    expect(stdout).toMatch(/^gdn \d/);
+    expect(stderr).toContain('could not keep secrets out of the process environment');
+    expect(stderr).not.toContain('JSON Parse error');
+    expect(stderr).not.toContain(plantedKey);
+  });
 });
