@@ -1,4 +1,6 @@
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadBundleResult } from './load-bundle.ts';
 import { loadBundle } from './load-bundle.ts';
@@ -64,5 +66,37 @@ describe('resource shapes on __fixtures__/bad-shape', () => {
   test('unknown fields are accepted in Agent specs (other runtimes) but not at the top of a document', () => {
     expect(result.problems.some((problem) => problem.path.includes('custom-field'))).toBe(false);
     expect(byPath('specs')?.message).toBe('The document has unknown field "specs"');
+  });
+});
+
+describe('values YAML writes that JSON has no word for, and merge keys', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'goondan-shape-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('an infinite timeoutMs says "number Infinity", not "null"; a merge key says merge keys are not read', async () => {
+    writeFileSync(join(dir, 'tool.ts'), 'export const handlers = { run: () => 1 };\n');
+    writeFileSync(
+      join(dir, 'goondan.yaml'),
+      `apiVersion: goondan.ai/v1
+kind: Tool
+metadata: { name: slow }
+spec:
+  entry: ./tool.ts
+  timeoutMs: .inf
+  exports: [{ name: run }]
+---
+apiVersion: goondan.ai/v1
+kind: Tool
+metadata: { name: merged }
+spec:
+  <<: { entry: ./tool.ts }
+  exports: [{ name: run }]
+`,
+    );
+    const { problems } = await loadBundle({ dir });
+    const timeout = problems.find((problem) => problem.path === 'spec.timeoutMs');
+    expect(timeout?.message).toBe('spec.timeoutMs must be integer (got number Infinity)');
+    const merge = problems.find((problem) => problem.path === 'spec["<<"]');
+    expect(merge?.suggestion).toStartWith('YAML merge keys (<<: *anchor) are not supported');
   });
 });

@@ -38,6 +38,8 @@ function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
+  // JSON has no word for these (it writes null): `.inf`, `1e400`, `.nan` in YAML.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `number ${value}`;
   const text = JSON.stringify(value) ?? String(value);
   return `${typeof value} ${text.length > 40 ? `${text.slice(0, 37)}...` : text}`;
 }
@@ -56,7 +58,11 @@ function schemaErrorToProblem(document: YamlDocument, error: ErrorObject): Bundl
       const field = String(error.params.additionalProperty);
       const known = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
       const guess = closestName(field, known);
-      const suggestion = `${guess ? `Did you mean "${guess}"? ` : ''}Known fields: ${known.join(', ')}.`;
+      // The YAML 1.1 merge key is not read as a merge (YAML 1.2, as every Goondan file): it would be a field.
+      const suggestion =
+        field === '<<'
+          ? `YAML merge keys (<<: *anchor) are not supported: write the fields out, or use the anchor as the whole value (field: *anchor). Known fields: ${known.join(', ')}.`
+          : `${guess ? `Did you mean "${guess}"? ` : ''}Known fields: ${known.join(', ')}.`;
       return at([...path, field], `${subject(path)} has unknown field "${field}"`, { suggestion, at: 'key' });
     }
     case 'required':
