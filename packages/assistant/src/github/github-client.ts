@@ -30,7 +30,24 @@ async function tokenOf(ctx: ToolContext, config: Readonly<Record<string, JsonVal
 }
 
 /**
- * Octokit with the retry plugin (a 5xx is sent again twice, after 1 s and 4 s) and the throttling plugin (GitHub's
+ * An Octokit plugin, put before the retry plugin so its error hook runs first: a failure the bounded fetch coded
+ * (E_SERVICE_RESPONSE_TOO_LARGE, which Octokit wraps as status 500) is not sent again. Each retry would read the
+ * same megabytes up to the limit and fail the same way, seconds later. `request.retries` is the retry plugin's
+ * per-request setting.
+ */
+function noRetryOfCodedFailures(octokit: {
+  hook: { error: (name: 'request', hook: (error: unknown, options: { request?: object }) => never) => void };
+}): void {
+  octokit.hook.error('request', (error, options) => {
+    if ((error as { cause?: unknown } | undefined)?.cause instanceof GoondanError)
+      options.request = { ...options.request, retries: 0 };
+    throw error;
+  });
+}
+
+/**
+ * Octokit with the retry plugin (a 5xx or a network failure is sent again twice, after 1 s and 4 s; an answer too
+ * large is not) and the throttling plugin (GitHub's
  * pacing of writes; a primary or secondary rate limit of at most 60 s is waited out once). The token comes from the
  * Tool's `config.oauthAppRef` (the OAuth host: GitHub's device flow) or `config.token` (a ValueSource, default env
  * GITHUB_TOKEN); `config.baseUrl` points it at GitHub Enterprise (or a fake API in tests).
@@ -47,7 +64,7 @@ export async function githubClient(ctx: ToolContext): Promise<GitHubClient> {
   ]);
   const waitOnce = (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number) =>
     retryCount < 1 && retryAfter <= MAX_RATE_LIMIT_WAIT_SECONDS;
-  const Client = Octokit.plugin(retry, throttling);
+  const Client = Octokit.plugin(noRetryOfCodedFailures, retry, throttling);
   const silent = () => {};
   const octokit = new Client({
     auth: token.token,

@@ -1,3 +1,4 @@
+import { nameKey } from '../names/display-name.ts';
 import type { AssistantSchema } from '../store/assistant-database.ts';
 
 /**
@@ -30,6 +31,20 @@ export const memorySchema: AssistantSchema = {
       up: (db) => {
         db.run('ALTER TABLE memory_entries ADD COLUMN workspace TEXT');
         db.run('CREATE INDEX memory_entries_workspace ON memory_entries (workspace)');
+      },
+    },
+    {
+      // memory__update finds old_content ignoring case in every script (SQLite's lower() folds ASCII only): each entry
+      // keeps its text as nameKey() has it (NFC, lowercased), searched with instr() without reading every entry.
+      version: 3,
+      up: (db) => {
+        db.run('ALTER TABLE memory_entries ADD COLUMN content_key TEXT');
+        const page = db.query<{ id: number; content: string }, [number]>(
+          'SELECT id, content FROM memory_entries WHERE id > ? ORDER BY id LIMIT 500',
+        );
+        const fill = db.query('UPDATE memory_entries SET content_key = ? WHERE id = ?');
+        for (let rows = page.all(0); rows.length > 0; rows = page.all(rows.at(-1)?.id ?? 0))
+          for (const row of rows) fill.run(nameKey(row.content), row.id);
       },
     },
   ],

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { GoondanError } from '@goondan/core/errors';
+import { nameKey } from '../names/display-name.ts';
 import { indexText, matchExpression } from './search-terms.ts';
 
 /** The longest memory entry, in characters: a memory is a fact to recall, not a document. */
@@ -24,6 +25,8 @@ export interface MemoryEntry {
 }
 
 type Row = { id: number; scope: MemoryScope; content: string; updated_at: string };
+/** A row with its `content_key`: the content as nameKey() has it (NFC, lowercased in every script). */
+type KeyedRow = Row & { content_key: string };
 const toEntry = (row: Row): MemoryEntry => ({
   id: row.id,
   scope: row.scope,
@@ -63,14 +66,15 @@ export function saveMemory(db: Database, owner: MemoryOwner, content: string): M
   return db
     .transaction(() => {
       const row = db
-        .query<Row, [string, number | null, string | null, string, string, string]>(
-          'INSERT INTO memory_entries (scope, owner, workspace, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id, scope, content, updated_at',
+        .query<Row, [string, number | null, string | null, string, string, string, string]>(
+          'INSERT INTO memory_entries (scope, owner, workspace, content, content_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, scope, content, updated_at',
         )
         .get(
           owner.scope,
           owner.owner,
           owner.owner === null ? (owner.workspace ?? null) : null,
           content,
+          nameKey(content),
           now,
           now,
         ) as Row;
@@ -81,19 +85,22 @@ export function saveMemory(db: Database, owner: MemoryOwner, content: string): M
 }
 
 /**
- * Replaces the memory matching `oldContent` in one scope: an entry equal to it (ignoring case and surrounding
- * space), else the one entry containing it. None, or several containing it, is a coded error naming candidates.
+ * Replaces the memory matching `oldContent` in one scope: an entry equal to it (ignoring case in every script, Unicode
+ * normalisation and surrounding space), else the one entry containing it. None, or several containing it, is a coded
+ * error naming candidates. Only the entries containing it are read (by their `content_key`, see memory-schema.ts).
  */
 export function updateMemory(db: Database, owner: MemoryOwner, oldContent: string, newContent: string) {
   const where = ownerClause(owner);
+  const key = nameKey(oldContent);
   return db
     .transaction(() => {
       const rows = db
-        .query<Row, (string | number | null)[]>(
-          `SELECT id, scope, content, updated_at FROM memory_entries WHERE ${where.sql} AND instr(lower(content), lower(?)) > 0 ORDER BY id`,
+        .query<KeyedRow, (string | number | null)[]>(
+          `SELECT id, scope, content, updated_at, content_key FROM memory_entries
+           WHERE ${where.sql} AND instr(content_key, ?) > 0 ORDER BY id`,
         )
-        .all(...where.args, oldContent);
-      const exact = rows.filter((row) => row.content.toLowerCase() === oldContent.toLowerCase());
+        .all(...where.args, key);
+      const exact = rows.filter((row) => row.content_key === key);
       const matches = exact.length > 0 ? exact : rows;
       if (matches.length === 0) {
         throw new GoondanError('E_MEMORY_NOT_FOUND', `No ${owner.scope} memory contains '${oldContent}'.`, {
@@ -108,11 +115,19 @@ export function updateMemory(db: Database, owner: MemoryOwner, oldContent: strin
           { suggestion: 'Pass the full text of the one memory to change as old_content.' },
         );
       }
-      const [target] = matches as [Row];
+      const [target] = matches as [KeyedRow];
       const now = new Date().toISOString();
-      db.query('UPDATE memory_entries SET content = ?, updated_at = ? WHERE id = ?').run(newContent, now, target.id);
+      db.query('UPDATE memory_entries SET content = ?, content_key = ?, updated_at = ? WHERE id = ?').run(
+        newContent,
+        nameKey(newContent),
+        now,
+        target.id,
+      );
       db.query('UPDATE memory_search SET terms = ? WHERE rowid = ?').run(indexText(newContent), target.id);
-      return { before: target.content, after: toEntry({ ...target, content: newContent, updated_at: now }) };
+      return {
+        before: target.content,
+        after: toEntry({ id: target.id, scope: target.scope, content: newContent, updated_at: now }),
+      };
     })
     .immediate();
 }

@@ -1,6 +1,7 @@
 import type { ToolContext } from '@goondan/core';
 import { GoondanError } from '@goondan/core/errors';
 import { assistantDatabase } from '../store/assistant-database.ts';
+import { checkedDueDate } from './checked-due-date.ts';
 import { readWhen } from './read-when.ts';
 import { remindersSchema } from './reminders-schema.ts';
 import { describeAt, scheduleForAgent, withSchedules, zoneOf } from './schedule-for-agent.ts';
@@ -88,7 +89,8 @@ export async function setAlarm(
     const when = await readWhen(String(input.fire_date), now, timeZone);
     notes = when.notes;
     if (when.kind === 'instant') {
-      record = scheduleForAgent(ctx, { at: new Date(when.epochMs).toISOString(), timeZone, label, input: text });
+      const at = checkedDueDate(when.epochMs, now, { field: 'fire_date', value: String(input.fire_date), timeZone });
+      record = scheduleForAgent(ctx, { at: new Date(at).toISOString(), timeZone, label, input: text });
     } else {
       recurring = when.description;
       record = scheduleForAgent(ctx, { rrule: when.rrule, timeZone, label, input: text });

@@ -1,5 +1,6 @@
 import { GoondanError, newId, type ToolContext } from '@goondan/core';
 import { assistantDatabase } from '../store/assistant-database.ts';
+import { checkedDueDate } from './checked-due-date.ts';
 import { readWhen } from './read-when.ts';
 import { remindersSchema } from './reminders-schema.ts';
 import { describeAt, scheduleForAgent, withSchedules, zoneOf } from './schedule-for-agent.ts';
@@ -46,8 +47,9 @@ export async function createReminder(
       throw new GoondanError('E_TOOL_INVALID_ARGS', `A reminder is due once; '${input.due_date}' repeats.`, {
         suggestion: 'For something that repeats use alarms__set with the same words.',
       });
+    const at = checkedDueDate(when.epochMs, now, { field: 'due_date', value: String(input.due_date), timeZone });
     const record = scheduleForAgent(ctx, {
-      at: new Date(when.epochMs).toISOString(),
+      at: new Date(at).toISOString(),
       timeZone,
       label: title,
       input: `Reminder due: ${title}${notes ? ` (${notes})` : ''}. Remind the user.`,

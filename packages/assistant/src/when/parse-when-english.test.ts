@@ -123,3 +123,39 @@ describe('parseWhen reads English', () => {
     expect(result.timeZone).toBe(timeZone);
   });
 });
+
+describe('parseWhen reads the year written', () => {
+  test('years 0000–0099 are those years, not 1900–1999 (leap days and weekdays of that year)', async () => {
+    const read = async (text: string, zone = 'UTC') => {
+      const result = await parseWhen(text, { now, timeZone: zone });
+      return result.kind === 'instant' ? [result.iso, result.weekday] : [];
+    };
+    expect(await read('0000-01-01T00:00:00Z')).toEqual(['0000-01-01T00:00:00+00:00', 'Saturday']);
+    expect(await read('0099-05-01')).toEqual(['0099-05-01T09:00:00+00:00', 'Friday']);
+    // 1900 had no 29 February; the year 0 (1 BC) had.
+    expect(await read('0000-02-29T12:00')).toEqual(['0000-02-29T12:00:00+00:00', 'Tuesday']);
+    expect(await read('0050년 3월 1일 오전 9시', 'Asia/Seoul')).toEqual(['0050-03-01T09:00:00+08:28', 'Tuesday']);
+    // Local mean time (-4:56:02) is kept to the second: 09:00 stays 09:00.
+    expect(await read('0099-05-01T09:00', timeZone)).toEqual(['0099-05-01T09:00:00-04:56', 'Friday']);
+  });
+
+  test('outside the years 0000–9999 of the zone is E_WHEN_INVALID saying the limit', async () => {
+    for (const [text, zone, year] of [
+      ['in 99999999999 minutes', timeZone, '192158'],
+      ['in 9000 years', 'UTC', '11026'],
+      ['0000-01-01T00:00:00Z', timeZone, '-1'],
+    ] as const) {
+      const error = await parseWhen(text, { now, timeZone: zone }).then(
+        () => undefined,
+        (caught: { code: string; message: string; suggestion: string }) => caught,
+      );
+      expect(error?.code).toBe('E_WHEN_INVALID');
+      expect(error?.message).toBe(
+        `'${text}' is in the year ${year} in ${zone}; dates run from 0000-01-01 to 9999-12-31.`,
+      );
+      expect(error?.suggestion).toMatch(/^Give a date /);
+    }
+    const last = await parseWhen('9999-12-31T23:59:59Z', { now, timeZone: 'UTC' });
+    expect(last.kind === 'instant' && last.iso).toBe('9999-12-31T23:59:59+00:00');
+  });
+});

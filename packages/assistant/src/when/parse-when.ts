@@ -8,6 +8,7 @@ import {
   epochOfWallClock,
   isoInZone,
   offsetMinutesAt,
+  utcEpoch,
   wallClockOf,
   weekdayNameAt,
 } from './zoned-time.ts';
@@ -33,6 +34,8 @@ export interface ParseWhenOptions {
 }
 
 const notePrefix = 'goondan/note:';
+/** The exact instant a Korean phrase resolved to: chrono's offsets are whole minutes, local mean time is not. */
+const epochPrefix = 'goondan/epoch:';
 const maxLength = 200;
 const examples =
   "ISO 8601 with an offset (2026-05-01T09:00:00+09:00), 'tomorrow at 3pm', 'in 20 minutes', 'next tuesday 9am', '내일 오후 3시', '3시간 후', '다음 주 화요일 아침 9시'";
@@ -61,6 +64,29 @@ function invalidDate(year: number, month: number, day: number): GoondanError {
   );
 }
 
+/**
+ * `epochMs` if it falls in the years 0000–9999 of the zone (ISO 8601 and RFC 5545 write years in four digits), else
+ * E_WHEN_INVALID naming the year and the range: 'in 99999999999 minutes' would be the year 192159.
+ */
+function inYearRange(text: string, epochMs: number, timeZone: string): number {
+  const first = epochOfWallClock({ year: 0, month: 1, day: 1 }, timeZone);
+  const end = epochOfWallClock({ year: 10_000, month: 1, day: 1 }, timeZone);
+  if (Number.isFinite(epochMs) && epochMs >= first && epochMs < end) return epochMs;
+  // A Date holds ±8.64e15 ms (the year 275760); past that only the side is known.
+  const year = Math.abs(epochMs) <= 8.64e15 ? wallClockOf(epochMs, timeZone).year : undefined;
+  const late = !(epochMs < first);
+  const where = year === undefined ? (late ? 'after the year 9999' : 'before the year 0000') : `in the year ${year}`;
+  throw new GoondanError(
+    'E_WHEN_INVALID',
+    `'${text}' is ${where} in ${timeZone}; dates run from 0000-01-01 to 9999-12-31.`,
+    {
+      suggestion: late
+        ? 'Give a date up to 9999-12-31: an ISO 8601 date (2030-05-01T09:00:00+09:00) or a shorter delay.'
+        : 'Give a date from 0000-01-01 on, its year in four digits (0099-05-01 is the year 99).',
+    },
+  );
+}
+
 function instant(epochMs: number, timeZone: string, notes: string[]): InstantWhen {
   return {
     kind: 'instant',
@@ -75,7 +101,7 @@ function instant(epochMs: number, timeZone: string, notes: string[]): InstantWhe
 const isoPattern =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
-function parseIso(text: string, timeZone: string): InstantWhen | undefined {
+function parseIso(text: string, timeZone: string): { epochMs: number; notes: string[] } | undefined {
   const m = isoPattern.exec(text);
   if (!m) return undefined;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -92,18 +118,14 @@ function parseIso(text: string, timeZone: string): InstantWhen | undefined {
   }
   const notes = m[4] === undefined ? ['No time of day was given: 09:00 is assumed.'] : [];
   const millisecond = Number((m[7] ?? '0').padEnd(3, '0'));
-  const fields = Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+  const fields = utcEpoch(year, month - 1, day, hour, minute, second, millisecond);
   if (m[8] === undefined)
-    return instant(
-      epochOfWallClock({ year, month, day, hour, minute, second }, timeZone) + millisecond,
-      timeZone,
-      notes,
-    );
+    return { epochMs: epochOfWallClock({ year, month, day, hour, minute, second }, timeZone) + millisecond, notes };
   const offset =
     m[8].toUpperCase() === 'Z'
       ? 0
       : (m[8][0] === '-' ? -1 : 1) * (Number(m[8].slice(1, 3)) * 60 + Number(m[8].slice(-2)));
-  return instant(fields - offset * 60_000, timeZone, notes);
+  return { epochMs: fields - offset * 60_000, notes };
 }
 
 const months = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -143,7 +165,10 @@ function koreanParser(now: number, timeZone: string): Parser {
         millisecond: resolved.epochMs % 1000,
         timezoneOffset: offsetMinutesAt(resolved.epochMs, timeZone),
       });
-      components.addTags(resolved.notes.map((note) => `${notePrefix}${note}`));
+      components.addTags([
+        ...resolved.notes.map((note) => `${notePrefix}${note}`),
+        `${epochPrefix}${resolved.epochMs}`,
+      ]);
       return components;
     },
   };
@@ -165,7 +190,7 @@ function epochOf(result: ParsedResult, timeZone: string, notes: string[]): numbe
   if (start.isCertain('timezoneOffset')) {
     const offset = start.get('timezoneOffset') ?? 0;
     return (
-      Date.UTC(
+      utcEpoch(
         fields.year,
         fields.month - 1,
         fields.day,
@@ -208,7 +233,7 @@ export async function parseWhen(text: string, options: ParseWhenOptions): Promis
   if (trimmed === '' || trimmed.length > maxLength)
     throw unreadable(trimmed.slice(0, 40), trimmed === '' ? '' : ` (longer than ${maxLength} characters)`);
   const iso = parseIso(trimmed, timeZone);
-  if (iso) return iso;
+  if (iso) return instant(inYearRange(trimmed, iso.epochMs, timeZone), timeZone, iso.notes);
   if (looksRecurring(trimmed)) return parseRecurring(trimmed, now, timeZone);
   const korean = /[가-힣]/.test(trimmed);
   const { Chrono, casual } = await chrono();
@@ -233,6 +258,10 @@ export async function parseWhen(text: string, options: ParseWhenOptions): Promis
   }
   const leftover = trimmed.replace(first.text, ' ');
   if (/\d/.test(leftover)) throw unreadable(trimmed, `: '${leftover.trim()}' was not understood`);
-  for (const tag of first.start.tags()) if (tag.startsWith(notePrefix)) notes.push(tag.slice(notePrefix.length));
-  return instant(epochOf(first, timeZone, notes), timeZone, notes);
+  let exact: number | undefined;
+  for (const tag of first.start.tags()) {
+    if (tag.startsWith(notePrefix)) notes.push(tag.slice(notePrefix.length));
+    if (tag.startsWith(epochPrefix)) exact = Number(tag.slice(epochPrefix.length));
+  }
+  return instant(inYearRange(trimmed, exact ?? epochOf(first, timeZone, notes), timeZone), timeZone, notes);
 }

@@ -28,6 +28,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
       minute: 'numeric',
       second: 'numeric',
       weekday: 'short',
+      era: 'short',
     });
     formatters.set(timeZone, formatter);
   }
@@ -50,6 +51,26 @@ export function checkTimeZone(timeZone: string): string {
   }
 }
 
+const MS_PER_400_YEARS = 146_097 * 86_400_000;
+
+/**
+ * `Date.UTC` for the year written: `Date.UTC` reads years 0–99 as 1900–1999, so those are computed 400 years later
+ * (the Gregorian calendar repeats every 400 years, leap days included) and moved back. Fields overflow as in
+ * `Date.UTC` (day 32 is the next month's 1st).
+ */
+export function utcEpoch(
+  year: number,
+  monthIndex: number,
+  day = 1,
+  hour = 0,
+  minute = 0,
+  second = 0,
+  millisecond = 0,
+): number {
+  if (year < 0 || year > 99) return Date.UTC(year, monthIndex, day, hour, minute, second, millisecond);
+  return Date.UTC(year + 400, monthIndex, day, hour, minute, second, millisecond) - MS_PER_400_YEARS;
+}
+
 export function wallClockOf(epochMs: number, timeZone: string): WallClock {
   const parts = Object.fromEntries(
     formatterFor(timeZone)
@@ -57,7 +78,8 @@ export function wallClockOf(epochMs: number, timeZone: string): WallClock {
       .map((part) => [part.type, part.value]),
   );
   return {
-    year: Number(parts.year),
+    // Year 0 and before are '1 BC', '2 BC', … (proleptic Gregorian; ISO 8601's year 0000 is 1 BC).
+    year: parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year),
     month: Number(parts.month),
     day: Number(parts.day),
     hour: Number(parts.hour) % 24,
@@ -67,11 +89,16 @@ export function wallClockOf(epochMs: number, timeZone: string): WallClock {
   };
 }
 
+/** Offset of the zone from UTC at an instant, to the second (local mean time before 1900 can be −4:56:02). */
+function offsetMsAt(epochMs: number, timeZone: string): number {
+  const wall = wallClockOf(epochMs, timeZone);
+  const asUtc = utcEpoch(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
+  return asUtc - Math.floor(epochMs / 1000) * 1000;
+}
+
 /** Offset of the zone from UTC at an instant, in minutes (Seoul: 540). */
 export function offsetMinutesAt(epochMs: number, timeZone: string): number {
-  const wall = wallClockOf(epochMs, timeZone);
-  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
-  return Math.round((asUtc - Math.floor(epochMs / 1000) * 1000) / 60_000);
+  return Math.round(offsetMsAt(epochMs, timeZone) / 60_000);
 }
 
 /**
@@ -83,7 +110,7 @@ export function epochOfWallClock(
   fields: { year: number; month: number; day: number; hour?: number; minute?: number; second?: number },
   timeZone: string,
 ): number {
-  const asUtc = Date.UTC(
+  const asUtc = utcEpoch(
     fields.year,
     fields.month - 1,
     fields.day,
@@ -91,11 +118,11 @@ export function epochOfWallClock(
     fields.minute ?? 0,
     fields.second ?? 0,
   );
-  const before = asUtc - offsetMinutesAt(asUtc - 86_400_000, timeZone) * 60_000;
-  const after = asUtc - offsetMinutesAt(asUtc + 86_400_000, timeZone) * 60_000;
+  const before = asUtc - offsetMsAt(asUtc - 86_400_000, timeZone);
+  const after = asUtc - offsetMsAt(asUtc + 86_400_000, timeZone);
   const candidates = [before, after].filter((epoch) => {
     const wall = wallClockOf(epoch, timeZone);
-    return Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) === asUtc;
+    return utcEpoch(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) === asUtc;
   });
   if (candidates.length > 0) return Math.min(...candidates);
   // In a DST gap: the earlier offset read forward lands after the jump.
@@ -104,7 +131,7 @@ export function epochOfWallClock(
 
 /** The civil date `days` after the given one (negative goes back), as plain fields. */
 export function addDays(date: { year: number; month: number; day: number }, days: number) {
-  const moved = new Date(Date.UTC(date.year, date.month - 1, date.day + days));
+  const moved = new Date(utcEpoch(date.year, date.month - 1, date.day + days));
   return {
     year: moved.getUTCFullYear(),
     month: moved.getUTCMonth() + 1,
@@ -114,11 +141,11 @@ export function addDays(date: { year: number; month: number; day: number }, days
 }
 
 export function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utcEpoch(year, month, 0)).getUTCDate();
 }
 
 function pad(value: number, width = 2): string {
-  return String(value).padStart(width, '0');
+  return `${value < 0 ? '-' : ''}${String(Math.abs(value)).padStart(width, '0')}`;
 }
 
 function offsetText(minutes: number): string {

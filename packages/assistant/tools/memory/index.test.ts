@@ -1,9 +1,11 @@
+import { Database } from 'bun:sqlite';
 import { beforeEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolContext } from '@goondan/core';
 import { createTestToolContext } from '@goondan/core/testing';
+import { memorySchema } from '../../src/memory/memory-schema.ts';
 import { MEMORY_MAX_CHARS } from '../../src/memory/memory-store.ts';
 import { handlers as profile } from '../profile/index.ts';
 import { handlers as user } from '../user/index.ts';
@@ -53,6 +55,61 @@ describe('memory tools', () => {
     expect(result).toMatchObject({ before: 'Standup is at 9:30', updated: '스탠드업은 10시' });
     expect(contents(memory.search(ctx, { query: 'standup' }))).toEqual([]);
     expect(contents(memory.search(ctx, { query: '스탠드업' }))).toEqual(['스탠드업은 10시']);
+  });
+
+  test('update finds old_content ignoring case in every script and Unicode normalisation', () => {
+    memory.save(ctx, { content: 'Иван любит чай', scope: 'workspace' });
+    memory.save(ctx, { content: 'ÉCOLE starts at 8', scope: 'workspace' });
+    memory.save(ctx, { content: 'Ёлка', scope: 'workspace' });
+    memory.save(ctx, { content: 'Ёлка стоит в гостиной', scope: 'workspace' });
+    const cyrillic = memory.update(ctx, {
+      old_content: 'ИВАН ЛЮБИТ',
+      new_content: 'Иван любит кофе',
+      scope: 'workspace',
+    });
+    expect(cyrillic).toMatchObject({ before: 'Иван любит чай', updated: 'Иван любит кофе' });
+    // 'école' with the accent as its own character (e + U+0301), in another case.
+    const accented = memory.update(ctx, {
+      old_content: 'e\u0301cole',
+      new_content: 'École starts at 9',
+      scope: 'workspace',
+    });
+    expect(accented).toMatchObject({ before: 'ÉCOLE starts at 8', updated: 'École starts at 9' });
+    // An entry equal to it wins over one containing it, in any case; the new text is found the same way.
+    expect(memory.update(ctx, { old_content: 'ёлка', new_content: 'Ёлка куплена', scope: 'workspace' })).toMatchObject({
+      before: 'Ёлка',
+    });
+    expect(memory.update(ctx, { old_content: 'ЁЛКА КУПЛЕНА', new_content: 'x', scope: 'workspace' })).toMatchObject({
+      before: 'Ёлка куплена',
+    });
+    memory.save(ctx, { content: 'ёлка на балконе', scope: 'workspace' });
+    expect(() => memory.update(ctx, { old_content: 'ЁЛКА', new_content: 'y', scope: 'workspace' })).toThrow(
+      expect.objectContaining({ code: 'E_MEMORY_AMBIGUOUS' }),
+    );
+    expect(contents(memory.search(ctx, { query: 'кофе' }))).toEqual(['Иван любит кофе']);
+  });
+
+  test('a store written before content_key is brought up to date: its old memories are found ignoring case', () => {
+    const bundle = mkdtempSync(join(tmpdir(), 'assistant-memory-v2-'));
+    mkdirSync(join(bundle, '.goondan'));
+    const db = new Database(join(bundle, '.goondan', 'assistant.db'));
+    db.run('CREATE TABLE assistant_schema (concern TEXT PRIMARY KEY, version INTEGER NOT NULL)');
+    for (const step of memorySchema.migrations.filter((step) => step.version <= 2)) step.up(db);
+    db.run("INSERT INTO assistant_schema VALUES ('memory', 2)");
+    const insert = db.query(
+      "INSERT INTO memory_entries (scope, content, created_at, updated_at) VALUES ('workspace', ?, 'then', 'then')",
+    );
+    db.transaction(() => {
+      for (let n = 0; n < 1200; n += 1) insert.run(`Заметка номер ${n}`);
+    })();
+    db.close();
+    const old = createTestToolContext({ workdir: join(bundle, '.goondan', 'workspaces', 'helper', 'default') });
+    expect(
+      memory.update(old, { old_content: 'ЗАМЕТКА НОМЕР 1199', new_content: 'последняя', scope: 'workspace' }),
+    ).toMatchObject({ before: 'Заметка номер 1199', updated: 'последняя' });
+    expect(() => memory.update(old, { old_content: 'НОМЕР 119', new_content: 'z', scope: 'workspace' })).toThrow(
+      expect.objectContaining({ code: 'E_MEMORY_AMBIGUOUS' }),
+    );
   });
 
   test('bad input is a coded error with a suggestion, and changes nothing', () => {

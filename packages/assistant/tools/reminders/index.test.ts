@@ -173,6 +173,29 @@ describe('the tools speak in their own fields', () => {
     expect(longest.at).toMatch(/\+09:00 \(Asia\/Seoul, /);
   });
 
+  test('a due_date or fire_date more than 100 years ahead is E_WHEN_INVALID saying the limit, with nothing written', async () => {
+    const { ctx, schedules } = bundleCtx();
+    const runaway = await errorOf(() => reminders.create(ctx, { title: 'x', due_date: 'in 99999999999 minutes' }));
+    expect(runaway.code).toBe('E_WHEN_INVALID');
+    expect(runaway.message).toContain('the year 192159');
+    expect(runaway.message).toContain('9999-12-31');
+    const reminder = await errorOf(() => reminders.create(ctx, { title: 'x', due_date: 'in 150 years' }));
+    expect(reminder.code).toBe('E_WHEN_INVALID');
+    expect(reminder.message).toMatch(
+      /^due_date "in 150 years" is 21\d\d-.* more than 100 years ahead; the latest due_date is 21\d\d-.*\(Asia\/Seoul, \w+day\)\.$/,
+    );
+    expect(reminder.suggestion).toContain('within 100 years');
+    const alarm = await errorOf(() => alarms.set(ctx, { label: 'x', fire_date: '9000-01-01T09:00:00+09:00' }));
+    expect(alarm.code).toBe('E_WHEN_INVALID');
+    expect(alarm.message).toStartWith('fire_date "9000-01-01T09:00:00+09:00" is 9000-01-01T09:00:00+09:00');
+    expect(alarm.message).toContain('more than 100 years ahead');
+    expect(schedules()).toEqual([]);
+    expect(reminders.list(ctx, {}).reminders).toEqual([]);
+    const year = new Date().getUTCFullYear();
+    const far = await reminders.create(ctx, { title: 'far', due_date: `${year + 99}-01-01T09:00:00+09:00` });
+    expect(far.due).toStartWith(`${year + 99}-01-01T09:00:00+09:00`);
+  });
+
   test('control characters in labels and titles are refused; a label is kept in NFC', async () => {
     const { ctx, schedules } = bundleCtx();
     for (const run of [

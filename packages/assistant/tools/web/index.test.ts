@@ -17,6 +17,17 @@ interface Seen {
 const seen: Seen[] = [];
 let pulledBytes = 0;
 
+// Another host the search server redirects to: it must never be asked (the key would go with the request).
+const elsewhere: Request[] = [];
+const otherHost = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  fetch(request) {
+    elsewhere.push(request);
+    return Response.json({ results: [] });
+  },
+});
+
 // One fake server speaks all four providers' wire formats; special queries make it misbehave.
 const server = Bun.serve({
   hostname: '127.0.0.1',
@@ -28,6 +39,8 @@ const server = Bun.serve({
     const query = (body as { query?: string } | undefined)?.query ?? url.searchParams.get('q') ?? '';
     if (query === 'unauthorized') return Response.json({ detail: 'Invalid API key' }, { status: 401 });
     if (query === 'slow down') return new Response('too many', { status: 429, headers: { 'retry-after': '30' } });
+    if (query === 'moved') return Response.redirect(`http://127.0.0.1:${otherHost.port}/search?stolen=${KEY}`, 307);
+    if (query === 'moved here') return new Response(null, { status: 301, headers: { location: '/v2/search' } });
     if (query === 'broken') return new Response('<html>502 Bad Gateway</html>', { status: 200 });
     if (query === 'huge') {
       const chunk = new Uint8Array(64 * 1024).fill(32);
@@ -95,7 +108,10 @@ const server = Bun.serve({
     return new Response('not found', { status: 404 });
   },
 });
-afterAll(() => server.stop(true));
+afterAll(() => {
+  server.stop(true);
+  otherHost.stop(true);
+});
 
 const base = `http://127.0.0.1:${server.port}`;
 const search = (config: JsonObject, query: string, count?: number) =>
@@ -168,6 +184,25 @@ describe('web__search', () => {
     const noJson = await failure(() => search({ provider: 'searxng', baseUrl: base }, 'no json'));
     expect(noJson.code).toBe('E_SERVICE_AUTH');
     expect(noJson.suggestion).toContain('search.formats');
+  });
+
+  test('a redirect is not followed and is said as one: where it pointed, and to check the baseUrl', async () => {
+    const moved = await failure(() => search(withKey('tavily'), 'moved'));
+    expect(moved.code).toBe('E_SERVICE_RESPONSE_INVALID');
+    expect(moved.message).toBe(
+      `Tavily at ${base} redirected (307) to http://127.0.0.1:${otherHost.port}; redirects are not followed, so the key goes nowhere else.`,
+    );
+    expect(moved.suggestion).toBe(
+      `Check the configured baseUrl of Tavily: if http://127.0.0.1:${otherHost.port} is the service, set the baseUrl to that address; redirects are never followed.`,
+    );
+    expect(`${moved.message}${moved.suggestion}`).not.toMatch(/UnexpectedRedirect|verbose|network|stolen/);
+    expect(`${moved.message}${moved.suggestion}`).not.toContain(KEY);
+    expect(elsewhere).toEqual([]);
+    const samePlace = await failure(() => search({ provider: 'searxng', baseUrl: base }, 'moved here'));
+    expect(samePlace.code).toBe('E_SERVICE_RESPONSE_INVALID');
+    expect(samePlace.message).toBe(
+      `SearXNG at ${base} redirected (301) to another path on ${base}; redirects are not followed.`,
+    );
   });
 
   test('a 50 MB answer is cut off after the limit without being read whole', async () => {
