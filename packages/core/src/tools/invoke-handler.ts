@@ -19,26 +19,8 @@ export function invokeHandler(
   const limit = tool.errorMessageLimit;
   if (scope.signal?.aborted)
     return errorResult('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled before it started.`);
-  // The signal and the jobs object are made when the handler first reads them: an AbortController costs more
-  // than the rest of the call, and most handlers never look at it. Own enumerable getters, so a spread copy of
-  // the context still has both.
   const lazy = new LazyCallParts(jobs, call.name, limit, scope.trace);
-  const context: { -readonly [K in keyof ToolContext]: ToolContext[K] } = {
-    agentName: scope.agentName,
-    instanceKey: scope.instanceKey,
-    turnId: scope.turnId,
-    toolCallId: call.id,
-    message: scope.message,
-    workdir: scope.workdir,
-    logger: scope.logger,
-    get signal() {
-      return lazy.signal();
-    },
-    get jobs() {
-      return lazy.jobs();
-    },
-    config: tool.config,
-  };
+  const context = new HandlerContext(scope, call.id, tool.config, lazy);
   // Optional fields are present only when set (spec §2.5.3 lists exactly what a context holds).
   if (scope.trace) context.trace = scope.trace;
   if (scope.agents) context.agents = scope.agents;
@@ -128,6 +110,51 @@ function settleHandler(options: {
       else parent?.addEventListener('abort', onAbort, { once: true });
     });
   });
+}
+
+const LAZY = Symbol('goondan.lazyCallParts');
+
+/**
+ * A handler's ToolContext. Its fields are own properties; `signal` and `jobs` are getters on the prototype, made on
+ * first read: an AbortController costs more than the rest of the call, and most handlers never look at it. (An
+ * object literal with own getters cost ~100 ns per call to build.) A copy made by spreading has the fields but not
+ * `signal` and `jobs`; `Object.create(ctx)` or passing `ctx` itself keeps them (docs/writing-a-tool.md).
+ */
+class HandlerContext {
+  agentName: string;
+  instanceKey: string;
+  turnId: string;
+  toolCallId: string;
+  message: ToolContext['message'];
+  workdir: string;
+  logger: Console;
+  config: ToolContext['config'];
+  declare trace?: ToolContext['trace'];
+  declare agents?: ToolContext['agents'];
+  declare bundle?: ToolContext['bundle'];
+  declare source?: ToolContext['source'];
+  /** Symbol-keyed: not in Object.keys, JSON or a listing of the context's fields. */
+  readonly [LAZY]: LazyCallParts;
+
+  constructor(scope: CallScope, toolCallId: string, config: ToolContext['config'], lazy: LazyCallParts) {
+    this.agentName = scope.agentName;
+    this.instanceKey = scope.instanceKey;
+    this.turnId = scope.turnId;
+    this.toolCallId = toolCallId;
+    this.message = scope.message;
+    this.workdir = scope.workdir;
+    this.logger = scope.logger;
+    this.config = config;
+    this[LAZY] = lazy;
+  }
+
+  get signal(): AbortSignal {
+    return this[LAZY].signal();
+  }
+
+  get jobs(): ToolJobs {
+    return this[LAZY].jobs();
+  }
 }
 
 /** The parts of a ToolContext made on first use; `abort` reaches the handler only if it took the signal. */

@@ -526,20 +526,18 @@ describe('ToolContext (spec §2.5, §7.3)', () => {
       },
     });
     await executor.execute({ id: 'call_42', name: 'echo__say', args: { text: 'x' } }, { catalog, scope });
+    // Own fields: the spec's and config; signal and jobs are made on first read (getters of the context's class).
     expect(Object.keys(context!).sort()).toEqual(
-      [
-        'agentName',
-        'config',
-        'instanceKey',
-        'jobs',
-        'logger',
-        'message',
-        'signal',
-        'toolCallId',
-        'turnId',
-        'workdir',
-      ].sort(),
+      ['agentName', 'config', 'instanceKey', 'logger', 'message', 'toolCallId', 'turnId', 'workdir'].sort(),
     );
+    expect('signal' in context! && 'jobs' in context!).toBe(true);
+    expect(context!.signal).toBeInstanceOf(AbortSignal);
+    expect(typeof context!.jobs.submit).toBe('function');
+    // A context derived with Object.create keeps them (a spread copy has the fields only).
+    const derived = Object.assign(Object.create(context!) as ToolContext, { workdir: '/elsewhere' });
+    expect(derived.signal).toBe(context!.signal);
+    expect(derived.workdir).toBe('/elsewhere');
+    expect(JSON.stringify(context)).not.toContain('signal');
     expect(context).not.toHaveProperty('swarmBundle');
     expect(context).not.toHaveProperty('oauth');
     expect(context!.workdir).toBe('/work/instance');
