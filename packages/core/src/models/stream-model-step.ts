@@ -116,7 +116,7 @@ export async function streamModelStep(request: ModelStepRequest): Promise<ModelS
     // The watchdog's error ends the call even when a model ignores its abort signal.
     return await untilAborted(callModel({ ...request, settings }, watchdog), watchdog.failed);
   } finally {
-    watchdog.pause();
+    watchdog.close();
   }
 }
 
