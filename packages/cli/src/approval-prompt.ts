@@ -1,5 +1,5 @@
 import type { ApprovalAnswer, ApprovalRecord } from '@goondan/core';
-import { paint } from './terminal.ts';
+import { paint, printable } from './terminal.ts';
 import { shortArgs } from './tool-call-printer.ts';
 
 /** The words a person may answer an approval with, shown under every request. */
@@ -23,8 +23,9 @@ export function describeResolution(record: ApprovalRecord, color: boolean): stri
     record.status === 'approved'
       ? paint(`approved${record.scope === 'conversation' ? ' for this conversation' : ''}`, 'green', color)
       : paint(record.status, record.status === 'denied' ? 'red' : 'yellow', color);
-  const by = record.decidedBy ? ` by ${record.decidedBy}` : '';
-  const reason = record.reason ? ` (${record.reason})` : '';
+  // A person's words, maybe typed through the HTTP API or the console: shown, never obeyed by the terminal.
+  const by = record.decidedBy ? ` by ${printable(record.decidedBy)}` : '';
+  const reason = record.reason ? ` (${printable(record.reason)})` : '';
   return `  ${paint('↳', 'dim', color)} ${record.toolName} ${text}${by}${reason}`;
 }
 

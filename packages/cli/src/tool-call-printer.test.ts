@@ -55,3 +55,7 @@ test("a tool name, arguments or error of the model's with escape sequences are p
   for (const line of lines) for (const control of ['\u001b', '\u0007']) expect(line).not.toContain(control);
   expect(lines[0]).toBe('  ⚙ ../x\ufffd]52;c;cHduZWQ=\ufffd \ufffd[2J{broken');
 });
+
+test('raw arguments a model sent as text carry none of its escape sequences', () => {
+  expect(shortArgs('\u001b]0;title\u0007 rm -rf', 80)).toBe('\ufffd]0;title\ufffd rm -rf');
+});

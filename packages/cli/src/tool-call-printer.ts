@@ -9,7 +9,9 @@ import { paint, printable } from './terminal.ts';
  */
 export function shortArgs(args: unknown, max = 60): string {
   const redacted = redactForOutput(args);
-  const text = typeof redacted === 'string' ? redacted : (JSON.stringify(redacted) ?? '');
+  // A string is the model's raw text (arguments that were not JSON, an error message): no escape of it reaches
+  // the terminal. JSON escapes control characters itself.
+  const text = typeof redacted === 'string' ? printable(redacted) : (JSON.stringify(redacted) ?? '');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

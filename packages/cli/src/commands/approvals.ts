@@ -10,7 +10,7 @@ import { describeResolution } from '../approval-prompt.ts';
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { commandHelpText } from '../docs-link.ts';
 import { instanceDatabasesFor } from '../instance-databases.ts';
-import { paint, UsageError, useColor } from '../terminal.ts';
+import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { shortArgs } from '../tool-call-printer.ts';
 
 export const approvalsHelp = `Usage: gdn approvals <list|approve|deny> [options]
@@ -101,7 +101,7 @@ function printRecord(record: ApprovalRecord, color: boolean, now: number): void 
       ? paint(`pending, expires in ${Math.max(0, Math.round((record.expiresAt - now) / 1000))}s`, 'yellow', color)
       : describeResolution(record, false).replace(/^\s*↳ \S+ /, '');
   console.log(
-    `${paint(record.id, 'bold', color)}  ${record.agent}/${record.instanceKey}  ${record.toolName} (${record.category})  ${state}`,
+    `${paint(record.id, 'bold', color)}  ${record.agent}/${record.instanceKey}  ${printable(record.toolName)} (${record.category})  ${state}`,
   );
   console.log(`    ${shortArgs(record.args, 200)}`);
   console.log(

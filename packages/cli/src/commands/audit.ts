@@ -9,7 +9,7 @@ import { parseCommandArgs } from '../cli-args.ts';
 import { formatDuration } from '../format-duration.ts';
 import { instanceDatabasesFor } from '../instance-databases.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
-import { paint, type Style, UsageError, useColor } from '../terminal.ts';
+import { paint, printable, type Style, UsageError, useColor } from '../terminal.ts';
 import { formatTable } from '../text-table.ts';
 import { wholeNumber } from '../whole-number.ts';
 
@@ -151,15 +151,9 @@ function decisionStyle(record: AuditRecord): Style {
 }
 
 function printRecords(records: AuditRecord[], verbose: boolean, color: boolean): void {
-  const rows = records.map((record) => [
-    new Date(record.at).toISOString(),
-    `${record.agent}/${record.instanceKey}`,
-    record.direct ? `${record.toolName} (direct)` : record.toolName,
-    record.category ?? '-',
-    decisionText(record),
-    record.status === 'error' && record.errorCode ? `error ${record.errorCode}` : record.status,
-    formatDuration(record.durationMs),
-  ]);
+  // A refused call's tool name and the approver's words are what a model or a person wrote: made printable before
+  // the table's own colours are added.
+  const rows = records.map((record) => cellsOf(record).map(printable));
   for (const [index, record] of records.entries()) {
     const cells = rows[index]!;
     cells[0] = paint(cells[0]!, 'dim', color);
@@ -173,6 +167,18 @@ function printRecords(records: AuditRecord[], verbose: boolean, color: boolean):
   }
 }
 
+function cellsOf(record: AuditRecord): string[] {
+  return [
+    new Date(record.at).toISOString(),
+    `${record.agent}/${record.instanceKey}`,
+    record.direct ? `${record.toolName} (direct)` : record.toolName,
+    record.category ?? '-',
+    decisionText(record),
+    record.status === 'error' && record.errorCode ? `error ${record.errorCode}` : record.status,
+    formatDuration(record.durationMs),
+  ];
+}
+
 function printDetails(record: AuditRecord): void {
   const facts = [
     record.rule ? `rule ${record.rule}` : '',
@@ -180,8 +186,8 @@ function printDetails(record: AuditRecord): void {
     record.traceId ? `trace ${record.traceId}` : '',
     `call ${record.toolCallId}`,
   ].filter((fact) => fact !== '');
-  console.log(`    ${facts.join('  ')}`);
-  if (record.approval?.reason) console.log(`    reason: ${record.approval.reason}`);
+  console.log(`    ${printable(facts.join('  '))}`);
+  if (record.approval?.reason) console.log(`    reason: ${printable(record.approval.reason)}`);
   console.log(`    args: ${JSON.stringify(record.args)}`);
   if (record.output !== null) console.log(`    output: ${JSON.stringify(record.output)}`);
 }

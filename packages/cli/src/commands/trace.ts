@@ -12,7 +12,7 @@ import { parseCommandArgs } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { chooseAgent } from '../open-instance.ts';
-import { paint, UsageError, useColor } from '../terminal.ts';
+import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { shortArgs } from '../tool-call-printer.ts';
 import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
@@ -123,7 +123,7 @@ function printNode(node: SpanNode, prefix: string, last: boolean, color: boolean
   if (span.kind === 'turn' && typeof attributes.status === 'string' && attributes.status !== 'completed')
     details.push(attributes.status);
   console.log(
-    `${prefix}${last ? '└─ ' : '├─ '}${span.name}  ${status}  ${paint(duration, 'dim', color)}${details.length ? `  ${details.join('  ')}` : ''}`,
+    `${prefix}${last ? '└─ ' : '├─ '}${printable(span.name)}  ${status}  ${paint(duration, 'dim', color)}${details.length ? `  ${details.join('  ')}` : ''}`,
   );
   const childPrefix = `${prefix}${last ? '   ' : '│  '}`;
   for (const [index, child] of node.children.entries())
