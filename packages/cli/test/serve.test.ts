@@ -325,6 +325,29 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
   }, 120_000);
 });
 
+describe('gdn serve: idle agent processes', () => {
+  test('--idle-stop stops an idle instance process; its next event starts it again; a bad value is a usage error', async () => {
+    const bundle = await agentBundle(helperModel([{ text: 'Event handled.' }]));
+    const { url } = await serve(bundle, ['--idle-stop', '400']);
+    const state = async () =>
+      (await getJson<HealthJson>(`${url}/healthz`)).instances.find((instance) => instance.instanceKey === 'idle')
+        ?.state;
+    const first = await postJson(`${url}/v1/agents/helper/instances/idle/events`, { input: 'hello', wait: true });
+    expect(first.json).toMatchObject({ status: 'completed', text: 'Event handled.' });
+    for (const deadline = Date.now() + 30_000; (await state()) !== 'stopped'; await Bun.sleep(50)) {
+      if (Date.now() > deadline) throw new Error(`the idle process did not stop: ${await state()}`);
+    }
+    // The scripted model starts its script again in the new process; the conversation goes on from the database.
+    const second = await postJson(`${url}/v1/agents/helper/instances/idle/events`, { input: 'again', wait: true });
+    expect(second.json).toMatchObject({ status: 'completed', text: 'Event handled.' });
+    const conversation = await getJson<{ total: number }>(`${url}/v1/agents/helper/instances/idle/conversation`);
+    expect(conversation.total).toBe(4);
+    const refused = await gdn(['serve', '--bundle', bundle, '--idle-stop', 'soon']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("--idle-stop must be a whole number, got 'soon'");
+  }, 120_000);
+});
+
 describe('gdn serve: the bundle scheduler over HTTP', () => {
   test('a schedule added over HTTP fires into its instance; bad schedules are refused and nothing is stored', async () => {
     const bundle = await agentBundle(helperModel([{ text: 'Reminder noted.' }]));

@@ -173,6 +173,51 @@ for (const kase of transportCases) {
       });
     });
 
+    describe('idle processes (idleStopMs)', () => {
+      test('an instance idle that long is stopped, and its next event starts it again with its conversation', async () => {
+        const stopped: string[] = [];
+        swarm = await startSwarm(
+          {
+            scripts: {
+              coordinator: [request({ target: 'worker', input: 'Sleep a little.' }), { text: 'asked' }],
+              worker: [sleep(50), { text: 'slept' }],
+            },
+          },
+          { idleStopMs: 400, onLifecycle: (event) => event.type === 'stopped' && stopped.push(event.agent) },
+        );
+        const first = await swarm.orchestrator.request({ input: 'Go.' });
+        expect(first.text).toBe('asked');
+        const firstPid = pidOf(swarm, 'coordinator');
+        // Both go quiet; each is stopped (not crashed: no restart is planned).
+        await waitFor(() => stopped.length === 2, 30_000, 'both idle processes to stop');
+        expect(swarm.orchestrator.list().map((process) => [process.agent, process.state])).toEqual([
+          ['coordinator', 'stopped'],
+          ['worker', 'stopped'],
+        ]);
+        expect(isAlive(firstPid!)).toBe(false);
+        // The next event starts the coordinator again, and it goes on from its stored conversation.
+        const second = await swarm.orchestrator.request({ input: 'Again.' });
+        expect(second.text).toBe('asked');
+        expect(pidOf(swarm, 'coordinator')).not.toBe(firstPid);
+        await swarm.orchestrator.shutdown({ gracePeriodMs: 2000 });
+        expect(messagesOf(swarm.dir, 'coordinator').filter((message) => message.data.role === 'user')).toHaveLength(2);
+        expect(messagesOf(swarm.dir, 'worker').filter((message) => message.data.role === 'user')).toHaveLength(2);
+      });
+
+      test('a process in a turn is not stopped, however long the turn takes; it is once the turn is over', async () => {
+        const stopped: string[] = [];
+        swarm = await startSwarm(
+          { scripts: { coordinator: [sleep(900), { text: 'done' }], worker: [{ text: 'idle' }] } },
+          { idleStopMs: 300, onLifecycle: (event) => event.type === 'stopped' && stopped.push(event.agent) },
+        );
+        // The turn sleeps three idle periods: the process stays.
+        expect((await swarm.orchestrator.request({ input: 'Sleep.' })).text).toBe('done');
+        expect(stopped).toEqual([]);
+        await waitFor(() => stopped.length === 1, 30_000, 'the process to stop once idle');
+        expect(stopped).toEqual(['coordinator']);
+      });
+    });
+
     describe('graceful shutdown', () => {
       test('mid-turn: running turns finish and ack, queued events are refused with E_AGENT_SHUTTING_DOWN', async () => {
         swarm = await startSwarm({

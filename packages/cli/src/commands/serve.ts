@@ -26,6 +26,8 @@ Options:
                    activated changeset does): only agents whose resources changed restart
   --grace MS       how long the shutdown may take, from the signal: accepted events handled, running turns
                    finished; what has not ended then is killed (default 10000)
+  --idle-stop MS   stop an agent process idle this long (no turn, job, approval or request of its own); its next
+                   event starts it again from its stored conversation (default 600000, ten minutes; 0: never)
   --shared-state   with --nats: the workers see this bundle's .goondan/ (one machine, or a shared file system)
 ${natsFlagsHelp}
                    with --nats, agent processes run on gdn workers (gdn worker --nats URL), not here
@@ -37,6 +39,8 @@ Exit status: 0 stopped, 1 error (invalid bundle or --instance, the bundle alread
 beyond loopback), 2 usage error, 130 after SIGINT, 143 after SIGTERM.`;
 
 const DEFAULT_PORT = 8787;
+/** An agent process idle this long is stopped (one process per instance: a host serving many people). */
+const DEFAULT_IDLE_STOP_MS = 600_000;
 
 function numberFlag(name: string, value: string | undefined, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
@@ -58,6 +62,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       swarm: { type: 'string' },
       watch: { type: 'boolean' },
       grace: { type: 'string' },
+      'idle-stop': { type: 'string' },
       ...natsFlagSpec,
     },
   });
@@ -69,6 +74,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const port = numberFlag('port', values.port, DEFAULT_PORT)!;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`, 'serve');
   const gracePeriodMs = numberFlag('grace', values.grace, undefined);
+  const idleStopMs = numberFlag('idle-stop', values['idle-stop'], DEFAULT_IDLE_STOP_MS)!;
   const token = values.token ?? (process.env.GOONDAN_SERVE_TOKEN || undefined);
   const hostname = values.host ?? '127.0.0.1';
   // Before the bundle is loaded: a refused address costs nothing.
@@ -111,6 +117,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
           ? { allowedOrigins: values['allow-origin'].split(',').map((origin) => origin.trim()) }
           : {}),
         ...(gracePeriodMs === undefined ? {} : { gracePeriodMs }),
+        idleStopMs,
         ...(transport ? { transport } : {}),
       }).catch(async (thrown) => {
         await transport?.close();

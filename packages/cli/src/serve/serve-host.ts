@@ -52,6 +52,8 @@ export interface ServeHostOptions {
   /** Origins of web pages allowed to call besides loopback ones (CORS), or `*`. */
   allowedOrigins?: string[];
   gracePeriodMs?: number;
+  /** An agent process idle this long is stopped, and started again by its next event (0: never). */
+  idleStopMs?: number;
   /** Where agent processes run (default: here, over Bun IPC; `--nats`: on gdn workers). */
   transport?: SwarmTransport;
   log: (line: string) => void;
@@ -122,6 +124,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     libraries: [...libraryBundleDirs],
     observe: true,
     ...(options.gracePeriodMs === undefined ? {} : { gracePeriodMs: options.gracePeriodMs }),
+    ...(options.idleStopMs ? { idleStopMs: options.idleStopMs } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
     onNotification: (notification) => {
       streams.notify(notification);

@@ -70,6 +70,10 @@ export class AgentProcessHost {
   });
   /** Ids of events taken from the inbox at start: the same event routed again meanwhile is not run twice. */
   private readonly fromInbox = new Set<string>();
+  /** Offers to stop once the process has been idle for `idleExitMs` (docs/orchestrator.md#idle-processes). */
+  private readonly idleExit: QuietTimer | null;
+  /** Work of the instance the host does not see: tool jobs running, requests and sends waiting for answers. */
+  private busy: () => boolean = () => false;
   /** Sends whose turn ended, waiting to leave the inbox in one commit; their ends are reported after it. */
   private handledSends: { event: AgentEvent; result: TurnResult }[] = [];
   private inboxCommit: ReturnType<typeof setImmediate> | undefined;
@@ -84,8 +88,23 @@ export class AgentProcessHost {
       observe: boolean;
       /** Messages that came before this host existed (a spare's shutdown right after its config), handled first. */
       earlier?: readonly IpcMessage[];
+      /** Idle this long, the process offers to stop (`process.idle`); 0 or absent: never. */
+      idleExitMs?: number;
     },
   ) {
+    const idleExitMs = options.idleExitMs ?? 0;
+    this.idleExit =
+      idleExitMs > 0
+        ? new QuietTimer({
+            quietMs: idleExitMs,
+            unref: true,
+            onQuiet: () => {
+              if (this.idle()) this.notify(eventTypes.idle, {});
+              // Asked again after another quiet spell, if the orchestrator had something on its way here.
+              this.idleExit?.poke();
+            },
+          })
+        : null;
     this.address = formatAddress(options.agent, options.instanceKey);
     for (const message of options.earlier ?? []) this.receive(message);
     options.transport.onMessage((message) => this.receive(message));
@@ -97,9 +116,11 @@ export class AgentProcessHost {
   }
 
   /** Starts serving with the opened instance and tells the orchestrator we are ready. */
-  attach(runner: TurnRunner, options: { client?: AgentsClient } = {}): void {
+  attach(runner: TurnRunner, options: { client?: AgentsClient; busy?: () => boolean } = {}): void {
     this.runner = runner;
     this.client = options.client ?? null;
+    if (options.busy) this.busy = options.busy;
+    this.idleExit?.poke();
     // Sends accepted earlier (a previous run, or before a crash) go first, in the order they were accepted.
     try {
       const queued = new Set(this.queue.map((event) => event.id));
@@ -175,6 +196,7 @@ export class AgentProcessHost {
       return;
     }
     if (message.type !== 'event') return;
+    this.idleExit?.poke();
     const event = message.payload;
     if (event.type === eventTypes.reply) {
       this.client?.receiveReply(event.data as unknown as ReplyData);
@@ -294,6 +316,14 @@ export class AgentProcessHost {
     if (this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     // DESIGN.md §4: idle RSS budget. One timer, not one per turn.
     this.idleCollect.poke();
+    this.idleExit?.poke();
+  }
+
+  /** Nothing running, queued or waiting here: no turn, event, approval, unreported send, job or request. */
+  private idle(): boolean {
+    if (this.draining || this.pumping || this.activeTurns > 0 || this.queue.length > 0) return false;
+    if (this.waitingApprovals.size > 0 || this.handledSends.length > 0) return false;
+    return !this.busy() && (this.client?.idle() ?? true);
   }
 
   private finish(event: AgentEvent, result: TurnResult): void {

@@ -95,6 +95,7 @@ const host = new AgentProcessHost({
   exit,
   observe: config.observe,
   earlier,
+  ...(config.idleExitMs ? { idleExitMs: config.idleExitMs } : {}),
 });
 
 try {
@@ -127,7 +128,7 @@ try {
     observer: host.observer(),
     agents: client,
   });
-  host.attach(instance, { client });
+  host.attach(instance, { client, busy: () => instance.jobs.pendingCount() > 0 });
 } catch (thrown) {
   const error = toToolError(thrown, { fallbackCode: 'E_AGENT_CRASHED' });
   host.fail({

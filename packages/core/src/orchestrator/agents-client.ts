@@ -185,6 +185,11 @@ export class AgentsClient implements AgentsRuntime {
     this.sendTimer.unref?.();
   }
 
+  /** No request of this process waits for its reply, and no send for its acknowledgement. */
+  idle(): boolean {
+    return this.waiters.size === 0 && this.sends.size === 0;
+  }
+
   async spawn(options: { target: string; instanceKey?: string }): Promise<AgentProcessInfo> {
     const target = this.resolveTarget(options.target, options.instanceKey);
     return (await this.query(eventTypes.spawn, {

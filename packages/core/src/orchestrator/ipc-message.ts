@@ -68,6 +68,11 @@ export const eventTypes = {
    * order); the orchestrator delivers them to the new process first.
    */
   requeue: 'process.requeue',
+  /**
+   * Process → orchestrator: it has been idle for its `idleExitMs` (no turn, queue, job, approval or request of its
+   * own outstanding); the orchestrator stops it if nothing is on its way to it either (docs/orchestrator.md).
+   */
+  idle: 'process.idle',
   /** Process → orchestrator queries (with replyTo): start an instance, list instances. */
   spawn: 'orchestrator.spawn',
   list: 'orchestrator.list',

@@ -84,6 +84,12 @@ export interface OrchestratorOptions {
   /** Timeout of agent-to-agent requests that carry none (agent processes always set one, 60 s by default). */
   requestTimeoutMs?: number;
   gracePeriodMs?: number;
+  /**
+   * An agent process idle this long (no turn, queued event, tool job, approval or request outstanding) is stopped;
+   * its next event starts it again, the conversation resumed from its database. Default 0: never (`gdn serve`
+   * sets 10 minutes, `--idle-stop`).
+   */
+  idleStopMs?: number;
   readyTimeoutMs?: number;
   restart?: Partial<RestartPolicy>;
   reconcileIntervalMs?: number;
@@ -182,6 +188,7 @@ export class Orchestrator {
         ...(options.stateDir ? { stateDir: options.stateDir } : {}),
         observe: options.observe === true,
         parentPid: process.pid,
+        ...(options.idleStopMs ? { idleExitMs: options.idleStopMs } : {}),
       }),
       bundleData: () => {
         this.bundleData ??= bundleToJson(this.bundle);
@@ -674,6 +681,8 @@ export class Orchestrator {
       }
       case eventTypes.requeue:
         return this.requeue(record, (data.events ?? []) as unknown as AgentEvent[]);
+      case eventTypes.idle:
+        return this.stopIfIdle(record);
       case eventTypes.spawn:
       case eventTypes.list:
       case eventTypes.oauthToken:
@@ -784,6 +793,19 @@ export class Orchestrator {
       });
       caller.connection.transport.send({ type: 'event', from: ORCHESTRATOR, to: caller.address, payload: event });
     }
+  }
+
+  /**
+   * An agent process says it has been idle for `idleStopMs`: it is stopped unless something is on its way to it
+   * (an event routed, a request it is to answer or waits on, an approval). Its next event starts it again.
+   */
+  private stopIfIdle(record: ProcessRecord): void {
+    if (this.closing || record.state !== 'ready' || record.stopRequested) return;
+    if (record.outstanding.size > 0 || record.buffer.length > 0 || this.waitingApprovals.has(record.address)) return;
+    const { asCallee, asCaller } = this.pending.involving(record.address);
+    if (asCallee.length > 0 || asCaller.length > 0) return;
+    record.desired = false;
+    this.supervisor.stop(record, 'idle', false);
   }
 
   /**

@@ -146,6 +146,9 @@ export class ProcessSupervisor {
     }
     record.desired = true;
     if (record.state === 'stopped' && !this.shuttingDown) this.start(record);
+    // Stopping (idle, or no longer wanted) when it is wanted again: it starts again once it has stopped, and what
+    // is routed to it meanwhile waits in its buffer for that process.
+    else if (record.state === 'stopping' && record.stopRequested && !this.shuttingDown) record.respawnAfterStop = true;
     return record;
   }
 

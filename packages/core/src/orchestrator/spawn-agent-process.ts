@@ -19,6 +19,8 @@ export interface AgentProcessConfig {
   observe: boolean;
   /** The orchestrator's pid: the process exits when it is orphaned, even if no disconnect arrives. */
   parentPid: number;
+  /** Idle this long (ms), the process offers to stop (`process.idle`); absent or 0: it never does. */
+  idleExitMs?: number;
 }
 
 export interface ProcessExit {

@@ -75,6 +75,13 @@ export class JobTable {
     return { kind: pendingBrand, handle };
   }
 
+  /** Jobs still running (an instance with one is not idle: stopping it would lose the result). */
+  pendingCount(): number {
+    let count = 0;
+    for (const job of this.jobs.values()) if (job.result.status === 'pending') count += 1;
+    return count;
+  }
+
   poll(handle: string): ToolResult {
     const job = this.jobs.get(handle);
     if (!job) throw new GoondanError('E_JOB_NOT_FOUND', `No job with handle '${handle}' in this agent instance.`);
