@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Bundle, BundleProblem, ToolHandler } from '@goondan/core';
 import { findBundleDir, GoondanError, loadBundle } from '@goondan/core/session';
+import { finishInterruptedActivationAt } from './finish-activation-at-start.ts';
 import { libraryBundleDirs } from './library-bundles.ts';
 
 export interface OpenedBundle {
@@ -23,6 +24,7 @@ export async function openBundle(
   if (bundleFlag && !(await Bun.file(resolve(dir, 'goondan.yaml')).exists())) {
     throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${bundleFlag}.`);
   }
+  await finishInterruptedActivationAt(dir, (line) => process.stderr.write(`${line}\n`));
   const loaded = await loadBundle({ dir, libraries: [...libraryBundleDirs], ...options });
   return { dir, ...loaded };
 }
