@@ -264,3 +264,24 @@ describe('vtimezoneFor', () => {
     expect(read.notes).toEqual(["'매일' has no start time (DTSTART) and was left out."]);
   });
 });
+
+describe('readEvents and years 0-99', () => {
+  test('an event of the year 50 is of the year 50, not 1950', async () => {
+    const text = wrap(
+      'BEGIN:VEVENT',
+      'UID:old',
+      'DTSTART:00500601T120000Z',
+      'DTEND:00500601T130000Z',
+      'SUMMARY:old',
+      'END:VEVENT',
+    );
+    const from = Date.UTC(2050, 4, 1) - 2000 * 365.2425 * 86_400_000;
+    const { occurrences } = await readEvents(text, 'old.ics', {
+      fromMs: from,
+      toMs: from + 90 * 86_400_000,
+      timeZone: 'UTC',
+      calendar: 'test',
+    });
+    expect(occurrences.map((o) => [o.start, o.title])).toEqual([['0050-06-01T12:00:00+00:00', 'old']]);
+  });
+});

@@ -1,6 +1,6 @@
 import { GoondanError } from '@goondan/core/errors';
 import type ICALNamespace from 'ical.js';
-import { epochOfWallClock, isoInZone } from '../when/zoned-time.ts';
+import { epochOfWallClock, isoInZone, utcEpoch } from '../when/zoned-time.ts';
 import type { CalendarOccurrence } from './calendar-types.ts';
 import { ianaZoneOf } from './event-zone.ts';
 import { type Ical, loadIcal } from './ical-module.ts';
@@ -59,7 +59,7 @@ function instantOf(ICAL: Ical, time: Time, tzid: string | undefined, zones: Map<
     second: time.second,
   };
   if (time.zone === ICAL.Timezone.utcTimezone)
-    return { ms: Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second) };
+    return { ms: utcEpoch(time.year, time.month - 1, time.day, time.hour, time.minute, time.second) };
   if (tzid !== undefined) {
     const iana = ianaZoneOf(tzid);
     if (iana) return { ms: epochOfWallClock(fields, iana), zone: iana };
@@ -74,7 +74,7 @@ function instantOf(ICAL: Ical, time: Time, tzid: string | undefined, zones: Map<
 
 /** A time's wall-clock fields as if they were UTC (how a series is stepped, whatever its zone). */
 function naiveMs(time: Time): number {
-  return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
+  return utcEpoch(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
 }
 
 function dateText(time: Time): string {
@@ -143,7 +143,7 @@ function laterStart(ICAL: Ical, master: Component, start: Time, notBeforeNaive: 
   const unit = rule ? fixedStepSeconds[rule.freq] : undefined;
   if (!rule || unit === undefined || rule.count || Object.keys(rule.parts).length > 0) return undefined;
   const stepMs = unit * Math.max(1, rule.interval) * 1000;
-  const naive = Date.UTC(start.year, start.month - 1, start.day, start.hour, start.minute, start.second);
+  const naive = utcEpoch(start.year, start.month - 1, start.day, start.hour, start.minute, start.second);
   const steps = Math.floor((notBeforeNaive - naive) / stepMs);
   if (steps <= 0) return undefined;
   const at = new Date(naive + steps * stepMs);

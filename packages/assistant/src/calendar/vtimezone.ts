@@ -1,4 +1,4 @@
-import { epochOfWallClock, offsetMinutesAt, wallClockOf } from '../when/zoned-time.ts';
+import { epochOfWallClock, offsetMinutesAt, utcEpoch, wallClockOf } from '../when/zoned-time.ts';
 
 const WEEK = 7 * 86_400_000;
 
@@ -31,8 +31,8 @@ function transitionBetween(low: number, high: number, timeZone: string): number 
  */
 export function vtimezoneFor(timeZone: string, aroundEpochMs: number): string {
   const year = wallClockOf(aroundEpochMs, timeZone).year;
-  const start = Date.UTC(year - 1, 0, 1);
-  const end = Date.UTC(year + 2, 0, 1);
+  const start = utcEpoch(year - 1, 0, 1);
+  const end = utcEpoch(year + 2, 0, 1);
   const lines = ['BEGIN:VTIMEZONE', `TZID:${timeZone}`];
   let observances = 0;
   // Zones change their offset at most a few times a year, never twice within a week.
