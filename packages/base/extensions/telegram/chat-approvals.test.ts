@@ -8,10 +8,10 @@ const record = pendingApproval({
   agent: 'helper',
   instanceKey: 'telegram-1',
   args: {},
-  expiresAt: 0,
+  expiresAt: Date.now() + 3_600_000,
 });
 
-function setup(running = true) {
+function setup(running = true, now = Date.now) {
   const answered: { agent: string; instanceKey: string; id: string; answer: ApprovalAnswer }[] = [];
   const sent: { chatId: number; text: string }[] = [];
   const edits: { chatId: number; messageId: number; text: string }[] = [];
@@ -28,6 +28,7 @@ function setup(running = true) {
     edit: async (chatId, messageId, text) => {
       edits.push({ chatId, messageId, text });
     },
+    now,
   });
   return { approvals, answered, sent, edits };
 }
@@ -78,5 +79,39 @@ describe('ChatApprovals', () => {
     expect(edits).toHaveLength(1);
     expect(edits[0]).toMatchObject({ chatId: 1, messageId: 51 });
     expect(edits[0]!.text).toEndWith('No longer waiting: cancelled.');
+  });
+
+  test('a second press (another button, another person) answers nothing and says what the first one did', async () => {
+    const { approvals, answered } = setup();
+    approvals.show(record, 1);
+    const [first, second] = await Promise.all([
+      approvals.press({ chatId: 1, data: 'apr:o:apr_1', by: 'telegram:ada' }),
+      approvals.press({ chatId: 1, data: 'apr:d:apr_1', by: 'telegram:bob' }),
+    ]);
+    expect(first).toEqual({ text: 'Approved once', clearButtons: false });
+    expect(second).toEqual({ text: 'Already answered: Approved once by telegram:ada.', clearButtons: false });
+    expect(answered.map((entry) => entry.answer.action)).toEqual(['approve']);
+  });
+
+  test('a press after the approval expired answers nothing', async () => {
+    const { approvals, answered } = setup(true, () => record.expiresAt + 1);
+    approvals.show(record, 1);
+    expect(await approvals.press({ chatId: 1, data: 'apr:o:apr_1', by: 'telegram:ada' })).toEqual({
+      text: 'This approval has expired; nothing was answered.',
+      clearButtons: false,
+    });
+    expect(answered).toEqual([]);
+  });
+
+  test('a press the instance could not take leaves the approval open to the next press', async () => {
+    const { approvals, answered } = setup(false);
+    approvals.show(record, 1);
+    expect((await approvals.press({ chatId: 1, data: 'apr:o:apr_1', by: 'a' }))?.text).toBe(
+      'This approval is no longer waiting.',
+    );
+    expect((await approvals.press({ chatId: 1, data: 'apr:o:apr_1', by: 'a' }))?.text).toBe(
+      'This approval is no longer waiting.',
+    );
+    expect(answered).toHaveLength(2);
   });
 });

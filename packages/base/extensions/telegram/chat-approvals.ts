@@ -6,6 +6,8 @@ interface ShownApproval {
   record: ApprovalRecord;
   /** The id of the message with the buttons, once sent (null: it could not be sent). */
   message: Promise<number | null>;
+  /** What a press in this run answered ("Approved once by telegram:ada"), while the instance has not said it ended. */
+  answered?: string;
 }
 
 /** What a button press comes to: the text of the callback answer, and whether to take the buttons away. */
@@ -36,6 +38,8 @@ export class ChatApprovals {
       answer: (options: ApprovalTarget & { id: string; answer: ApprovalAnswer }) => boolean | Promise<boolean>;
       send: (chatId: number, text: string, extra: object) => Promise<{ message_id: number } | null>;
       edit: (chatId: number, messageId: number, text: string) => Promise<void>;
+      /** The clock expiries are read against (default Date.now). */
+      now?: () => number;
     },
   ) {}
 
@@ -81,6 +85,14 @@ export class ChatApprovals {
     const parsed = parseApprovalCallback(options.data, options.by);
     if (!parsed) return null;
     const entry = this.shown.get(parsed.id);
+    if (entry && entry.chatId === options.chatId) {
+      // One answer per approval: a second press (or one after expiry) must not be told it decided anything.
+      if (entry.answered !== undefined) return { text: `Already answered: ${entry.answered}.`, clearButtons: false };
+      if (entry.record.expiresAt <= (this.options.now ?? Date.now)()) {
+        return { text: 'This approval has expired; nothing was answered.', clearButtons: false };
+      }
+      entry.answered = `${parsed.said} by ${options.by}`;
+    }
     const target = entry
       ? entry.chatId === options.chatId
         ? entry.record
@@ -95,6 +107,7 @@ export class ChatApprovals {
         answer: parsed.answer,
       }));
     if (answered) return { text: parsed.said, clearButtons: false };
+    if (entry && target !== null) entry.answered = undefined;
     return { text: 'This approval is no longer waiting.', clearButtons: entry === undefined };
   }
 }

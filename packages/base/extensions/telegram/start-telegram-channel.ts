@@ -6,15 +6,20 @@ import {
   resolveValueSource,
   type TurnResult,
 } from '@goondan/core';
-import { Bot, type Context, GrammyError, HttpError } from 'grammy';
+import { Bot, type Context, GrammyError } from 'grammy';
 import type { Channel, ChannelLogger, ChannelOrchestrator } from './channel-types.ts';
 import { ChatApprovals } from './chat-approvals.ts';
+import { describeApiError } from './describe-api-error.ts';
 import { honourRetryAfter } from './honour-retry-after.ts';
 import { parseTelegramConfig, type TelegramConfig } from './parse-telegram-config.ts';
 import { splitMessage } from './split-message.ts';
 import { startTyping } from './typing-indicator.ts';
 
 export const TELEGRAM_SOURCE = { kind: 'user', name: 'telegram' } as const;
+/** How long the start waits for getMe before it gives up with E_CHANNEL_API (a stalled API must not hang it). */
+export const GET_ME_TIMEOUT_MS = 15_000;
+/** Any Bot API call is given up this many seconds after the long poll's own timeout (grammY's default is 500 s). */
+export const API_TIMEOUT_MARGIN_SECONDS = 30;
 
 /** The agent instance that holds the conversation of one chat. */
 export function telegramInstanceKey(chatId: number): string {
@@ -37,6 +42,8 @@ export interface StartTelegramChannelOptions {
   /** Aborting it stops the channel, as stop() does. */
   signal?: AbortSignal;
   env?: Record<string, string | undefined>;
+  /** How long getMe may take (default GET_ME_TIMEOUT_MS; tests shorten it). */
+  getMeTimeoutMs?: number;
 }
 
 /**
@@ -57,14 +64,17 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
   const stopping = new AbortController();
   options.signal?.addEventListener('abort', () => void stop(), { once: true });
 
-  const bot = new Bot(token, { client: { apiRoot: config.apiRoot } });
+  const describe = describeApiError(token);
+  const bot = new Bot(token, {
+    client: { apiRoot: config.apiRoot, timeoutSeconds: config.pollTimeoutSeconds + API_TIMEOUT_MARGIN_SECONDS },
+  });
   bot.api.config.use(
     honourRetryAfter({
       signal: stopping.signal,
       onWait: (method, seconds) => logger.warn(`telegram ${agent}: ${method} rate-limited; retrying in ${seconds}s`),
     }),
   );
-  bot.botInfo = await checkToken(bot, agent, config.apiRoot);
+  bot.botInfo = await checkToken(bot, agent, config.apiRoot, describe, options.getMeTimeoutMs ?? GET_ME_TIMEOUT_MS);
 
   const chats = new Map<number, Promise<void>>();
 
@@ -202,26 +212,32 @@ function replyPieces(result: TurnResult): string[] {
   return splitMessage(`(The turn ended without a reply: ${why})`);
 }
 
-/** getMe, once: a refused token is E_CHANNEL_AUTH, an unreachable API E_CHANNEL_API — both before any polling. */
-async function checkToken(bot: Bot, agent: string, apiRoot: string) {
+/**
+ * getMe, once: a refused token is E_CHANNEL_AUTH, an unreachable, garbled or silent API E_CHANNEL_API (after
+ * `timeoutMs`) — both before any polling, and neither naming the token.
+ */
+async function checkToken(
+  bot: Bot,
+  agent: string,
+  apiRoot: string,
+  describe: (thrown: unknown) => string,
+  timeoutMs: number,
+) {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
   try {
-    return await bot.api.getMe();
+    // grammY types the signal with its abort-controller shim; a standard AbortSignal is what it uses at run time.
+    return await bot.api.getMe(timeout.signal as unknown as Parameters<typeof bot.api.getMe>[0]);
   } catch (thrown) {
     if (thrown instanceof GrammyError && (thrown.error_code === 401 || thrown.error_code === 404)) {
       throw new GoondanError(
         'E_CHANNEL_AUTH',
-        `Telegram refused the bot token of Agent '${agent}' (${thrown.error_code} ${thrown.description}).`,
+        `Telegram refused the bot token of Agent '${agent}' (${describe(thrown)}).`,
       );
     }
-    throw new GoondanError(
-      'E_CHANNEL_API',
-      `Telegram channel of Agent '${agent}': getMe at ${apiRoot} failed: ${describe(thrown)}`,
-    );
+    const why = timeout.signal.aborted ? `no answer within ${timeoutMs / 1000}s` : describe(thrown);
+    throw new GoondanError('E_CHANNEL_API', `Telegram channel of Agent '${agent}': getMe at ${apiRoot} failed: ${why}`);
+  } finally {
+    clearTimeout(timer);
   }
-}
-
-function describe(thrown: unknown): string {
-  if (thrown instanceof GrammyError) return `${thrown.error_code} ${thrown.description}`;
-  if (thrown instanceof HttpError) return `network error: ${describe(thrown.error)}`;
-  return thrown instanceof Error ? thrown.message : String(thrown);
 }
