@@ -220,7 +220,8 @@ export class Exposure {
     const candidates = [...this.byName().keys(), ...this.config.groups.keys()];
     const registered = new Set(this.api.tools.list().map((item) => item.name));
     const parts = unknown.map((name) => {
-      if (registered.has(name)) return `'${name}' is registered but not in this agent's tools`;
+      if (registered.has(name))
+        return `'${name}' is registered but not offered to this agent (not in its tools, or denied by its permissions)`;
       const closest = closestNames(groupReference(name) ?? name, candidates);
       return closest.length > 0 ? `'${name}' (closest: ${closest.join(', ')})` : `'${name}' (no close name)`;
     });

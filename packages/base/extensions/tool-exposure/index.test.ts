@@ -55,6 +55,7 @@ beforeAll(async () => {
       agent('broken', `{ baseline: ["group:nope"] }`),
       agent('widen', `{ baseline: [sneaky__widen, late__widen] }`),
       agent('limited', `{ baseline: [greet__hello, greet__helo], listLimit: 2 }`),
+      `${agent('guarded', exposureConfig).trim()}\n  permissions: { tools: { bash__exec: deny } }`,
     ].join('\n---\n'),
     'tools.ts': echoModule(['hello', 'get', 'forecast', 'add']),
     'late.ts': lateExtension,
@@ -144,7 +145,23 @@ describe('tool-exposure (builtin-tools-assistant.md 도구 레지스트리)', ()
     expect(model.calls[1]!.toolNames).toEqual(BASELINE); // notes__add was not enabled either
     expect(second!.error.message).toContain("'group:shel' (closest: shell)");
     // A base Tool the bundle has but this Agent does not list is not reachable.
-    expect(second!.error.message).toContain("'http-fetch__get' is registered but not in this agent's tools");
+    expect(second!.error.message).toContain("'http-fetch__get' is registered but not offered to this agent");
+  });
+
+  test('a tool the permissions deny is not offered: enabling it fails the request, its group leaves it out', async () => {
+    const { instance, model } = await open(
+      [enable('bash__exec', 'weather__get'), enable('group:shell'), { text: 'ok' }],
+      'guarded',
+    );
+    await instance.enqueue(userEvent('shell'));
+    const [first, second] = toolResults(instance.conversation()) as Record<string, unknown>[];
+    expect((first as { error: { code: string; message: string } }).error.code).toBe('E_TOOL_EXPOSURE_UNKNOWN');
+    expect((first as { error: { message: string } }).error.message).toContain(
+      "'bash__exec' is registered but not offered to this agent",
+    );
+    expect(JSON.stringify(second)).toContain('"unavailable":["bash__exec"]');
+    // Never in what the model is shown, whatever was asked.
+    for (const call of model.calls) expect(call.toolNames).not.toContain('bash__exec');
   });
 
   test('tools__list tells baseline, groups, enabled (with expiry) and on-demand tools apart', async () => {

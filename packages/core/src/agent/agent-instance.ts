@@ -145,6 +145,8 @@ interface StepState extends TurnState {
   /** Set by previewCatalog: run step middleware, then stop before the model. */
   preview?: (catalog: ToolCatalog) => void;
   toolCatalog: StepMiddlewareContext['toolCatalog'];
+  /** Tools of the agent's catalog denied to this turn, taken out before step middleware (still told as denied). */
+  hiddenByPolicy?: readonly string[];
   /**
    * The messages this step sends, when a step middleware asked for them (a copy it may change); untouched, the
    * step sends the conversation as it stands without copying it (stepMessages).
@@ -332,16 +334,17 @@ export class AgentInstance {
    */
   async previewCatalog(options: { source?: CallSource } = {}): Promise<ToolCatalog> {
     let seen: ToolCatalog | undefined;
+    const source = options.source ?? COMMAND_LINE_SOURCE;
     await this.previewStep((catalog) => {
       seen = catalog;
-    });
+    }, source);
     this.spans.discard();
     const { executor, catalogBuilder } = this.options.toolset;
-    return executor.visibleCatalog(seen ?? catalogBuilder.build(), options.source ?? COMMAND_LINE_SOURCE);
+    return executor.visibleCatalog(seen ?? catalogBuilder.build(), source);
   }
 
   /** Runs step middleware up to the model call; a middleware that throws becomes E_TURN_FAILED naming the cause. */
-  private async previewStep(preview: (catalog: ToolCatalog) => void): Promise<void> {
+  private async previewStep(preview: (catalog: ToolCatalog) => void, source: CallSource): Promise<void> {
     try {
       await this.runStepPipeline({
         event: {
@@ -351,14 +354,17 @@ export class AgentInstance {
           source: { kind: 'system', name: 'preview' },
           createdAt: isoNow(),
         },
-        source: COMMAND_LINE_SOURCE,
+        source,
         turnId: newId('turn'),
         traceId: newTraceId(),
         turnSpanId: newSpanId(),
         signal: new AbortController().signal,
         metadata: {},
         stepIndex: this.messages.length === 0 ? 0 : 1,
-        toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
+        toolCatalog: this.options.toolset.executor.visibleItems(
+          this.options.toolset.catalogBuilder.initialItems(),
+          source,
+        ).items,
         historyLength: this.messages.length,
         stepMetadata: {},
         preview,
@@ -746,10 +752,14 @@ export class AgentInstance {
           reason: `Stopped after ${maxSteps} steps (policy maxStepsPerTurn); the model was still calling tools.`,
         };
       }
+      const { executor, catalogBuilder } = this.options.toolset;
+      // Step middleware starts without the tools denied to this turn (it cannot offer what may not be called).
+      const visible = executor.visibleItems(catalogBuilder.initialItems(), state.source);
       const outcome = await this.runStepPipeline({
         ...state,
         stepIndex,
-        toolCatalog: this.options.toolset.catalogBuilder.initialItems(),
+        toolCatalog: visible.items,
+        hiddenByPolicy: visible.hidden,
         historyLength: this.messages.length,
         stepMetadata: {},
       });
@@ -779,7 +789,11 @@ export class AgentInstance {
   private async runStep(state: StepState): Promise<StepOutcome> {
     const { toolset, model } = this.options;
     // Tools the permissions deny to this turn's source are not shown (the executor refuses them anyway).
-    const catalog = toolset.executor.visibleCatalog(toolset.catalogBuilder.finalize(state.toolCatalog), state.source);
+    const catalog = toolset.executor.visibleCatalog(
+      toolset.catalogBuilder.finalize(state.toolCatalog),
+      state.source,
+      state.hiddenByPolicy,
+    );
     if (state.preview) {
       state.preview(catalog);
       return { text: '', toolCalls: 0, finishReason: 'preview', usage: zeroUsage() };

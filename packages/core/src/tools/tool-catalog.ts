@@ -35,9 +35,12 @@ export class ToolCatalog {
     return this.items.length;
   }
 
-  /** The catalog without the tools the permissions deny (remembered in `denied`). */
-  withoutDenied(isDenied: (item: ToolCatalogItem) => boolean): ToolCatalog {
-    const denied = new Set(this.denied);
+  /**
+   * The catalog without the tools the permissions deny (remembered in `denied`, with `alsoDenied`: denied tools
+   * taken out before, so a call to one is still told it is denied).
+   */
+  withoutDenied(isDenied: (item: ToolCatalogItem) => boolean, alsoDenied: Iterable<string> = []): ToolCatalog {
+    const denied = new Set([...this.denied, ...alsoDenied]);
     const kept = this.items.filter((item) => {
       if (!isDenied(item)) return true;
       denied.add(item.name);

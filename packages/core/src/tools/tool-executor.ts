@@ -124,11 +124,28 @@ export class ToolExecutor {
     return tool ? { category: tool.category, ...this.permissions.decide(name, tool.category, source) } : null;
   }
 
-  /** The catalog without the tools the policy denies to `source` (denied tools are not shown to the model). */
-  visibleCatalog(catalog: ToolCatalog, source?: CallSource): ToolCatalog {
+  /**
+   * The catalog without the tools the policy denies to `source` (denied tools are not shown to the model), each
+   * remembered in its `denied` — with `hidden`, those visibleItems took out before step middleware — so a call to
+   * one says it is denied.
+   */
+  visibleCatalog(catalog: ToolCatalog, source?: CallSource, hidden: readonly string[] = []): ToolCatalog {
     const denied = this.deniedTools(source);
-    if (denied.size === 0 || !catalog.items.some((item) => denied.has(item.name))) return catalog;
-    return catalog.withoutDenied((item) => denied.has(item.name));
+    if (denied.size === 0) return catalog;
+    const shown = catalog.items.some((item) => denied.has(item.name));
+    if (!shown && hidden.every((name) => catalog.denied.has(name))) return catalog;
+    return catalog.withoutDenied((item) => denied.has(item.name), hidden);
+  }
+
+  /**
+   * The items step middleware starts from, without the tools the policy denies to `source` (`hidden`): an extension
+   * that exposes tools on request (tool-exposure, tool search) sees only what the model may call.
+   */
+  visibleItems<Item extends { name: string }>(items: Item[], source?: CallSource): { items: Item[]; hidden: string[] } {
+    const denied = this.deniedTools(source);
+    if (denied.size === 0) return { items, hidden: [] };
+    const hidden = items.filter((item) => denied.has(item.name)).map((item) => item.name);
+    return hidden.length === 0 ? { items, hidden } : { items: items.filter((item) => !denied.has(item.name)), hidden };
   }
 
   /** Registered tools the policy denies to `source`, worked out once per registry change (not every step). */
