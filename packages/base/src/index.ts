@@ -44,8 +44,8 @@ export { type ExposurePreset, registerToolExposure } from '../extensions/tool-ex
 export { baseBundleDir } from './base-bundle-dir.ts';
 export { changesetBundleDir, changesetLibraries } from './changesets/changeset-target.ts';
 export { type AfterFailure, type CommitOutcome, commitChangeset } from './changesets/commit-changeset.ts';
-export { type ChangesOverview, listChanges } from './changesets/list-changes.ts';
 export { type FinishedActivation, finishInterruptedActivation } from './changesets/finish-activation.ts';
+export { type ChangesOverview, listChanges } from './changesets/list-changes.ts';
 export { type BundleRepository, locateBundleRepository } from './changesets/locate-bundle-repository.ts';
 export { discardChangeset, openChangeset } from './changesets/open-changeset.ts';
 export { type RevertOutcome, revertChange } from './changesets/revert-change.ts';
