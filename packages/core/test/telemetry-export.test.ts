@@ -2,7 +2,9 @@
 // OTLP/HTTP, with the official exporter, to a receiver this test runs on 127.0.0.1.
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import type { SpanRecord } from '@goondan/core';
-import { startOtlpTelemetry } from '../src/telemetry/otlp-telemetry.ts';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { redactSecrets } from '../src/permissions/redact-secrets.ts';
+import { SHUTDOWN_TIMEOUT_MS, startOtlpTelemetry } from '../src/telemetry/otlp-telemetry.ts';
 import { telemetryConfig } from '../src/telemetry/telemetry-config.ts';
 import { isAlive, removeTempDirs, type StartedSwarm, startSwarm, waitFor } from './swarm-fixture.ts';
 
@@ -172,5 +174,84 @@ describe('OpenTelemetry export', () => {
     );
     expect(telemetryConfig({})).toBeNull();
     expect(telemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SDK_DISABLED: 'true' })).toBeNull();
+  });
+});
+
+describe('OpenTelemetry export against a hostile collector', () => {
+  const endedSpan = (attributes: SpanRecord['attributes'], name = 'tool leak__go'): SpanRecord => ({
+    traceId: 'c'.repeat(32),
+    spanId: 'd'.repeat(16),
+    parentSpanId: null,
+    kind: 'tool',
+    name,
+    startedAt: Date.now(),
+    endedAt: Date.now() + 1,
+    status: 'error',
+    attributes,
+  });
+
+  test('secrets in an error message, stack or name are redacted before they leave, secret values too', async () => {
+    const sent: ReadableSpan[] = [];
+    const exporter: SpanExporter = {
+      export: (spans, done) => {
+        sent.push(...spans);
+        done({ code: 0 });
+      },
+      shutdown: async () => {},
+    };
+    const config = telemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_BSP_SCHEDULE_DELAY: '0' });
+    const plainSecret = 'plain-env-secret-90210';
+    const telemetry = await startOtlpTelemetry({
+      config: config!,
+      exporter,
+      redact: (value) => redactSecrets(value, { secretValues: [plainSecret] }),
+    });
+    const token = 'sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+    const message = `upstream refused: Authorization: Bearer ${token} (key ${plainSecret})`;
+    telemetry.onSpan(
+      endedSpan({ toolName: 'leak__go', errorCode: 'E_TOOL', errorMessage: message, errorStack: `Error: ${message}` }),
+    );
+    await telemetry.shutdown();
+    expect(sent).toHaveLength(1);
+    const text = JSON.stringify({ name: sent[0]!.name, status: sent[0]!.status, attributes: sent[0]!.attributes });
+    expect(text).toContain('[REDACTED]');
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(plainSecret);
+  });
+
+  test('a collector that never answers does not hold the close of an instance', async () => {
+    let requests = 0;
+    const { promise: asked, resolve: onAsked } = Promise.withResolvers<void>();
+    const server = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () => {
+        requests += 1;
+        onAsked();
+        return new Promise<Response>(() => {});
+      },
+    });
+    try {
+      const warnings: string[] = [];
+      const config = telemetryConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://user:pw-secret@127.0.0.1:${server.port}`,
+        OTEL_BSP_SCHEDULE_DELAY: '0',
+      });
+      const telemetry = await startOtlpTelemetry({
+        config: config!,
+        redact: (value) => value,
+        logger: { warn: (text: string) => warnings.push(text) },
+      });
+      telemetry.onSpan(endedSpan({ toolName: 'leak__go' }));
+      await asked;
+      const started = performance.now();
+      await telemetry.shutdown();
+      expect(performance.now() - started).toBeLessThan(SHUTDOWN_TIMEOUT_MS + 1500);
+      expect(requests).toBeGreaterThan(0);
+      expect(warnings.join('\n')).toContain('not sent');
+      expect(warnings.join('\n')).not.toContain('pw-secret');
+    } finally {
+      server.stop(true);
+    }
   });
 });

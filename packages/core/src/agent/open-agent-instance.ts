@@ -195,7 +195,7 @@ async function openLocked(
     callSettings: modelResource ? modelCallSettings(modelResource, agent.spec.modelConfig?.params) : {},
     ...(modelResource ? { modelResource } : {}),
     conversation: new ConversationStore(db, { soleWriter: options.writer }),
-    traces: new TraceStore(db),
+    traces: new TraceStore(db, { secretValues }),
     workdir: paths.workdir,
     observer: options.observer,
     logger,

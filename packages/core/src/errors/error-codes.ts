@@ -233,6 +233,12 @@ export const errorCodes = {
     suggestion:
       'Inter-agent tools need the Orchestrator: declare a Swarm resource listing the agents (gdn run/chat then start it).',
   },
+  // OpenTelemetry export (docs/telemetry.md)
+  E_TELEMETRY_CONFIG: {
+    name: 'TelemetryConfigError',
+    suggestion:
+      'Fix the OTEL_* variable named in the message: an http(s) endpoint URL, headers as key=value pairs separated by commas, OTEL_BSP_SCHEDULE_DELAY a whole number of milliseconds. Spans are not exported until it is fixed.',
+  },
   // Swarms over NATS (docs/transport.md)
   E_NATS_CONFIG: {
     name: 'NatsConfigError',

@@ -110,6 +110,24 @@ describe('TraceStore', () => {
     expect(traces.recentTraces(0)).toEqual([]);
   });
 
+  test('a span whose stored attributes are damaged is read with a marker; the others are untouched', () => {
+    const db = openInstanceDatabase(join(temp.make(), 'instance.db'));
+    const traces = new TraceStore(db);
+    const traceId = newTraceId();
+    const good = span({ traceId, startedAt: 1, attributes: { agent: 'a' } });
+    const bad = span({ traceId, startedAt: 2, name: 'tool x' });
+    const odd = span({ traceId, startedAt: 3, name: 'tool y' });
+    traces.recordSpans([good, bad, odd]);
+    db.run("UPDATE trace_spans SET attributes = '{not json' WHERE span_id = ?", [bad.spanId]);
+    db.run("UPDATE trace_spans SET attributes = 'null' WHERE span_id = ?", [odd.spanId]);
+    const [trace] = traces.recentTraces(1);
+    expect(trace!.spans.map((stored) => stored.attributes)).toEqual([
+      { agent: 'a' },
+      { unreadableAttributes: true },
+      { unreadableAttributes: true },
+    ]);
+  });
+
   test('pruneTraces keeps only the newest traces', () => {
     const traces = freshTraces();
     const ids: string[] = [newTraceId(), newTraceId(), newTraceId()];
@@ -152,5 +170,23 @@ describe('TraceStore and secrets', () => {
     } finally {
       forgetSecretValues();
     }
+  });
+
+  test('the values of secret environment variables it is given are redacted from names and attributes', () => {
+    const traces = new TraceStore(openInstanceDatabase(join(temp.make(), 'instance.db')), {
+      secretValues: ['plainvalue-xyz-123456'],
+    });
+    const traceId = newTraceId();
+    traces.recordSpan(
+      span({
+        traceId,
+        startedAt: 1,
+        name: 'tool call plainvalue-xyz-123456',
+        attributes: { errorMessage: 'upstream said no to plainvalue-xyz-123456', nested: ['x plainvalue-xyz-123456'] },
+      }),
+    );
+    const [stored] = traces.spansOfTrace(traceId);
+    expect(JSON.stringify(stored)).not.toContain('plainvalue-xyz-123456');
+    expect(stored!.attributes.errorMessage).toBe('upstream said no to [REDACTED]');
   });
 });

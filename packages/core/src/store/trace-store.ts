@@ -45,6 +45,20 @@ interface SpanRow {
 
 type SpanParams = [string, string, string | null, string, string, number, number | null, string, string];
 
+/**
+ * The stored attributes, or `{ unreadableAttributes: true }` when the text is not a JSON object (a damaged row):
+ * one bad row must not keep `gdn trace`, the console or the OTLP output from showing the rest.
+ */
+function attributesOf(text: string): Record<string, JsonValue> {
+  try {
+    const value = JSON.parse(text) as JsonValue;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value;
+  } catch {
+    // Falls through to the marker.
+  }
+  return { unreadableAttributes: true };
+}
+
 function spanOf(row: SpanRow): SpanRecord {
   return {
     traceId: row.trace_id,
@@ -55,7 +69,7 @@ function spanOf(row: SpanRow): SpanRecord {
     startedAt: row.started_at,
     endedAt: row.ended_at,
     status: row.status,
-    attributes: JSON.parse(row.attributes) as Record<string, JsonValue>,
+    attributes: attributesOf(row.attributes),
   };
 }
 
@@ -74,11 +88,19 @@ const recentTraceIdsSql =
  * traces.recordSpan({ ...span, endedAt: Date.now(), status: 'ok' });
  */
 export class TraceStore {
-  constructor(private readonly db: Database) {}
+  /**
+   * `secretValues`: the values of the instance's secret environment variables (secretValuesFromEnv), redacted from
+   * names and attributes besides the credential shapes and secret keys.
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly options: { secretValues?: readonly string[] } = {},
+  ) {}
 
   /** Inserts the span, or replaces the stored span with the same spanId. Secrets are redacted on the way in. */
   recordSpan(span: SpanRecord): void {
-    const attributes = redactSecrets((span.attributes ?? {}) as JsonObject);
+    const redaction = this.options.secretValues ? { secretValues: this.options.secretValues } : {};
+    const attributes = redactSecrets((span.attributes ?? {}) as JsonObject, redaction);
     this.db
       .query<unknown, SpanParams>(
         `INSERT INTO trace_spans
@@ -94,7 +116,7 @@ export class TraceStore {
         span.spanId,
         span.parentSpanId,
         span.kind,
-        redactSecrets(span.name) as string,
+        redactSecrets(span.name, redaction) as string,
         span.startedAt,
         span.endedAt,
         span.status,

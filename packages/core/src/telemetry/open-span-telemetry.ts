@@ -1,3 +1,5 @@
+import { helpUrlFor } from '../errors/error-codes.ts';
+import type { GoondanError } from '../errors/goondan-error.ts';
 import type { JsonValue } from '../types.ts';
 import type { SpanTelemetry } from './span-telemetry.ts';
 import { telemetryConfig } from './telemetry-config.ts';
@@ -13,7 +15,15 @@ export async function openSpanTelemetry(options: {
   redact: (value: JsonValue) => JsonValue;
   logger?: Pick<Console, 'warn'>;
 }): Promise<SpanTelemetry | undefined> {
-  const config = telemetryConfig(options.env);
+  let config: ReturnType<typeof telemetryConfig>;
+  try {
+    config = telemetryConfig(options.env);
+  } catch (thrown) {
+    // A setting that cannot work is told at start, with its code, not at the first export; the agent still runs.
+    const { code, message } = thrown as GoondanError;
+    options.logger?.warn(`telemetry: export disabled: ${code}: ${message} (${helpUrlFor(code)})`);
+    return undefined;
+  }
   if (!config) return undefined;
   try {
     const { startOtlpTelemetry } = await import('./otlp-telemetry.ts');

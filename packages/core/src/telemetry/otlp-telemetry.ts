@@ -25,15 +25,42 @@ function attributeValue(value: JsonValue): AttributeValue | undefined {
   return JSON.stringify(value);
 }
 
+/** The endpoint as a warning shows it: without a password or query (either may carry a key). */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(the configured endpoint)';
+  }
+}
+
 export interface OtlpTelemetryOptions {
   config: TelemetryConfig;
   /** Resource attributes besides service.name (agent, instance). */
   resource?: Record<string, string>;
-  /** Applied to content attributes before they leave (the instance's secret redaction). */
+  /** Applied to every attribute, the name and the content before they leave (the instance's secret redaction). */
   redact: (value: JsonValue) => JsonValue;
   logger?: Pick<Console, 'warn'>;
   /** Tests: an exporter instead of OTLP/HTTP. */
   exporter?: SpanExporter;
+  /** Longest wait for the collector when the instance closes (default SHUTDOWN_TIMEOUT_MS); what is unsent is lost. */
+  shutdownTimeoutMs?: number;
+}
+
+/** How long one export may take, retries included, before its batch is dropped. */
+export const EXPORT_TIMEOUT_MS = 5000;
+/** How long closing an instance waits for the last batch: a collector that is down never holds a process's exit. */
+export const SHUTDOWN_TIMEOUT_MS = 2000;
+
+/** 'done' when `work` settles, or 'timeout' once `ms` pass first (the timer does not keep the process alive). */
+function within(work: Promise<void>, ms: number): Promise<'done' | 'timeout'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+    timer.unref?.();
+  });
+  return Promise.race([work.then(() => 'done' as const), late]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -52,7 +79,10 @@ export async function startOtlpTelemetry(options: OtlpTelemetryOptions): Promise
   ]);
   const { config } = options;
   const resource = resourceFromAttributes({ 'service.name': config.serviceName, ...options.resource });
-  const inner = options.exporter ?? new OTLPTraceExporter({ url: config.url, headers: config.headers });
+  const inner =
+    options.exporter ??
+    new OTLPTraceExporter({ url: config.url, headers: config.headers, timeoutMillis: EXPORT_TIMEOUT_MS });
+  const where = shownUrl(config.url);
   let warned = false;
   // The processor drops failed batches quietly; the first failure is told, once, so a wrong endpoint is noticed.
   const exporter: SpanExporter = {
@@ -61,7 +91,7 @@ export async function startOtlpTelemetry(options: OtlpTelemetryOptions): Promise
         if (result.code !== 0 && !warned) {
           warned = true;
           options.logger?.warn(
-            `telemetry: spans could not be exported to ${config.url} (${result.error?.message ?? 'failed'}); later failures are not reported`,
+            `telemetry: spans could not be exported to ${where} (${result.error?.message ?? 'failed'}); later failures are not reported`,
           );
         }
         done(result);
@@ -71,7 +101,14 @@ export async function startOtlpTelemetry(options: OtlpTelemetryOptions): Promise
   };
   const processor = new BatchSpanProcessor({ exporter, scheduledDelayMillis: config.batchDelayMs });
   const scope = { name: '@goondan/core' };
-  const toReadable = (span: SpanRecord, content?: SpanContent): ReadableSpan => {
+  const toReadable = (raw: SpanRecord, content?: SpanContent): ReadableSpan => {
+    // The database keeps spans redacted; what leaves the machine is redacted the same way (an error message or
+    // stack may quote a token), with the instance's secret values too.
+    const span: SpanRecord = {
+      ...raw,
+      name: String(options.redact(raw.name)),
+      attributes: options.redact(raw.attributes) as Record<string, JsonValue>,
+    };
     const view = genAiSpan(span);
     const attributes: Attributes = {};
     for (const [key, value] of Object.entries(view.attributes)) {
@@ -123,9 +160,13 @@ export async function startOtlpTelemetry(options: OtlpTelemetryOptions): Promise
     async shutdown() {
       if (stopped) return;
       stopped = true;
-      await processor
-        .shutdown()
-        .catch((thrown: unknown) => options.logger?.warn(`telemetry: ${(thrown as Error).message}`));
+      const flushed = processor.shutdown().catch((thrown: unknown) => {
+        if (!warned) options.logger?.warn(`telemetry: ${(thrown as Error).message}`);
+      });
+      const waitMs = options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS;
+      if ((await within(flushed, waitMs)) === 'timeout') {
+        options.logger?.warn(`telemetry: the last spans were not sent to ${where} within ${waitMs} ms`);
+      }
     },
   };
 }

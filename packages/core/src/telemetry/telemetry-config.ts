@@ -1,3 +1,5 @@
+import { GoondanError } from '../errors/goondan-error.ts';
+
 /** How live export is set up, read from the standard OpenTelemetry environment variables. */
 export interface TelemetryConfig {
   /** The OTLP/HTTP traces URL (`…/v1/traces`). */
@@ -9,19 +11,48 @@ export interface TelemetryConfig {
   batchDelayMs: number;
 }
 
-/** `k1=v1,k2=v2` (values URL-encoded), as OTEL_EXPORTER_OTLP_HEADERS gives them. */
-function parseHeaders(text: string | undefined): Record<string, string> {
+const configError = (message: string) => new GoondanError('E_TELEMETRY_CONFIG', message);
+
+/** HTTP header names: RFC 9110 tokens. */
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * `k1=v1,k2=v2` (values URL-encoded), as OTEL_EXPORTER_OTLP_HEADERS gives them. A malformed pair is an error (the
+ * SDK skips it, and the backend then refuses every batch for a missing key); the message never shows a value.
+ */
+function parseHeaders(variable: string, text: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const pair of (text ?? '').split(',')) {
+  for (const [index, pair] of (text ?? '').split(',').entries()) {
+    if (pair.trim() === '') continue;
     const equals = pair.indexOf('=');
-    if (equals <= 0) continue;
+    let name = '';
+    let value = '';
     try {
-      headers[decodeURIComponent(pair.slice(0, equals).trim())] = decodeURIComponent(pair.slice(equals + 1).trim());
+      name = equals > 0 ? decodeURIComponent(pair.slice(0, equals).trim()) : '';
+      value = decodeURIComponent(pair.slice(equals + 1).trim());
     } catch {
-      // A malformed pair is skipped, as the SDK does.
+      name = '';
     }
+    if (!headerName.test(name) || /[\r\n\0]/.test(value)) {
+      throw configError(`${variable}: pair ${index + 1} is not key=value with a valid header name and value.`);
+    }
+    headers[name] = value;
   }
   return headers;
+}
+
+/** The endpoint as an error shows it: scheme, host and path (a password or query may carry a key). */
+function checkedUrl(variable: string, url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw configError(`${variable} is not a URL (expected http://HOST:PORT or https://…).`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw configError(`${variable} must be an http:// or https:// URL, not ${parsed.protocol}// (OTLP/HTTP only).`);
+  }
+  return url;
 }
 
 /** Shorter than the SDK's 5 s: a turn's spans reach a dashboard while one still looks at it. */
@@ -32,7 +63,8 @@ const isTrue = (value: string | undefined) => value?.trim().toLowerCase() === 't
 /**
  * Null unless OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT is set (and OTEL_SDK_DISABLED is
  * not `true`, nor OTEL_TRACES_EXPORTER `none`). Reading it costs nothing: the OpenTelemetry packages load only
- * when it is not null.
+ * when it is not null. Throws GoondanError E_TELEMETRY_CONFIG for a value that cannot work (a URL that is not
+ * http(s), a malformed header pair, a schedule delay that is not a whole number of milliseconds).
  *
  * @example
  * telemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })?.url // 'http://127.0.0.1:4318/v1/traces'
@@ -45,17 +77,27 @@ export function telemetryConfig(
   const signal = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   // The per-signal variable is the whole URL; the general one is a base the signal's path is added to.
-  const url = signal || (base ? `${base.replace(/\/+$/, '')}/v1/traces` : '');
+  const url = signal
+    ? checkedUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', signal)
+    : base
+      ? checkedUrl('OTEL_EXPORTER_OTLP_ENDPOINT', `${base.replace(/\/+$/, '')}/v1/traces`)
+      : '';
   if (!url) return null;
-  const delay = env.OTEL_BSP_SCHEDULE_DELAY?.trim() ? Number(env.OTEL_BSP_SCHEDULE_DELAY) : undefined;
+  const delayText = env.OTEL_BSP_SCHEDULE_DELAY?.trim();
+  const delay = delayText ? Number(delayText) : DEFAULT_BATCH_DELAY_MS;
+  if (!/^\d{1,9}$/.test(delayText || '0')) {
+    throw configError(
+      `OTEL_BSP_SCHEDULE_DELAY must be a whole number of milliseconds from 0 to 999999999, got '${delayText}'.`,
+    );
+  }
   return {
     url,
     headers: {
-      ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
-      ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+      ...parseHeaders('OTEL_EXPORTER_OTLP_HEADERS', env.OTEL_EXPORTER_OTLP_HEADERS),
+      ...parseHeaders('OTEL_EXPORTER_OTLP_TRACES_HEADERS', env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
     },
     serviceName: env.OTEL_SERVICE_NAME?.trim() || defaults.serviceName || 'goondan',
     captureContent: isTrue(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT),
-    batchDelayMs: delay === undefined || !Number.isFinite(delay) || delay < 0 ? DEFAULT_BATCH_DELAY_MS : delay,
+    batchDelayMs: delay,
   };
 }
