@@ -48,8 +48,6 @@ export interface OtlpTelemetryOptions {
   shutdownTimeoutMs?: number;
 }
 
-/** How long one export may take, retries included, before its batch is dropped. */
-export const EXPORT_TIMEOUT_MS = 5000;
 /** How long closing an instance waits for the last batch: a collector that is down never holds a process's exit. */
 export const SHUTDOWN_TIMEOUT_MS = 2000;
 
@@ -81,7 +79,7 @@ export async function startOtlpTelemetry(options: OtlpTelemetryOptions): Promise
   const resource = resourceFromAttributes({ 'service.name': config.serviceName, ...options.resource });
   const inner =
     options.exporter ??
-    new OTLPTraceExporter({ url: config.url, headers: config.headers, timeoutMillis: EXPORT_TIMEOUT_MS });
+    new OTLPTraceExporter({ url: config.url, headers: config.headers, timeoutMillis: config.exportTimeoutMs });
   const where = shownUrl(config.url);
   let warned = false;
   // The processor drops failed batches quietly; the first failure is told, once, so a wrong endpoint is noticed.

@@ -29,11 +29,22 @@ describe('telemetryConfig', () => {
     expect(telemetryConfig(endpoint)?.batchDelayMs).toBe(1000);
   });
 
+  test('the export timeout: 5000 ms unless OTEL_EXPORTER_OTLP_TIMEOUT says, the traces variable first', () => {
+    expect(telemetryConfig(endpoint)?.exportTimeoutMs).toBe(5000);
+    expect(telemetryConfig({ ...endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: '1500' })?.exportTimeoutMs).toBe(1500);
+    const both = { ...endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: '1500', OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '300' };
+    expect(telemetryConfig(both)?.exportTimeoutMs).toBe(300);
+    expect(() => telemetryConfig({ ...endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: '0' })).toThrow(
+      /OTEL_EXPORTER_OTLP_TIMEOUT must be a whole number of milliseconds from 1/,
+    );
+  });
+
   test.each([
     ['an endpoint that is not a URL', { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }],
     ['an endpoint that is not http(s)', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'file:///etc/passwd' }],
     ['a negative delay', { ...endpoint, OTEL_BSP_SCHEDULE_DELAY: '-5' }],
     ['a delay that is not a number', { ...endpoint, OTEL_BSP_SCHEDULE_DELAY: '1e3' }],
+    ['a timeout that is not a number', { ...endpoint, OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: 'soon' }],
     ['a header pair without =', { ...endpoint, OTEL_EXPORTER_OTLP_HEADERS: 'authorization' }],
     ['a header with a bad escape', { ...endpoint, OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-key=%zz' }],
     ['a header value with a newline', { ...endpoint, OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%0D%0AHost:%20evil' }],

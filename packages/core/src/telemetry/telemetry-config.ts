@@ -9,6 +9,8 @@ export interface TelemetryConfig {
   captureContent: boolean;
   /** How long spans wait to be sent in one batch (OTEL_BSP_SCHEDULE_DELAY, default 1000 ms). */
   batchDelayMs: number;
+  /** How long one export may take, retries included (OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, …_TIMEOUT; default 5000 ms). */
+  exportTimeoutMs: number;
 }
 
 const configError = (message: string) => new GoondanError('E_TELEMETRY_CONFIG', message);
@@ -57,6 +59,20 @@ function checkedUrl(variable: string, url: string): string {
 
 /** Shorter than the SDK's 5 s: a turn's spans reach a dashboard while one still looks at it. */
 export const DEFAULT_BATCH_DELAY_MS = 1000;
+/** Shorter than the specification's 10 s: an agent process never waits long on a collector that does not answer. */
+export const DEFAULT_EXPORT_TIMEOUT_MS = 5000;
+
+/** A whole number of milliseconds from `min` to 999999999 in `variable`, or `fallback` when it is not set. */
+function milliseconds(variable: string, text: string | undefined, fallback: number, min: number): number {
+  const trimmed = text?.trim();
+  if (!trimmed) return fallback;
+  if (!/^\d{1,9}$/.test(trimmed) || Number(trimmed) < min) {
+    throw configError(
+      `${variable} must be a whole number of milliseconds from ${min} to 999999999, got '${trimmed.slice(0, 40)}'.`,
+    );
+  }
+  return Number(trimmed);
+}
 
 const isTrue = (value: string | undefined) => value?.trim().toLowerCase() === 'true';
 
@@ -83,13 +99,11 @@ export function telemetryConfig(
       ? checkedUrl('OTEL_EXPORTER_OTLP_ENDPOINT', `${base.replace(/\/+$/, '')}/v1/traces`)
       : '';
   if (!url) return null;
-  const delayText = env.OTEL_BSP_SCHEDULE_DELAY?.trim();
-  const delay = delayText ? Number(delayText) : DEFAULT_BATCH_DELAY_MS;
-  if (!/^\d{1,9}$/.test(delayText || '0')) {
-    throw configError(
-      `OTEL_BSP_SCHEDULE_DELAY must be a whole number of milliseconds from 0 to 999999999, got '${delayText}'.`,
-    );
-  }
+  const delay = milliseconds('OTEL_BSP_SCHEDULE_DELAY', env.OTEL_BSP_SCHEDULE_DELAY, DEFAULT_BATCH_DELAY_MS, 0);
+  const timeoutVariable = env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT?.trim()
+    ? 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'
+    : 'OTEL_EXPORTER_OTLP_TIMEOUT';
+  const exportTimeoutMs = milliseconds(timeoutVariable, env[timeoutVariable], DEFAULT_EXPORT_TIMEOUT_MS, 1);
   return {
     url,
     headers: {
@@ -99,5 +113,6 @@ export function telemetryConfig(
     serviceName: env.OTEL_SERVICE_NAME?.trim() || defaults.serviceName || 'goondan',
     captureContent: isTrue(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT),
     batchDelayMs: delay,
+    exportTimeoutMs,
   };
 }
