@@ -1,4 +1,20 @@
-import type { AgentEvent, Bundle, OAuthHost } from '@goondan/core';
+import type { AgentEvent, Bundle, OAuthHost, Orchestrator } from '@goondan/core';
+
+/** A grant's `auth.granted`, sent to the live agent instance that asked for it (spec v1 §12.6.4.5). */
+export function sendGrant(
+  orchestrator: Pick<Orchestrator, 'send'>,
+  event: AgentEvent,
+  requester: { agentName: string; instanceKey: string },
+): void {
+  orchestrator.send({
+    type: event.type,
+    input: event.input,
+    target: requester.agentName,
+    instanceKey: requester.instanceKey,
+    source: event.source,
+    ...(event.data === undefined ? {} : { data: event.data }),
+  });
+}
 
 export interface BundleOAuth {
   host: OAuthHost;

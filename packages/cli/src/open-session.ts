@@ -25,7 +25,7 @@ import {
 import { printProblems } from './commands/validate.ts';
 import { libraryBundleDirs } from './library-bundles.ts';
 import { openBundle } from './open-bundle.ts';
-import { openBundleOAuth } from './open-bundle-oauth.ts';
+import { openBundleOAuth, sendGrant } from './open-bundle-oauth.ts';
 import { chooseAgent } from './open-instance.ts';
 import { stderrLogger } from './stderr-logger.ts';
 import { useColor } from './terminal.ts';
@@ -128,16 +128,7 @@ async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: Sess
   const history = storedMessages(bundle, agentName, instanceKey);
   // This process owns the OAuth store; a grant's auth.granted goes to the live instance that asked.
   const oauth = await openBundleOAuth(bundle, {
-    onGranted: (event, requester) => {
-      orchestrator.send({
-        type: event.type,
-        input: event.input,
-        target: requester.agentName,
-        instanceKey: requester.instanceKey,
-        source: event.source,
-        ...(event.data === undefined ? {} : { data: event.data }),
-      });
-    },
+    onGranted: (event, requester) => sendGrant(orchestrator, event, requester),
   });
   // The Orchestrator comes with the whole core API (index.ts), which a single agent run in this process does without.
   const { Orchestrator } = await import('@goondan/core');

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -306,4 +307,12 @@ export async function startAuthLogin(dir: string, env: Record<string, string>, a
   }
   reader.releaseLock();
   return { login, link: /^(http\S+)$/m.exec(stdout)![1]! };
+}
+
+/** Every file under `dir`, as text (read as bytes: SQLite files too), to search for what must not be there. */
+export function everythingWritten(dir: string): string {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'))
+    .join('\n');
 }

@@ -1,7 +1,7 @@
 // gdn run with a tool that asks for an OAuth token (docs/oauth.md): the agent process asks the host (gdn's own
 // process) over IPC, the token works at the real authorization server, and no token is anywhere the run wrote.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startOpenAICompatibleServer } from '@goondan/core/testing';
 import { createOAuthHost } from '../../core/src/oauth/oauth-host.ts';
@@ -9,7 +9,16 @@ import { OAuthStore } from '../../core/src/oauth/oauth-store.ts';
 import { resolveOAuthKey } from '../../core/src/oauth/resolve-oauth-key.ts';
 import { freshKey, oauthBundle } from '../../core/test/oauth-fixture.ts';
 import { type OAuthTestbed, startOAuthTestbed } from '../../core/test/oauth-testbed.ts';
-import { chatBodies, cleanupTempDirs, cliEnv, gdn, makeTempDir, serverModel, textOf } from './helpers.ts';
+import {
+  chatBodies,
+  cleanupTempDirs,
+  cliEnv,
+  everythingWritten,
+  gdn,
+  makeTempDir,
+  serverModel,
+  textOf,
+} from './helpers.ts';
 
 const coreIndex = resolve(import.meta.dir, '..', '..', 'core', 'src', 'index.ts');
 let bed: OAuthTestbed;
@@ -93,14 +102,6 @@ spec:
 ---
 ${serverModel(modelUrl)}`,
   );
-}
-
-/** Every file under `dir`, as text. */
-function everythingWritten(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'))
-    .join('\n');
 }
 
 describe('gdn run with an OAuth-protected tool', () => {

@@ -3,14 +3,14 @@
 // connector asks for a token in its own process (authorization_required, then told when a person granted it, then
 // ready), and a swarm agent's tool gets the same grant over IPC. No token reaches a file, a log line or an answer.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { OAuthStore } from '../../core/src/oauth/oauth-store.ts';
 import { resolveOAuthKey } from '../../core/src/oauth/resolve-oauth-key.ts';
 import { followAuthorization } from '../../core/test/oauth-authorization-server.ts';
 import { freshKey } from '../../core/test/oauth-fixture.ts';
 import { type OAuthTestbed, startOAuthTestbed } from '../../core/test/oauth-testbed.ts';
-import { cleanupTempDirs, cliEnv, makeTempDir, startAuthLogin, startGdn } from './helpers.ts';
+import { cleanupTempDirs, cliEnv, everythingWritten, makeTempDir, startAuthLogin, startGdn } from './helpers.ts';
 
 const coreIndex = resolve(import.meta.dir, '..', '..', 'core', 'src', 'index.ts');
 let bed: OAuthTestbed;
@@ -129,14 +129,6 @@ async function waitForFile(path: string, timeoutMs = 60_000): Promise<unknown> {
       await Bun.sleep(20);
     }
   }
-}
-
-/** Every file under `dir`, as text. */
-function everythingWritten(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'))
-    .join('\n');
 }
 
 describe('gdn serve with an OAuthApp', () => {

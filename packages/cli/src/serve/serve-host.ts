@@ -10,7 +10,7 @@ import {
 } from '@goondan/core';
 import { consoleRoutes } from '../console/console-routes.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
-import { openBundleOAuth } from '../open-bundle-oauth.ts';
+import { openBundleOAuth, sendGrant } from '../open-bundle-oauth.ts';
 import { toListenError } from '../to-listen-error.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
 import { BUN_MAX_REQUEST_BODY_SIZE } from './read-json-body.ts';
@@ -104,15 +104,8 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
   // auth.granted goes to the instance (or connector) that asked.
   const oauth = await openBundleOAuth(current.bundle, {
     onGranted: (event, requester) => {
-      if (parts.some((part) => part.oauthGranted?.(requester, event) === true)) return;
-      orchestrator.send({
-        type: event.type,
-        input: event.input,
-        target: requester.agentName,
-        instanceKey: requester.instanceKey,
-        source: event.source,
-        ...(event.data === undefined ? {} : { data: event.data }),
-      });
+      if (!parts.some((part) => part.oauthGranted?.(requester, event) === true))
+        sendGrant(orchestrator, event, requester);
     },
   });
   const oauthApps = oauthAppsOf(current.bundle);

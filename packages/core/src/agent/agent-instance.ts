@@ -129,8 +129,11 @@ interface SuspendedTurn {
 interface TurnState {
   event: AgentEvent;
   source: CallSource;
-  /** The person the turn acts for (its event's auth.userId): its messages' `metadata.userId`. */
-  userId?: string;
+  /**
+   * What the turn hands to the turns it asks for (spec v1 §12.5.3), made once: the chain's first source, and the
+   * person it acts for (its event's auth.userId; its messages' `metadata.userId`).
+   */
+  auth: TurnAuth;
   /** Set when the turn resumes a suspended one: its unanswered calls run first, no user message is added. */
   resume?: SuspendedTurn;
   turnId: string;
@@ -355,6 +358,7 @@ export class AgentInstance {
           createdAt: isoNow(),
         },
         source,
+        auth: turnAuth(source),
         turnId: newId('turn'),
         traceId: newTraceId(),
         turnSpanId: newSpanId(),
@@ -663,10 +667,11 @@ export class AgentInstance {
     let result: TurnResult;
     try {
       const userId = resume ? resume.assistant.metadata.userId : event.auth?.userId;
+      const source = resume ? resume.source : turnSource(event);
       result = await this.runTurnPipeline({
         event,
-        source: resume ? resume.source : turnSource(event),
-        ...(typeof userId === 'string' && userId !== '' ? { userId } : {}),
+        source,
+        auth: turnAuth(source, typeof userId === 'string' ? userId : undefined),
         ...(resume ? { resume } : {}),
         turnId,
         traceId,
@@ -733,7 +738,7 @@ export class AgentInstance {
     } else {
       this.appendNotices(turnId);
       const message = createMessage({ role: 'user', content: event.input }, source);
-      if (state.userId) message.metadata.userId = state.userId;
+      if (state.auth.userId) message.metadata.userId = state.auth.userId;
       this.appendMessages([message], turnId, event.id);
     }
     const usage = zeroUsage();
@@ -852,7 +857,7 @@ export class AgentInstance {
         result.messages.map((message) => {
           const made = createMessage(message as unknown as ModelMessage, { type: 'assistant', stepId: stepSpanId });
           // A tool reads who the turn acts for from the message holding its call (OAuth's subjectMode: user).
-          if (state.userId) made.metadata.userId = state.userId;
+          if (state.auth.userId) made.metadata.userId = state.auth.userId;
           return made;
         }),
         calls,
@@ -990,7 +995,7 @@ export class AgentInstance {
           trace: {
             traceId: state.traceId,
             spanId: toolSpanId,
-            auth: turnAuth(state),
+            auth: state.auth,
             caller: {
               turnSpanId: state.turnSpanId,
               stepSpanId,
@@ -1231,10 +1236,9 @@ function turnSource(event: AgentEvent): CallSource {
 }
 
 /** The auth context a turn hands to the turns it asks for (spec v1 §12.5.3): the chain's first source and the user. */
-function turnAuth(state: TurnState): TurnAuth {
-  const { source } = state;
+function turnAuth(source: CallSource, userId?: string): TurnAuth {
   const auth: TurnAuth = { origin: source.origin ?? { kind: source.kind, name: source.name } };
-  if (state.userId) auth.userId = state.userId;
+  if (userId) auth.userId = userId;
   return auth;
 }
 
