@@ -1,8 +1,7 @@
+import { isUserId, USER_ID_RULE } from '@goondan/core/session';
 import { UsageError } from './terminal.ts';
 
-/** `--user ID` of `command`: 1 to 256 characters, not only spaces (a usage error otherwise). */
+/** `--user ID` of `command` (gdn run, gdn chat): a usage error unless it is a user id (USER_ID_RULE). */
 export function checkUserFlag(value: string | undefined, command: string): void {
-  if (value === undefined) return;
-  if (value.trim() === '' || value.length > 256)
-    throw new UsageError('--user must be a user id of 1 to 256 characters', command);
+  if (value !== undefined && !isUserId(value)) throw new UsageError(`--user must be ${USER_ID_RULE}`, command);
 }

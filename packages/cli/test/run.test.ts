@@ -227,7 +227,7 @@ describe('gdn run', () => {
       ['tool', undefined],
       ['assistant', 'ada'],
     ]);
-    for (const user of ['', ' ', 'x'.repeat(257)]) {
+    for (const user of ['', ' ', 'x'.repeat(257), 'ada\u001b[2J']) {
       const refused = await gdn(['run', '--bundle', bundle, '--user', user, '--input', 'hi']);
       expect(refused.exitCode).toBe(2);
       expect(refused.stderr).toContain('--user must be a user id of 1 to 256 characters');

@@ -1,6 +1,6 @@
 // The public API of @goondan/core. Every export here is an API decision (STYLE habit 6).
 
-export { type AgentEvent, newId, type TurnAuth, userEvent } from './agent/agent-event.ts';
+export { type AgentEvent, isUserId, newId, type TurnAuth, USER_ID_RULE, userEvent } from './agent/agent-event.ts';
 export {
   AgentInstance,
   type AgentInstanceOptions,

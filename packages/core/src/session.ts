@@ -3,7 +3,7 @@
 // Loading the whole barrel costs a `gdn run` ~25 ms of its start (docs/performance.md#start-up); what is here is
 // also exported by index.ts, so the two never disagree.
 
-export { userEvent } from './agent/agent-event.ts';
+export { isUserId, USER_ID_RULE, userEvent } from './agent/agent-event.ts';
 export { instancePaths } from './agent/instance-paths.ts';
 export { openAgentInstance } from './agent/open-agent-instance.ts';
 export { findBundleDir } from './config/find-bundle-dir.ts';

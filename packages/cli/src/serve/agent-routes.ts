@@ -3,9 +3,11 @@ import {
   ConversationStore,
   GoondanError,
   instancePaths,
+  isUserId,
   type JsonValue,
   listInstanceDatabases,
   openInstanceDatabase,
+  USER_ID_RULE,
 } from '@goondan/core';
 import { wholeNumber } from '../whole-number.ts';
 import { badRequest } from './api-error.ts';
@@ -53,8 +55,8 @@ export async function postEvent(
   if (body.wait !== undefined && typeof body.wait !== 'boolean') throw badRequest("'wait' must be true or false.");
   const type = eventType(body.type);
   const userId = body.userId;
-  if (userId !== undefined && (typeof userId !== 'string' || userId === '' || userId.length > 256))
-    throw badRequest("'userId' must be text of 1 to 256 characters: the person the turn acts for.");
+  if (userId !== undefined && !isUserId(userId))
+    throw badRequest(`'userId' must be ${USER_ID_RULE}: the person the turn acts for.`);
   const event = {
     input: body.input,
     type,

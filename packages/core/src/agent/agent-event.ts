@@ -20,6 +20,16 @@ export interface AgentEvent {
   createdAt: string;
 }
 
+/** What a user id (`auth.userId`, `gdn run --user`, serve's `userId`) must be, in words for an error. */
+export const USER_ID_RULE = 'a user id of 1 to 256 characters, not only spaces, without control characters';
+
+/** Whether `value` may name the person a turn acts for (USER_ID_RULE). */
+export function isUserId(value: unknown): value is string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 256) return false;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  return !/[\u0000-\u001f\u007f]/.test(value);
+}
+
 /**
  * A turn's auth context (spec v1 §12.5.3), kept along a chain of inter-agent requests and sends: the callee's turn
  * applies the permission rules of the chain's first source besides its own (`origin`), and acts for the same person

@@ -33,7 +33,7 @@ import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import { isThenable } from '../tools/invoke-handler.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
 import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
-import { type AgentEvent, isoNow, newId, type TurnAuth } from './agent-event.ts';
+import { type AgentEvent, isoNow, isUserId, newId, type TurnAuth, USER_ID_RULE } from './agent-event.ts';
 import { closeUnfinishedTurn, turnNote } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
 import { distinctToolCallIds } from './distinct-tool-call-ids.ts';
@@ -1258,8 +1258,7 @@ function wrongAuth(auth: unknown): string | null {
   if (typeof auth !== 'object' || auth === null || Array.isArray(auth))
     return 'has an auth that is not an object { origin?, userId? }';
   const { origin, userId } = auth as { origin?: unknown; userId?: unknown };
-  if (userId !== undefined && (typeof userId !== 'string' || userId === '' || userId.length > 256))
-    return 'has an auth.userId that is not text of 1 to 256 characters';
+  if (userId !== undefined && !isUserId(userId)) return `has an auth.userId that is not ${USER_ID_RULE}`;
   if (origin === undefined) return null;
   const { kind, name } = (origin ?? {}) as { kind?: unknown; name?: unknown };
   if (typeof kind !== 'string' || typeof name !== 'string' || kind === '' || name === '')

@@ -108,7 +108,7 @@ describe("a turn's auth context", () => {
   test('an auth of the wrong shape is refused with E_EVENT_INVALID', async () => {
     const { instance } = await open([]);
     try {
-      for (const auth of [[], { userId: '' }, { userId: 7 }, { origin: { kind: 'user' } }, 'ada']) {
+      for (const auth of [[], { userId: '' }, { userId: 7 }, { userId: 'a\nb' }, { origin: { kind: 'user' } }, 'ada']) {
         const event = { ...userEvent('hi'), auth } as unknown as AgentEvent;
         await expect(instance.enqueue(event)).rejects.toMatchObject({ code: 'E_EVENT_INVALID' });
       }
