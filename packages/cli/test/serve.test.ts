@@ -346,6 +346,24 @@ describe('gdn serve: idle agent processes', () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain("--idle-stop must be a whole number, got 'soon'");
   }, 120_000);
+
+  test('--max-processes: an event for one instance more starts it once the idle process made room (stopped)', async () => {
+    const bundle = await agentBundle(helperModel([{ text: 'Event handled.' }]));
+    const { url } = await serve(bundle, ['--max-processes', '1']);
+    const events = (key: string) => `${url}/v1/agents/helper/instances/${key}/events`;
+    expect((await postJson(events('first'), { input: 'hello', wait: true })).json).toMatchObject({
+      status: 'completed',
+    });
+    const second = await postJson(events('second'), { input: 'hello', wait: true });
+    expect(second.json).toMatchObject({ status: 'completed', text: 'Event handled.' });
+    const states = Object.fromEntries(
+      (await getJson<HealthJson>(`${url}/healthz`)).instances.map((info) => [info.instanceKey, info.state]),
+    );
+    expect(states).toMatchObject({ first: 'stopped', second: 'ready' });
+    const refused = await gdn(['serve', '--bundle', bundle, '--max-processes', 'many']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("--max-processes must be a whole number, got 'many'");
+  }, 120_000);
 });
 
 describe('gdn serve: the bundle scheduler over HTTP', () => {

@@ -218,6 +218,131 @@ for (const kase of transportCases) {
       });
     });
 
+    describe('a limit on processes (maxProcesses)', () => {
+      const stateOf = (started: StartedSwarm, agent: string, instanceKey: string) =>
+        started.orchestrator.list().find((p) => p.agent === agent && p.instanceKey === instanceKey)?.state;
+
+      test('an instance beyond the limit waits; the least recently active idle process stops to make room', async () => {
+        const stopped: string[] = [];
+        swarm = await startSwarm(
+          { scripts: { coordinator: [{ text: 'hello' }], worker: [{ text: 'idle' }] } },
+          {
+            maxProcesses: 2,
+            onLifecycle: (event) => event.type === 'stopped' && stopped.push(`${event.agent}/${event.instanceKey}`),
+          },
+        );
+        const orchestrator = swarm.orchestrator;
+        expect((await orchestrator.request({ input: 'one', instanceKey: 'a' })).text).toBe('hello');
+        expect((await orchestrator.request({ input: 'two', instanceKey: 'b' })).text).toBe('hello');
+        // Two processes: a third instance waits; a (the least recently active, idle) is asked and stops.
+        const third = await orchestrator.request({ input: 'three', instanceKey: 'c' });
+        expect(third.text).toBe('hello');
+        expect(stopped).toEqual(['coordinator/a']);
+        expect(stateOf(swarm, 'coordinator', 'a')).toBe('stopped');
+        expect(stateOf(swarm, 'coordinator', 'b')).toBe('ready');
+        expect(stateOf(swarm, 'coordinator', 'c')).toBe('ready');
+        expect(orchestrator.list().filter((p) => p.pid !== null)).toHaveLength(2);
+        // a comes back (b makes room now) and goes on from its stored conversation.
+        await orchestrator.request({ input: 'four', instanceKey: 'a' });
+        expect(stopped).toEqual(['coordinator/a', 'coordinator/b']);
+        const { databaseFile } = instancePaths({ rootDir: swarm.dir, agentName: 'coordinator', instanceKey: 'a' });
+        const db = openInstanceDatabase(databaseFile);
+        try {
+          const users = new ConversationStore(db).load().filter((message) => message.data.role === 'user');
+          expect(users.map((message) => JSON.stringify(message.data.content))).toEqual([
+            expect.stringContaining('one'),
+            expect.stringContaining('four'),
+          ]);
+        } finally {
+          db.close();
+        }
+      });
+
+      test('a process in a turn is not stopped for room: the waiting instance starts once that turn is over', async () => {
+        const stopped: string[] = [];
+        swarm = await startSwarm(
+          { scripts: { coordinator: [sleep(700), { text: 'slept' }], worker: [{ text: 'idle' }] } },
+          {
+            maxProcesses: 1,
+            onLifecycle: (event) => event.type === 'stopped' && stopped.push(`${event.agent}/${event.instanceKey}`),
+          },
+        );
+        const orchestrator = swarm.orchestrator;
+        const ends: string[] = [];
+        const first = orchestrator.request({ input: 'sleep', instanceKey: 'a' }).then((reply) => {
+          ends.push('a');
+          return reply;
+        });
+        await waitFor(() =>
+          swarm!.notifications.some((n) => n.instanceKey === 'a' && n.event.type === 'runtime.tool.start'),
+        );
+        const second = orchestrator.request({ input: 'sleep too', instanceKey: 'b' }).then((reply) => {
+          ends.push('b');
+          return reply;
+        });
+        await waitFor(() => stateOf(swarm!, 'coordinator', 'b') === 'waiting', 10_000, 'b to wait for a place');
+        expect(stateOf(swarm, 'coordinator', 'a')).toBe('ready');
+        expect((await first).text).toBe('slept');
+        expect((await second).text).toBe('slept');
+        expect(ends).toEqual(['a', 'b']);
+        expect(stopped).toEqual(['coordinator/a']);
+        expect(swarm.toolResults('coordinator', 'probe__sleep').map((result) => result.status)).toEqual(['ok', 'ok']);
+      });
+
+      test('a process whose tool job still runs answers busy when asked, and makes room once the job is reported', async () => {
+        const stopped: string[] = [];
+        swarm = await startSwarm(
+          {
+            scripts: {
+              coordinator: [
+                { toolCalls: [{ name: 'probe__job', args: { ms: 800 } }] },
+                { text: 'started' },
+                { text: 'reported' },
+              ],
+              worker: [{ text: 'idle' }],
+            },
+          },
+          {
+            maxProcesses: 1,
+            onLifecycle: (event) => event.type === 'stopped' && stopped.push(`${event.agent}/${event.instanceKey}`),
+          },
+        );
+        const orchestrator = swarm.orchestrator;
+        expect((await orchestrator.request({ input: 'start a job', instanceKey: 'a' })).text).toBe('started');
+        const second = orchestrator.request({ input: 'hello', instanceKey: 'b' });
+        await waitFor(() => stateOf(swarm!, 'coordinator', 'b') === 'waiting', 10_000, 'b to wait for a place');
+        // a has nothing on its way from the orchestrator, but its job runs: it is not stopped (the result would be lost).
+        expect((await second).text).toBe('started');
+        expect(stopped).toEqual(['coordinator/a']);
+        const { databaseFile } = instancePaths({ rootDir: swarm.dir, agentName: 'coordinator', instanceKey: 'a' });
+        const db = openInstanceDatabase(databaseFile);
+        try {
+          const texts = new ConversationStore(db).load().map((message) => JSON.stringify(message.data.content));
+          expect(texts.at(-1)).toContain('reported');
+        } finally {
+          db.close();
+        }
+      });
+
+      test("an agent's own request starts its target beyond the limit (waiting could deadlock the chain)", async () => {
+        swarm = await startSwarm(
+          {
+            scripts: {
+              coordinator: [request({ target: 'worker', input: 'work' }), { text: 'worker answered' }],
+              worker: [{ text: 'done' }],
+            },
+          },
+          { maxProcesses: 1 },
+        );
+        expect((await swarm.orchestrator.request({ input: 'go' })).text).toBe('worker answered');
+        expect(swarm.toolResults('coordinator', 'agents__request')[0]).toMatchObject({ status: 'ok' });
+        expect(swarm.orchestrator.list().map((p) => [p.agent, p.state])).toEqual([
+          ['coordinator', 'ready'],
+          ['worker', 'ready'],
+        ]);
+      });
+    });
+
     describe('graceful shutdown', () => {
       test('mid-turn: running turns finish and ack, queued events are refused with E_AGENT_SHUTTING_DOWN', async () => {
         swarm = await startSwarm({

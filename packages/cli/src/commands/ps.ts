@@ -15,7 +15,7 @@ import { formatTable } from '../text-table.ts';
 export const psHelp = `Usage: gdn ps [--json] [--bundle DIR]
 
 Shows the agent instances of every Orchestrator running on the bundle (started by gdn run or gdn chat with a
-Swarm): state (starting, ready, stopping, backoff, crash-loop, stopped), pid, queue depth (events waiting
+Swarm): state (waiting, starting, ready, stopping, backoff, crash-loop, stopped), pid, queue depth (events waiting
 behind the running turn), turns served and restarts.
 
 Options:

@@ -28,6 +28,9 @@ Options:
                    finished; what has not ended then is killed (default 10000)
   --idle-stop MS   stop an agent process idle this long (no turn, job, approval or request of its own); its next
                    event starts it again from its stored conversation (default 600000, ten minutes; 0: never)
+  --max-processes N
+                   at most N agent processes at once (default 64; 0: no limit): an instance beyond it waits
+                   until the least recently active idle process has stopped to make room
   --shared-state   with --nats: the workers see this bundle's .goondan/ (one machine, or a shared file system)
 ${natsFlagsHelp}
                    with --nats, agent processes run on gdn workers (gdn worker --nats URL), not here
@@ -41,6 +44,8 @@ beyond loopback), 2 usage error, 130 after SIGINT, 143 after SIGTERM.`;
 const DEFAULT_PORT = 8787;
 /** An agent process idle this long is stopped (one process per instance: a host serving many people). */
 const DEFAULT_IDLE_STOP_MS = 600_000;
+/** At most this many agent processes (tens of MB each): events for more instances wait for a place. */
+const DEFAULT_MAX_PROCESSES = 64;
 
 function numberFlag(name: string, value: string | undefined, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
@@ -63,6 +68,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       watch: { type: 'boolean' },
       grace: { type: 'string' },
       'idle-stop': { type: 'string' },
+      'max-processes': { type: 'string' },
       ...natsFlagSpec,
     },
   });
@@ -75,6 +81,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`, 'serve');
   const gracePeriodMs = numberFlag('grace', values.grace, undefined);
   const idleStopMs = numberFlag('idle-stop', values['idle-stop'], DEFAULT_IDLE_STOP_MS)!;
+  const maxProcesses = numberFlag('max-processes', values['max-processes'], DEFAULT_MAX_PROCESSES)!;
   const token = values.token ?? (process.env.GOONDAN_SERVE_TOKEN || undefined);
   const hostname = values.host ?? '127.0.0.1';
   // Before the bundle is loaded: a refused address costs nothing.
@@ -118,6 +125,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
           : {}),
         ...(gracePeriodMs === undefined ? {} : { gracePeriodMs }),
         idleStopMs,
+        maxProcesses,
         ...(transport ? { transport } : {}),
       }).catch(async (thrown) => {
         await transport?.close();

@@ -54,6 +54,8 @@ export interface ServeHostOptions {
   gracePeriodMs?: number;
   /** An agent process idle this long is stopped, and started again by its next event (0: never). */
   idleStopMs?: number;
+  /** At most this many agent processes at once; an instance beyond it waits for a place (0 or absent: no limit). */
+  maxProcesses?: number;
   /** Where agent processes run (default: here, over Bun IPC; `--nats`: on gdn workers). */
   transport?: SwarmTransport;
   log: (line: string) => void;
@@ -118,6 +120,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     observe: true,
     ...(options.gracePeriodMs === undefined ? {} : { gracePeriodMs: options.gracePeriodMs }),
     ...(options.idleStopMs ? { idleStopMs: options.idleStopMs } : {}),
+    ...(options.maxProcesses ? { maxProcesses: options.maxProcesses } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
     onNotification: (notification) => {
       streams.notify(notification);

@@ -60,6 +60,8 @@ export class AgentProcessHost {
   /** Events the host queued: their end is reported by `finish`; any other turn's end by the observer. */
   private readonly hostEvents = new Set<string>();
   private idleWaiters: (() => void)[] = [];
+  /** Asked to make room while busy (`process.yield`): it offers to stop as soon as it is idle. */
+  private yieldWanted = false;
   /** Approvals of this instance waiting for a person: a turn held by one does not delay a shutdown. */
   private readonly waitingApprovals = new Set<string>();
   /** An idle agent process gives back what a burst of turns left behind, once idle for IDLE_COLLECT_MS. */
@@ -212,6 +214,11 @@ export class AgentProcessHost {
       return;
     }
     if (event.type === eventTypes.bundle || event.type === eventTypes.environment) return;
+    if (event.type === eventTypes.yield) {
+      this.yieldWanted = !this.idle();
+      this.notify(this.yieldWanted ? eventTypes.busy : eventTypes.idle, { yield: true });
+      return;
+    }
     if (event.type === eventTypes.approvalAnswer) {
       const { id, answer } = (event.data ?? {}) as { id?: string; answer?: ApprovalAnswer };
       try {
@@ -307,6 +314,14 @@ export class AgentProcessHost {
       process.stderr.write(`inbox: ${(thrown as Error)?.message ?? String(thrown)}\n`);
     }
     for (const { event, result } of handled) this.finish(event, result);
+    this.offerYield();
+  }
+
+  /** Asked to make room while busy: offers to stop once idle (the orchestrator may no longer need it to). */
+  private offerYield(): void {
+    if (!this.yieldWanted || !this.idle()) return;
+    this.yieldWanted = false;
+    this.notify(eventTypes.idle, { yield: true });
   }
 
   private wakeIdle(): void {
@@ -314,6 +329,7 @@ export class AgentProcessHost {
     const held = this.draining && this.waitingApprovals.size > 0;
     if ((this.pumping || this.activeTurns > 0) && !held) return;
     if (this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.offerYield();
     // DESIGN.md §4: idle RSS budget. One timer, not one per turn.
     this.idleCollect.poke();
     this.idleExit?.poke();

@@ -53,8 +53,11 @@ export interface AgentReply {
 export interface AgentProcessInfo {
   agent: string;
   instanceKey: string;
-  /** starting → ready; backoff / crash-loop after crashes; stopping during shutdown; stopped when not wanted. */
-  state: 'starting' | 'ready' | 'stopping' | 'backoff' | 'crash-loop' | 'stopped';
+  /**
+   * starting → ready; backoff / crash-loop after crashes; stopping during shutdown; stopped when not wanted;
+   * waiting for a place under the orchestrator's `maxProcesses`.
+   */
+  state: 'waiting' | 'starting' | 'ready' | 'stopping' | 'backoff' | 'crash-loop' | 'stopped';
   pid: number | null;
   queueDepth: number;
   turnsServed: number;

@@ -73,6 +73,13 @@ export const eventTypes = {
    * own outstanding); the orchestrator stops it if nothing is on its way to it either (docs/orchestrator.md).
    */
   idle: 'process.idle',
+  /**
+   * Orchestrator → process: instances wait for a place under `maxProcesses`; stop if idle. The process answers
+   * `process.idle` (`data.yield`: true) when idle now, else `process.busy`, and offers `process.idle` once it is.
+   */
+  yield: 'process.yield',
+  /** Process → orchestrator: asked to make room (`process.yield`), it is not idle now. */
+  busy: 'process.busy',
   /** Process → orchestrator queries (with replyTo): start an instance, list instances. */
   spawn: 'orchestrator.spawn',
   list: 'orchestrator.list',

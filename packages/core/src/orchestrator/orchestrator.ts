@@ -90,6 +90,12 @@ export interface OrchestratorOptions {
    * sets 10 minutes, `--idle-stop`).
    */
   idleStopMs?: number;
+  /**
+   * At most this many agent processes at once (default 0: no limit; `gdn serve --max-processes`, 64 there). An
+   * instance to start beyond it waits (`waiting`) while the least recently active idle processes are asked to stop;
+   * an agent's own request, send or spawn starts its target at once (docs/orchestrator.md#a-limit-on-processes).
+   */
+  maxProcesses?: number;
   readyTimeoutMs?: number;
   restart?: Partial<RestartPolicy>;
   reconcileIntervalMs?: number;
@@ -151,6 +157,10 @@ export class Orchestrator {
   private readonly pendingNotices = new Map<string, string[]>();
   private readonly notices: NoticeBoard;
   private readonly killOnExit = () => this.supervisor.killAll();
+  /** Processes asked to make room (`process.yield`) that have not answered yet. */
+  private readonly yieldAsked = new Set<string>();
+  /** Processes that answered busy: they offer to stop themselves once idle; not asked again until then. */
+  private readonly yieldDeclined = new Set<string>();
   /** Agent processes here keep a spare started ahead (its modules loaded) while this runs. */
   private readonly releaseSpare: () => void;
 
@@ -195,9 +205,14 @@ export class Orchestrator {
         return this.bundleData;
       },
       fingerprint: (agent) => agentFingerprint(this.bundle, agent),
+      ...(options.maxProcesses ? { maxProcesses: options.maxProcesses } : {}),
+      onWaiting: () => this.makeRoom(),
       onOutput: options.onOutput ?? defaultOutput,
       onMessage: (record, message) => this.receive(record, message),
-      onExit: (record, error, kept, restart) => this.failWaitingOn(record, error, kept, restart),
+      onExit: (record, error, kept, restart) => {
+        this.forgetYield(record);
+        this.failWaitingOn(record, error, kept, restart);
+      },
       onLifecycle: (event) => options.onLifecycle?.(event),
       beforeStart: (record) => this.leaveNotices(record),
       changed: () => this.changed(),
@@ -307,8 +322,13 @@ export class Orchestrator {
 
   /** Starts an agent instance (if it is not running) and resolves once it is ready. */
   async spawn(agent: string, instanceKey = this.options.instanceKey): Promise<AgentProcessInfo> {
+    return this.startInstance(agent, instanceKey, null);
+  }
+
+  /** `spawn` for the user (null) or an agent (its name: never waits for a place under `maxProcesses`). */
+  private async startInstance(agent: string, instanceKey: string, from: string | null): Promise<AgentProcessInfo> {
     if (this.closing) throw new GoondanError('E_AGENT_SHUTTING_DOWN', 'The orchestrator is shutting down.');
-    const record = this.ensure(agent, instanceKey, null);
+    const record = this.ensure(agent, instanceKey, from);
     await this.supervisor.whenReady(record);
     return this.supervisor.info(record);
   }
@@ -458,7 +478,8 @@ export class Orchestrator {
         `Instance key '${instanceKey}' must be 1-128 letters, digits, '_', '.' or '-'.`,
       );
     }
-    return this.supervisor.ensure(agent, instanceKey);
+    // An agent's own request waits on its target: making it wait for a place could deadlock a chain.
+    return this.supervisor.ensure(agent, instanceKey, from !== null);
   }
 
   /**
@@ -660,6 +681,7 @@ export class Orchestrator {
       case eventTypes.reply: {
         const reply = data as unknown as ReplyData;
         if (reply.eventId) this.supervisor.turnEnded(record, reply.eventId, reply.error === undefined);
+        if (this.supervisor.waitingCount > 0) queueMicrotask(() => this.makeRoom());
         // Only the callee may answer a request.
         if (this.pending.get(reply.correlationId)?.calleeAddress === record.address) {
           this.pending.take(reply.correlationId)?.answer(event);
@@ -668,6 +690,7 @@ export class Orchestrator {
       }
       case eventTypes.turnEnd:
         this.supervisor.turnEnded(record, String(data.eventId), data.refused === undefined);
+        if (this.supervisor.waitingCount > 0) this.makeRoom();
         // A refused send (its process was shutting down) stays stored for the next start.
         if (data.refused === undefined) this.sendHandled(String(data.eventId));
         return this.notify(record, event);
@@ -682,7 +705,15 @@ export class Orchestrator {
       case eventTypes.requeue:
         return this.requeue(record, (data.events ?? []) as unknown as AgentEvent[]);
       case eventTypes.idle:
-        return this.stopIfIdle(record);
+        // Offered because it was asked to make room: only while something still waits for a place.
+        if (data.yield === true && this.supervisor.waitingCount === 0) return this.forgetYield(record);
+        this.forgetYield(record);
+        this.stopIfIdle(record);
+        return this.makeRoom();
+      case eventTypes.busy:
+        this.yieldAsked.delete(record.address);
+        this.yieldDeclined.add(record.address);
+        return this.makeRoom();
       case eventTypes.spawn:
       case eventTypes.list:
       case eventTypes.oauthToken:
@@ -768,7 +799,7 @@ export class Orchestrator {
       } else {
         const { agent, instanceKey } = event.data as { agent: string; instanceKey: string };
         checkTarget({ bundle: this.bundle, topology: this.topology, from: record.agent, target: agent });
-        result = (await this.spawn(agent, instanceKey)) as unknown as JsonValue;
+        result = (await this.startInstance(agent, instanceKey, record.agent)) as unknown as JsonValue;
       }
       answer(replyEvent({ source: ORCHESTRATOR, data: { correlationId: replyTo.correlationId, result } }));
     } catch (thrown) {
@@ -795,15 +826,58 @@ export class Orchestrator {
     }
   }
 
+  private forgetYield(record: ProcessRecord): void {
+    this.yieldAsked.delete(record.address);
+    this.yieldDeclined.delete(record.address);
+  }
+
+  /**
+   * Instances wait for a place under `maxProcesses`: as many processes as wait, least recently active first, are
+   * asked to stop if idle (`process.yield`). One answers `process.idle` (then stopped: its place goes to the first
+   * waiting) or `process.busy` (the next is asked; it offers itself once idle). Only processes with nothing on its
+   * way to them here are asked.
+   */
+  private makeRoom(): void {
+    const records = [...this.supervisor.records.values()];
+    // Processes already stopping (for room or otherwise) give their place to a waiting one when they exit.
+    const leaving = records.filter((record) => record.state === 'stopping' && !record.respawnAfterStop).length;
+    let needed = this.supervisor.waitingCount - this.yieldAsked.size - leaving;
+    if (needed <= 0 || this.closing) return;
+    const candidates = records
+      .filter(
+        (record) =>
+          record.state === 'ready' &&
+          !record.stopRequested &&
+          record.connection &&
+          !this.yieldAsked.has(record.address) &&
+          !this.yieldDeclined.has(record.address) &&
+          this.nothingOnItsWay(record),
+      )
+      .sort((a, b) => (a.lastActiveAt ?? 0) - (b.lastActiveAt ?? 0));
+    for (const record of candidates) {
+      if (needed <= 0) break;
+      needed -= 1;
+      this.yieldAsked.add(record.address);
+      const event = controlEvent({ type: eventTypes.yield, source: ORCHESTRATOR });
+      record.connection!.transport.send({ type: 'event', from: ORCHESTRATOR, to: record.address, payload: event });
+    }
+  }
+
+  /** No event routed to it unanswered, no approval of its own waiting, no request it is to answer or waits on. */
+  private nothingOnItsWay(record: ProcessRecord): boolean {
+    if (record.outstanding.size > 0 || record.buffer.length > 0 || this.waitingApprovals.has(record.address)) {
+      return false;
+    }
+    const { asCallee, asCaller } = this.pending.involving(record.address);
+    return asCallee.length === 0 && asCaller.length === 0;
+  }
+
   /**
    * An agent process says it has been idle for `idleStopMs`: it is stopped unless something is on its way to it
    * (an event routed, a request it is to answer or waits on, an approval). Its next event starts it again.
    */
   private stopIfIdle(record: ProcessRecord): void {
-    if (this.closing || record.state !== 'ready' || record.stopRequested) return;
-    if (record.outstanding.size > 0 || record.buffer.length > 0 || this.waitingApprovals.has(record.address)) return;
-    const { asCallee, asCaller } = this.pending.involving(record.address);
-    if (asCallee.length > 0 || asCaller.length > 0) return;
+    if (this.closing || record.state !== 'ready' || record.stopRequested || !this.nothingOnItsWay(record)) return;
     record.desired = false;
     this.supervisor.stop(record, 'idle', false);
   }

@@ -76,6 +76,8 @@ export interface ProcessRecord {
   /** Start it again once it has stopped (--watch restart); events meanwhile wait in the buffer. */
   respawnAfterStop: boolean;
   fingerprint: string;
+  /** When its last turn ended (or it became ready): the least recently active idle process makes room first. */
+  lastActiveAt?: number;
 }
 
 export interface ProcessSupervisorOptions {
@@ -89,6 +91,12 @@ export interface ProcessSupervisorOptions {
   /** The validated bundle, sent to every process first (`process.bundle`). */
   bundleData: () => JsonValue;
   fingerprint: (agent: string) => string;
+  /**
+   * At most this many processes at once (0 or absent: no limit). A record to start beyond it waits in state
+   * `waiting`, in order, until a process ends; `onWaiting` is told so the caller can ask idle ones to make room.
+   */
+  maxProcesses?: number;
+  onWaiting?: () => void;
   onOutput: (line: string, source: { agent: string; instanceKey: string; stream: 'stdout' | 'stderr' }) => void;
   /** Every message of the current process except the handshake, `process.failed` and `shutdown_ack`. */
   onMessage: (record: ProcessRecord, message: IpcMessage) => void;
@@ -111,12 +119,17 @@ export interface ProcessSupervisorOptions {
  */
 export class ProcessSupervisor {
   readonly records = new Map<string, ProcessRecord>();
+  /** Records waiting for a free place under `maxProcesses`, first come first started. */
+  private readonly waiting: ProcessRecord[] = [];
   private shuttingDown = false;
 
   constructor(private readonly options: ProcessSupervisorOptions) {}
 
-  /** The record of `agent/instanceKey`, its process started if it is not running (spec §2.6.7 auto-spawn). */
-  ensure(agent: string, instanceKey: string): ProcessRecord {
+  /**
+   * The record of `agent/instanceKey`, its process started if it is not running (spec §2.6.7 auto-spawn). At
+   * `maxProcesses` it waits for a place, unless `overLimit` (an agent's own request: waiting could deadlock a chain).
+   */
+  ensure(agent: string, instanceKey: string, overLimit = false): ProcessRecord {
     const address = formatAddress(agent, instanceKey);
     let record = this.records.get(address);
     if (!record) {
@@ -145,7 +158,8 @@ export class ProcessSupervisor {
       this.records.set(address, record);
     }
     record.desired = true;
-    if (record.state === 'stopped' && !this.shuttingDown) this.start(record);
+    if (record.state === 'stopped' && !this.shuttingDown) this.startOrWait(record, overLimit);
+    else if (record.state === 'waiting' && overLimit) this.startWaiting(record);
     // Stopping (idle, or no longer wanted) when it is wanted again: it starts again once it has stopped, and what
     // is routed to it meanwhile waits in its buffer for that process.
     else if (record.state === 'stopping' && record.stopRequested && !this.shuttingDown) record.respawnAfterStop = true;
@@ -170,6 +184,7 @@ export class ProcessSupervisor {
   /** A turn ended (or an event was refused: not served). */
   turnEnded(record: ProcessRecord, eventId: string, served: boolean): void {
     record.outstanding.delete(eventId);
+    record.lastActiveAt = Date.now();
     if (served) record.turnsServed += 1;
     this.options.changed();
   }
@@ -225,11 +240,47 @@ export class ProcessSupervisor {
     return true;
   }
 
+  /** How many records wait for a place under `maxProcesses`. */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  /** Processes running or on their way (a place under `maxProcesses` each). */
+  private live(): number {
+    let count = 0;
+    for (const record of this.records.values()) if (record.connection) count += 1;
+    return count;
+  }
+
+  private startOrWait(record: ProcessRecord, overLimit = false): void {
+    const max = this.options.maxProcesses ?? 0;
+    if (overLimit || max <= 0 || this.live() < max) return this.start(record);
+    record.state = 'waiting';
+    this.waiting.push(record);
+    this.options.changed();
+    this.options.onWaiting?.();
+  }
+
+  /** Starts `record` if given (taken out of the queue), then the queue's first while there is a place. */
+  private startWaiting(record?: ProcessRecord): void {
+    if (record) {
+      this.waiting.splice(this.waiting.indexOf(record), 1);
+      this.start(record);
+    }
+    const max = this.options.maxProcesses ?? 0;
+    while (this.waiting.length > 0 && !this.shuttingDown && (max <= 0 || this.live() < max)) {
+      const next = this.waiting.shift()!;
+      if (next.state !== 'waiting') continue;
+      if (next.desired) this.start(next);
+      else next.state = 'stopped';
+    }
+  }
+
   /** Drift between desired and running processes is corrected here. */
   reconcile(): void {
     if (this.shuttingDown) return;
     for (const record of this.records.values()) {
-      if (record.desired && record.state === 'stopped') this.start(record);
+      if (record.desired && record.state === 'stopped') this.startOrWait(record);
       else if (!record.desired && record.connection && !record.stopRequested) this.stop(record, 'not wanted', false);
       else if (record.connection && !(record.connection.alive?.() ?? isProcessAlive(record.connection.pid))) {
         // Gone without an exit event: treat it as the crash it is.
@@ -248,6 +299,10 @@ export class ProcessSupervisor {
       record.desired = false;
       const connection = record.connection;
       if (!connection) {
+        if (record.state === 'waiting') {
+          const error = new GoondanError('E_AGENT_SHUTTING_DOWN', `Agent ${record.address} was not started.`);
+          for (const waiter of record.readyWaiters.splice(0)) waiter.reject(error);
+        }
         record.state = 'stopped';
         continue;
       }
@@ -274,6 +329,7 @@ export class ProcessSupervisor {
         })(),
       );
     }
+    this.waiting.length = 0;
     this.options.changed();
     await Promise.all(waits);
     report.acked.sort();
@@ -376,6 +432,7 @@ export class ProcessSupervisor {
     clearTimeout(record.readyTimer);
     record.state = 'ready';
     record.readyAt = Date.now();
+    record.lastActiveAt = record.readyAt;
     for (const message of record.buffer.splice(0)) record.connection?.transport.send(message);
     for (const waiter of record.readyWaiters.splice(0)) waiter.resolve();
     if (record.connection) this.lifecycle(record, { type: 'ready', pid: record.connection.pid });
@@ -423,6 +480,7 @@ export class ProcessSupervisor {
       record.state = 'stopped';
       if (expected) this.lifecycle(record, { type: 'stopped', exit, killed: !record.acked });
       else this.lifecycle(record, { type: 'crashed', exit, restartInMs: null, message: error.message });
+      this.startWaiting();
       this.options.changed();
       return;
     }
@@ -431,9 +489,10 @@ export class ProcessSupervisor {
     record.restartTimer = setTimeout(() => {
       if (this.shuttingDown || !record.desired || record.connection) return;
       record.restarts += 1;
-      this.start(record);
+      this.startOrWait(record);
     }, restartInMs);
     this.lifecycle(record, { type: 'crashed', exit, restartInMs, message: `${error.message}${restart}` });
+    this.startWaiting();
     this.options.changed();
   }
 

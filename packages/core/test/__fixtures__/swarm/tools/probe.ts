@@ -31,6 +31,12 @@ export const handlers = {
     writeFileSync(marker, String(process.pid));
     process.kill(process.pid, 'SIGKILL');
   },
+  /** Answers pending at once; the job sleeps `ms` in the background (a tool job the turn does not wait for). */
+  job: (ctx: ToolContext, input: { ms: number }) =>
+    ctx.jobs.submit(async () => {
+      await Bun.sleep(input.ms);
+      return { slept: input.ms };
+    }),
   /** Which process serves this agent. */
   pid: () => ({ pid: process.pid }),
   /** Appends a line to a file in the workdir (evidence that a turn ran). */
