@@ -118,6 +118,30 @@ describe('gdn tools call', () => {
     expect(json.output).toBeUndefined();
   });
 
+  test("a tool of the agent's catalog its permissions deny is E_POLICY_DENIED naming the rule, not missing", async () => {
+    const denying = await agentBundle();
+    const file = join(denying, 'goondan.yaml');
+    const yaml = await readFile(file, 'utf8');
+    await Bun.write(
+      file,
+      yaml.replace('    - Tool/bash\n', '    - Tool/bash\n  permissions:\n    tools:\n      "bash__*": deny\n'),
+    );
+    const { result, json } = await gdnJson<ToolResultJson>([
+      'tools',
+      'call',
+      'bash__exec',
+      '{"command":"echo hi"}',
+      '--bundle',
+      denying,
+    ]);
+    expect(result.exitCode).toBe(1);
+    expect(json.error!.code).toBe('E_POLICY_DENIED');
+    expect(json.error!.message).toContain('tools."bash__*": deny');
+    // The catalog the model would see leaves it out.
+    const listed = await gdnJson<{ tools: CatalogItem[] }>(['tools', 'list', '--json', '--bundle', denying]);
+    expect(listed.json.tools.map((item) => item.name)).not.toContain('bash__exec');
+  });
+
   test('arguments that break the schema, or are not JSON, are E_TOOL_INVALID_ARGS', async () => {
     const wrongType = await call('calc__add', '{"a":"two","b":1}');
     expect(wrongType.result.exitCode).toBe(1);

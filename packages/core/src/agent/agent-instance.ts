@@ -32,7 +32,7 @@ import type { SpanContent, SpanTelemetry } from '../telemetry/span-telemetry.ts'
 import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import { isThenable } from '../tools/invoke-handler.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
-import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolResult } from '../types.ts';
+import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolCatalogItem, ToolResult } from '../types.ts';
 import { type AgentEvent, isoNow, isUserId, newId, type TurnAuth, USER_ID_RULE } from './agent-event.ts';
 import { closeUnfinishedTurn, turnNote } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
@@ -338,16 +338,26 @@ export class AgentInstance {
   async previewCatalog(options: { source?: CallSource } = {}): Promise<ToolCatalog> {
     let seen: ToolCatalog | undefined;
     const source = options.source ?? COMMAND_LINE_SOURCE;
-    await this.previewStep((catalog) => {
-      seen = catalog;
-    }, source);
-    this.spans.discard();
     const { executor, catalogBuilder } = this.options.toolset;
-    return executor.visibleCatalog(seen ?? catalogBuilder.build(), source);
+    // Step middleware starts without the denied tools; the catalog remembers them, so a call to one is E_POLICY_DENIED.
+    const visible = executor.visibleItems(catalogBuilder.initialItems(), source);
+    await this.previewStep(
+      (catalog) => {
+        seen = catalog;
+      },
+      source,
+      visible.items,
+    );
+    this.spans.discard();
+    return executor.visibleCatalog(seen ?? catalogBuilder.build(), source, visible.hidden);
   }
 
   /** Runs step middleware up to the model call; a middleware that throws becomes E_TURN_FAILED naming the cause. */
-  private async previewStep(preview: (catalog: ToolCatalog) => void, source: CallSource): Promise<void> {
+  private async previewStep(
+    preview: (catalog: ToolCatalog) => void,
+    source: CallSource,
+    toolCatalog: ToolCatalogItem[],
+  ): Promise<void> {
     try {
       await this.runStepPipeline({
         event: {
@@ -365,10 +375,7 @@ export class AgentInstance {
         signal: new AbortController().signal,
         metadata: {},
         stepIndex: this.messages.length === 0 ? 0 : 1,
-        toolCatalog: this.options.toolset.executor.visibleItems(
-          this.options.toolset.catalogBuilder.initialItems(),
-          source,
-        ).items,
+        toolCatalog,
         historyLength: this.messages.length,
         stepMetadata: {},
         preview,
