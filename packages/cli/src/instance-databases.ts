@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findBundleDir, GoondanError, type InstanceDatabaseFile, listInstanceDatabases } from '@goondan/core';
+import { bundleNotFoundAt } from './bundle-not-found.ts';
 
 /**
  * The instance databases a command reads (`gdn audit`, `gdn approvals`) without loading the bundle: every one
@@ -15,7 +16,7 @@ export function instanceDatabasesFor(flags: { bundle?: string; agent?: string; i
 } {
   const dir = flags.bundle ? resolve(flags.bundle) : findBundleDir(process.cwd());
   if (flags.bundle && !existsSync(join(dir, 'goondan.yaml'))) {
-    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${flags.bundle}.`);
+    throw bundleNotFoundAt(flags.bundle);
   }
   const all = listInstanceDatabases({ rootDir: dir });
   const chosen = all.filter(

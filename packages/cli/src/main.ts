@@ -69,11 +69,11 @@ async function guardCommand(): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === 'help' && rest[0] && commands[rest[0]]) {
-    console.log(commandHelpText(rest[0], (await commands[rest[0]]!()).help));
-    return 0;
-  }
+  const [first, ...afterFirst] = argv;
+  // `gdn help X` is `gdn X --help`: the same help for a command, the same error for a name that is none.
+  const askedHelpOf =
+    first === 'help' && afterFirst[0] !== undefined && afterFirst[0] !== 'help' ? afterFirst[0] : null;
+  const [name, ...rest] = askedHelpOf === null ? argv : [askedHelpOf, '--help'];
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(mainHelp);
     return name === undefined ? 2 : 0;
@@ -83,15 +83,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const load = commands[name];
-  if (!load) {
-    const [{ reportFailure }, { unknownCommandMessage }] = await Promise.all([
-      import('./report-failure.ts'),
-      import('./cli-args.ts'),
-    ]);
-    return reportFailure(
-      new UsageError(unknownCommandMessage(name, Object.keys(commands)), '', 'E_CLI_UNKNOWN_COMMAND'),
-    );
-  }
+  if (!load) return reportUnknownCommand(name);
   const command = await load();
   if (asksForHelp(rest)) {
     console.log(commandHelpText(name, command.help));
@@ -107,6 +99,27 @@ async function main(argv: string[]): Promise<number> {
   // Asked for JSON, standard output is one JSON document even when the command failed before printing its own.
   if (status !== 0 && wantsJson(name, rest)) (await import('./json-stdout.ts')).printFailureJson();
   return status;
+}
+
+/** The options gdn itself takes before any command. */
+const globalOptions = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+/**
+ * A first argument that names no command: an unknown option when it starts with `-` (the closest of gdn's own
+ * options), else an unknown command (the closest command). Exit status 2 either way.
+ */
+async function reportUnknownCommand(name: string): Promise<number> {
+  const [{ reportFailure }, { unknownCommandMessage, unknownOptionMessage }] = await Promise.all([
+    import('./report-failure.ts'),
+    import('./cli-args.ts'),
+  ]);
+  if (name.startsWith('-')) {
+    return reportFailure(new UsageError(unknownOptionMessage(name, globalOptions), '', 'E_CLI_UNKNOWN_OPTION'));
+  }
+  return reportFailure(new UsageError(unknownCommandMessage(name, Object.keys(commands)), '', 'E_CLI_UNKNOWN_COMMAND'));
 }
 
 /** Whether the command's standard output is a JSON document: --json, --format json, --otlp, and `tools call`. */

@@ -1,14 +1,18 @@
 import { resolve } from 'node:path';
 import type { Bundle, BundleProblem, ToolHandler } from '@goondan/core';
-import { findBundleDir, GoondanError, loadBundle } from '@goondan/core/session';
+import { findBundleDir, loadBundle } from '@goondan/core/session';
+import { bundleNotFoundAt } from './bundle-not-found.ts';
 import { finishInterruptedActivationAt } from './finish-activation-at-start.ts';
 import { libraryBundleDirs } from './library-bundles.ts';
+import { printBundleWarnings } from './print-bundle-warnings.ts';
 
 export interface OpenedBundle {
   dir: string;
   bundle: Bundle | null;
   problems: BundleProblem[];
   handlers: Map<string, Record<string, ToolHandler>>;
+  /** Fields of the bundle's own resources the runtime ignores (E_FIELD_IGNORED); printed unless `quiet`. */
+  warnings: BundleProblem[];
 }
 
 /**
@@ -18,13 +22,16 @@ export interface OpenedBundle {
  */
 export async function openBundle(
   bundleFlag: string | undefined,
-  options: { importHandlers?: boolean; checkEntries?: boolean } = {},
+  options: { importHandlers?: boolean; checkEntries?: boolean; quiet?: boolean } = {},
 ): Promise<OpenedBundle> {
   const dir = bundleFlag ? resolve(bundleFlag) : findBundleDir(process.cwd());
   if (bundleFlag && !(await Bun.file(resolve(dir, 'goondan.yaml')).exists())) {
-    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${bundleFlag}.`);
+    throw bundleNotFoundAt(bundleFlag);
   }
   await finishInterruptedActivationAt(dir, (line) => process.stderr.write(`${line}\n`));
-  const loaded = await loadBundle({ dir, libraries: [...libraryBundleDirs], ...options });
+  const { quiet, ...loadOptions } = options;
+  const loaded = await loadBundle({ dir, libraries: [...libraryBundleDirs], ...loadOptions });
+  // A misspelt field loads (and is ignored): every command says so before it starts, not only gdn validate.
+  if (!quiet) printBundleWarnings(dir, loaded.warnings);
   return { dir, ...loaded };
 }

@@ -1,22 +1,42 @@
-import { GoondanError, redactKnownSecrets } from '@goondan/core';
+import { errorCodes, GoondanError, helpUrlFor, redactKnownSecrets } from '@goondan/core';
 import { absoluteDocsLinks, errorPageLink } from './docs-link.ts';
 import { noteFailure } from './json-stdout.ts';
 import { redactForOutput } from './redact-output.ts';
 import { toPathAccessError } from './system-error.ts';
 import { paint, UsageError, useColor } from './terminal.ts';
 
-/** A failure as a JSON document carries it: code, name, message, suggestion, help link (known secrets masked later). */
+/**
+ * A failure as a JSON document carries it, in the shape of a ToolResult's error (docs/cli.md#json-output): code,
+ * name, message, suggestion and the relative help page `docs/errors/<CODE>.md` (known secrets masked later).
+ */
 function describeFailure(thrown: unknown): Record<string, unknown> {
-  if (thrown instanceof UsageError || thrown instanceof GoondanError) {
+  if (thrown instanceof UsageError) {
+    const where = thrown.command ? `gdn ${thrown.command}` : 'gdn';
     return {
       code: thrown.code,
+      name: errorCodes[thrown.code].name,
       message: redactForOutput(thrown.message),
-      ...(thrown instanceof GoondanError ? { name: thrown.name, suggestion: thrown.suggestion } : {}),
-      helpUrl: errorPageLink(thrown.code),
+      suggestion: `Run '${where} --help' for usage.`,
+      helpUrl: helpUrlFor(thrown.code),
+    };
+  }
+  if (thrown instanceof GoondanError) {
+    return {
+      code: thrown.code,
+      name: thrown.name,
+      message: redactForOutput(thrown.message),
+      suggestion: thrown.suggestion,
+      helpUrl: helpUrlFor(thrown.code),
     };
   }
   const code = 'E_UNEXPECTED';
-  return { code, message: redactForOutput((thrown as Error)?.message ?? String(thrown)), helpUrl: errorPageLink(code) };
+  return {
+    code,
+    name: errorCodes[code].name,
+    message: redactForOutput((thrown as Error)?.message ?? String(thrown)),
+    suggestion: errorCodes[code].suggestion,
+    helpUrl: helpUrlFor(code),
+  };
 }
 
 /**

@@ -138,6 +138,10 @@ describe('approvals from the command line (bash is restricted: ask by default)',
       await first.waitFor('↳ calc__add ok', 'stderr');
       const id = /approval needed (apr_\S+)/.exec(first.output.stderr)?.[1];
       expect(id).toBeDefined();
+      // The hint names the bundle, so pasted into a terminal in any other directory it answers this approval.
+      expect(first.output.stderr).toContain(
+        `answer elsewhere: gdn approvals approve ${id} --bundle ${bundle} [--conversation] | gdn approvals deny ${id} --bundle ${bundle} --reason TEXT\n`,
+      );
       first.proc.kill('SIGKILL');
       await first.proc.exited;
 

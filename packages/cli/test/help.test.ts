@@ -40,17 +40,112 @@ const subcommandTypos: [string, string, string][] = [
 ];
 
 const commandHelp: [string, string][] = [
-  ['validate --help', 'Usage: gdn validate [DIR] [--json] [--bundle DIR]'],
+  ['validate --help', 'Usage: gdn validate [DIR] [--json | --format text|json] [--bundle DIR]'],
   ['tools --help', 'Usage: gdn tools <list|call> [options]'],
   ['tools list --help', 'Usage: gdn tools <list|call> [options]'],
   ['tools call --help', 'Usage: gdn tools <list|call> [options]'],
-  ['run --help', 'Usage: gdn run --input TEXT [--agent A] [--instance K] [--json] [--bundle DIR]'],
-  ['chat --help', 'Usage: gdn chat [--agent A] [--instance K] [--bundle DIR]'],
+  ['run --help', 'Usage: gdn run --input TEXT [--agent A] [--instance K] [--user ID] [--json] [--bundle DIR]'],
+  ['chat --help', 'Usage: gdn chat [--agent A] [--instance K] [--user ID] [--bundle DIR] [--swarm NAME] [--grace MS]'],
   ['trace -h', 'Usage: gdn trace [--agent A] [--instance K] [--limit N] [--json | --otlp] [--bundle DIR]'],
   ['help run', 'Usage: gdn run --input TEXT'],
 ];
 
+/**
+ * The flags a help text lists: every line that starts (after its indent) with `--flag`, and a second flag on such a
+ * line after a wide gap or a ` / ` (`--nats-creds F   ...   --nats-nkey F`). `commonOnly` keeps those under a
+ * `Common options:` heading; otherwise those are left out.
+ */
+function listedFlags(help: string, commonOnly: boolean): string[] {
+  const flags = new Set<string>();
+  for (const paragraph of help.split(/\n\s*\n/)) {
+    if (paragraph.startsWith('Common options:') !== commonOnly) continue;
+    for (const line of paragraph.split('\n')) {
+      if (!/^\s+--[a-z]/.test(line)) continue;
+      for (const match of line.matchAll(/(?:^\s+| {2,}|\/ )(--[a-z][\w-]*)/g)) flags.add(match[1]!);
+    }
+  }
+  return [...flags];
+}
+
+/**
+ * The synopsis lines of a help text: the `Usage:` line, each `gdn COMMAND ...` line of a subcommand, and the
+ * indented `[...]` lines continuing either.
+ */
+function synopsisLines(help: string): string[] {
+  const lines: string[] = [];
+  let inSynopsis = false;
+  for (const line of help.split('\n')) {
+    inSynopsis = /^\s*(Usage: )?gdn [a-z]/.test(line) || (inSynopsis && /^\s+[[(]/.test(line));
+    if (inSynopsis) lines.push(line);
+  }
+  return lines;
+}
+
 describe('gdn help and usage', () => {
+  test("every command's help ends with its Docs link, and its Usage names every option it lists", async () => {
+    const commands = await tableCommands();
+    expect(commands).toContain('migrate');
+    const missing: string[] = [];
+    for (const command of commands) {
+      const result = await gdn(['help', command]);
+      expect({ command, exitCode: result.exitCode, stderr: result.stderr }).toEqual({
+        command,
+        exitCode: 0,
+        stderr: '',
+      });
+      const help = result.stdout.trimEnd();
+      expect({ command, last: help.split('\n').at(-1) }).toEqual({
+        command,
+        last: expect.stringMatching(/^Docs: https:\/\/\S+\/docs\/cli\.md#gdn-[a-z-]+$/),
+      });
+      const synopsis = synopsisLines(help).join('\n');
+      expect({ command, usage: synopsis }).toEqual({
+        command,
+        usage: expect.stringMatching(new RegExp(`^Usage: gdn ${command}\\b`)),
+      });
+      const named = (flag: string) => new RegExp(`${flag}(?![\\w-])`).test(synopsis);
+      for (const flag of listedFlags(help, false)) if (!named(flag)) missing.push(`${command} ${flag}`);
+      // `[options]` in the Usage line stands for the options under "Common options:".
+      const usageLine = synopsis.split('\n')[0]!;
+      for (const flag of listedFlags(help, true)) {
+        if (!named(flag) && !usageLine.includes('[options]')) missing.push(`${command} ${flag}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  }, 120_000);
+
+  test('gdn help NAME for a name that is no command fails as gdn NAME does: did-you-mean, its code, exit 2', async () => {
+    const viaHelp = await gdn(['help', 'chta']);
+    const direct = await gdn(['chta']);
+    expect(viaHelp.exitCode).toBe(2);
+    expect(viaHelp.stdout).toBe('');
+    expect(viaHelp.stderr).toBe(direct.stderr);
+    expect(viaHelp.stderr).toStartWith("gdn: unknown command 'chta'. Did you mean 'chat'?");
+    expect(viaHelp.stderr).toContain('  code: E_CLI_UNKNOWN_COMMAND\n');
+    const unknown = await gdn(['help', 'foo']);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toStartWith("gdn: unknown command 'foo'. Commands: ");
+  });
+
+  test("a mistyped global option exits 2 as an unknown option, naming the closest of gdn's own options", async () => {
+    for (const [typo, meant] of [
+      ['--helpp', '--help'],
+      ['--verson', '--version'],
+    ]) {
+      const result = await gdn([typo!]);
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toStartWith(`gdn: Unknown option '${typo}'. Did you mean '${meant}'?\n`);
+      expect(result.stderr).toContain('  code: E_CLI_UNKNOWN_OPTION\n');
+    }
+  });
+
+  test('gdn help serve tells the exit status a signal gives, not a 0 it never returns', async () => {
+    const result = await gdn(['help', 'serve']);
+    expect(result.stdout).not.toContain('0 stopped');
+    expect(result.stdout).toMatch(/Exit status: [^\n]*143 after SIGTERM, 130 after SIGINT/);
+  });
+
   test.each(commandHelp)('gdn %s prints the command usage and exits 0', async (command, usage) => {
     // From a directory with no bundle: help never needs one.
     const result = await gdn(command.split(' '));

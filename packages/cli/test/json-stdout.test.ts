@@ -100,12 +100,16 @@ describe('a command asked for JSON that fails before its result', () => {
       expect({ args, exitCode: result.exitCode }).toEqual({ args, exitCode });
       const json = JSON.parse(result.stdout) as {
         status: string;
-        error: { code: string; message: string; helpUrl: string };
+        error: { code: string; name: string; message: string; suggestion: string; helpUrl: string };
       };
       expect(json.status).toBe('error');
+      // The shape of a ToolResult's error, whatever failed: a usage mistake or a coded error.
+      expect(Object.keys(json.error)).toEqual(['code', 'name', 'message', 'suggestion', 'helpUrl']);
       expect(json.error.code).toBe(code);
+      expect(json.error.name).toMatch(/Error$/);
       expect(json.error.message.length).toBeGreaterThan(0);
-      expect(json.error.helpUrl).toContain(`${code}.md`);
+      expect(json.error.suggestion.length).toBeGreaterThan(0);
+      expect(json.error.helpUrl).toBe(`docs/errors/${code}.md`);
       expect(result.stderr).toContain(code);
     }
   });

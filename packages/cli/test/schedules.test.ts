@@ -82,6 +82,31 @@ describe('gdn schedules', () => {
     expect(second.stdout).toBe('');
   }, 240_000);
 
+  test("an unknown --agent is told to the person: the bundle's agents, the closest one, what to do", async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
+    const result = await gdn([
+      'schedules',
+      'add',
+      '--bundle',
+      bundle,
+      '--in',
+      '10m',
+      '--input',
+      'x',
+      '--agent',
+      'helpr',
+    ]);
+    expect(result.exitCode).toBe(1);
+    const [message, suggestion] = result.stderr.split('\n');
+    expect(message).toBe(
+      `E_AGENT_UNKNOWN No agent 'helpr' in the bundle at ${bundle} (did you mean 'helper'?); its agents: helper.`,
+    );
+    expect(suggestion).toBe(
+      "  suggestion: Pass --agent one of the bundle's agents (helper), or declare an Agent named 'helpr' in goondan.yaml first.",
+    );
+    expect(result.stderr).not.toContain('agents__catalog');
+  });
+
   test('bad input is refused with a coded error and nothing is written', async () => {
     const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
     const cases: [string[], string][] = [

@@ -498,7 +498,7 @@ describe('gdn serve: security, shutdown and reload', () => {
     const bundle = await agentBundle(
       helperModel([
         { text: 'Waiting now.', toolCalls: [{ name: 'slow__wait', args: { ms: 1500 } }] },
-        { text: ' Done waiting.' },
+        { text: 'Done waiting.' },
       ]),
     );
     const { server, url } = await serve(bundle, ['--grace', '60000']);
@@ -519,7 +519,8 @@ describe('gdn serve: security, shutdown and reload', () => {
       }
     }
     expect(signalled).toBe(true);
-    expect(text).toBe('Waiting now. Done waiting.');
+    // The two steps' texts, a blank line between them (not run together).
+    expect(text).toBe('Waiting now.\n\nDone waiting.');
     const result = await server.finish();
     expect(result.exitCode).toBe(143);
     expect(result.stderr).toContain('[serve] stopped');

@@ -38,8 +38,8 @@ describe.skipIf(!script)('colours on a terminal', () => {
     expect(output).toContain(`greet__hello ${csi}32mok${csi}39m`);
     expect(output).not.toContain(`${csi}31m`);
     const failed = await onTerminal(['migrate', '--bundle', join(bot, 'missing')], { cwd: bot, env: {} });
-    expect(failed).toStartWith(`${csi}31mE_BUNDLE_NOT_FOUND${csi}39m No goondan.yaml in`);
-    expect(failed).toContain('\r\n  suggestion: Run the command');
+    expect(failed).toStartWith(`${csi}31mE_BUNDLE_NOT_FOUND${csi}39m The directory `);
+    expect(failed).toContain('\r\n  suggestion: Check the path');
   });
 
   test.each([
@@ -52,7 +52,7 @@ describe.skipIf(!script)('colours on a terminal', () => {
     expect(output).toContain('greet__hello ok');
     expect(output).not.toContain(csi);
     const failed = await onTerminal(['migrate', '--bundle', join(bot, 'missing')], { cwd: bot, env });
-    expect(failed).toStartWith('E_BUNDLE_NOT_FOUND No goondan.yaml in');
+    expect(failed).toStartWith('E_BUNDLE_NOT_FOUND The directory ');
     expect(failed).not.toContain(csi);
   });
 });

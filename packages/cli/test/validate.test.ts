@@ -33,11 +33,37 @@ describe('gdn validate', () => {
     expect(result.stdout.trim()).toBe(`✓ ${dir}: valid (3 Tools, 1 Agent, 1 Model)`);
   });
 
-  test('a valid bundle as --format json is {valid:true, errors:[]}', async () => {
+  test('a valid bundle as --format json is {valid:true, errors:[], warnings:[]}', async () => {
     const dir = await copyFixture('agent');
     const { result, json } = await gdnJson(['validate', '--bundle', dir, '--format', 'json']);
     expect(result.exitCode).toBe(0);
-    expect(json).toEqual({ valid: true, errors: [] });
+    expect(json).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  test('a misspelt Agent field is a warning E_FIELD_IGNORED (did you mean): valid, exit 0; other commands print it too', async () => {
+    const dir = await copyFixture('agent');
+    const file = join(dir, 'goondan.yaml');
+    const yaml = await Bun.file(file).text();
+    await Bun.write(file, yaml.replace('  tools:\n    - Tool/calc', '  tols:\n    - Tool/calc'));
+    const text = await gdn(['validate', '--bundle', dir]);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toContain(`✓ ${dir}: valid (`);
+    expect(text.stdout).toContain('1 warning');
+    expect(text.stderr).toContain(
+      'warning E_FIELD_IGNORED  spec.tols is not a field of an Agent and is ignored; did you mean tools?',
+    );
+    expect(text.stderr).toContain('  tols:');
+    const { json } = await gdnJson<{ valid: boolean; warnings: { code: string; path: string }[] }>([
+      'validate',
+      '--bundle',
+      dir,
+      '--json',
+    ]);
+    expect(json.valid).toBe(true);
+    expect(json.warnings.map((warning) => [warning.code, warning.path])).toEqual([['E_FIELD_IGNORED', 'spec.tols']]);
+    const listed = await gdn(['tools', 'list', '--bundle', dir]);
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stderr).toContain('spec.tols is not a field of an Agent and is ignored; did you mean tools?');
   });
 
   test('without DIR it finds goondan.yaml in the current directory or a parent', async () => {
@@ -155,6 +181,24 @@ describe('gdn validate', () => {
     const fromCwd = await gdn(['validate'], { cwd: empty });
     expect(fromCwd.exitCode).toBe(1);
     expect(fromCwd.stderr).toContain('E_BUNDLE_NOT_FOUND');
+    // Both name the way to make one, besides --bundle.
+    expect(named.stderr).toContain(
+      `  suggestion: Pass --bundle the directory that holds goondan.yaml, or create a bundle there with gdn init ${empty}.`,
+    );
+    expect(fromCwd.stderr).toMatch(/ {2}suggestion: .*--bundle DIR.*gdn init/);
+  });
+
+  test('a --bundle that does not exist is named as missing, not as a directory without goondan.yaml', async () => {
+    const missing = join(await makeTempDir('gdn-missing-'), 'nowhere');
+    for (const command of [['validate'], ['run', '--input', 'hi'], ['ps'], ['migrate'], ['audit']]) {
+      const result = await gdn([...command, '--bundle', missing]);
+      expect({ command, exitCode: result.exitCode, first: result.stderr.split('\n')[0] }).toEqual({
+        command,
+        exitCode: 1,
+        first: `E_BUNDLE_NOT_FOUND The directory ${missing} does not exist.`,
+      });
+      expect(result.stderr).toContain(`gdn init ${missing}`);
+    }
   });
 
   test('an unknown flag or format is a usage error, exit 2', async () => {

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { listChanges, locateBundleRepository, revertChange } from '@goondan/base';
-import { findBundleDir, GoondanError } from '@goondan/core';
+import { findBundleDir } from '@goondan/core';
+import { bundleNotFoundAt } from '../bundle-not-found.ts';
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { absoluteDocsLinks, commandHelpText, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
@@ -25,8 +26,7 @@ Options:
 
 function bundleDirOf(flag: string | undefined): string {
   const dir = flag ? resolve(flag) : findBundleDir(process.cwd());
-  if (flag && !existsSync(resolve(dir, 'goondan.yaml')))
-    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${flag}.`);
+  if (flag && !existsSync(resolve(dir, 'goondan.yaml'))) throw bundleNotFoundAt(flag);
   return dir;
 }
 

@@ -26,7 +26,7 @@ import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
 import { watchSwarm } from '../watch-swarm.ts';
 
-export const chatHelp = `Usage: gdn chat [--agent A] [--instance K] [--bundle DIR]
+export const chatHelp = `Usage: gdn chat [--agent A] [--instance K] [--user ID] [--bundle DIR] [--swarm NAME] [--grace MS]
 
 Interactive chat in the terminal. The reply streams as the model writes it (on a terminal rendered as Markdown,
 block by block; into a pipe as written), with a spinner on standard error while the model thinks; each tool call

@@ -5,6 +5,7 @@ import { parseCommandArgs } from '../cli-args.ts';
 import { type ModelChoice, modelChoices } from '../init/model-choices.ts';
 import { scaffoldFiles } from '../init/scaffold-files.ts';
 import { openBundle } from '../open-bundle.ts';
+import { shellWord } from '../shell-word.ts';
 import { UsageError, useColor } from '../terminal.ts';
 import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
 import { readToolTypesFile } from '../tool-types/tool-types-file.ts';
@@ -94,13 +95,4 @@ async function writeNewFile(path: string, text: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
-}
-
-/**
- * `text` as one word of a POSIX shell command line: as it is when plain, else in single quotes; one starting with
- * `-` gets `./` first, so `cd` does not read it as an option.
- */
-function shellWord(text: string): string {
-  const word = text.startsWith('-') ? `./${text}` : text;
-  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

@@ -1,12 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import {
-  type AgentProcessInfo,
-  findBundleDir,
-  GoondanError,
-  orchestratorStateDir,
-  readOrchestratorStates,
-} from '@goondan/core';
+import { type AgentProcessInfo, findBundleDir, orchestratorStateDir, readOrchestratorStates } from '@goondan/core';
+import { bundleNotFoundAt } from '../bundle-not-found.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { formatDuration } from '../format-duration.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
@@ -44,7 +39,7 @@ export async function psCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'ps');
   const dir = values.bundle ? resolve(values.bundle) : findBundleDir(process.cwd());
   if (values.bundle && !existsSync(resolve(dir, 'goondan.yaml'))) {
-    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${values.bundle}.`);
+    throw bundleNotFoundAt(values.bundle);
   }
   const { live, stale } = readOrchestratorStates(orchestratorStateDir({ rootDir: dir }));
   // Files left by orchestrators that were killed before they could remove them: their pid is gone.

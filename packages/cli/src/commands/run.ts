@@ -7,12 +7,14 @@ import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
+import { shellWord } from '../shell-word.ts';
 import { printable, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
 import { watchSwarm } from '../watch-swarm.ts';
 
-export const runHelp = `Usage: gdn run --input TEXT [--agent A] [--instance K] [--json] [--bundle DIR]
+export const runHelp = `Usage: gdn run --input TEXT [--agent A] [--instance K] [--user ID] [--json] [--bundle DIR]
+               [--swarm NAME] [--watch] [--grace MS]
 
 Runs one turn for scripts: the input goes to the agent as a user message, tools run through the pipeline,
 and the text of every step is printed as the step ends (what the model said before calling tools, then the
@@ -119,6 +121,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   if (!session) return 1;
   asker.deliver = (record, answer) => session.answerApproval(record, answer);
+  asker.bundleDir = session.bundle.rootDir;
   if (values.watch && session.mode !== 'swarm') {
     await session.close();
     throw new UsageError('--watch needs a bundle that declares a Swarm', 'run');
@@ -175,12 +178,15 @@ function approvalAsker(options: { interactive: () => boolean }) {
   };
   let deliver: ((record: ApprovalRecord, answer: ApprovalAnswer) => Promise<boolean>) | null = null;
   let lines: Interface | null = null;
+  // Named in the hint, so the command works pasted into any other terminal, whatever its directory.
+  let bundleDir: string | undefined;
   const show = (head: ApprovalRecord) => {
     const { color, interactive } = onTerminal();
     console.error(describeApproval(head, color, { choices: interactive }));
     if (!interactive) {
+      const bundle = bundleDir === undefined ? '' : ` --bundle ${shellWord(bundleDir)}`;
       console.error(
-        `  answer elsewhere: gdn approvals approve ${head.id} [--conversation] | gdn approvals deny ${head.id} --reason TEXT`,
+        `  answer elsewhere: gdn approvals approve ${head.id}${bundle} [--conversation] | gdn approvals deny ${head.id}${bundle} --reason TEXT`,
       );
       return;
     }
@@ -200,6 +206,10 @@ function approvalAsker(options: { interactive: () => boolean }) {
     /** How answers reach the instance (set once the session is open). */
     set deliver(value: (record: ApprovalRecord, answer: ApprovalAnswer) => Promise<boolean>) {
       deliver = value;
+    },
+    /** The bundle's directory, for the commands the hint shows (set once the session is open). */
+    set bundleDir(value: string) {
+      bundleDir = value;
     },
     ask: (record: ApprovalRecord) => queue.add(record),
     resolved(record: ApprovalRecord) {

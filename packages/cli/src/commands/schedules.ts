@@ -1,5 +1,6 @@
 import {
   type Bundle,
+  closestName,
   GoondanError,
   type MissedPolicy,
   openScheduleStore,
@@ -24,7 +25,8 @@ what came due while nothing ran fires once at the next start, marked late (or is
   gdn schedules list [--all] [--agent A] [--instance K] [--json]
       Active schedules by next due time (--all: finished and cancelled ones too).
 
-  gdn schedules add (--at TIME | --in DELAY | --rrule RULE | --cron EXPR) --input TEXT [options]
+  gdn schedules add (--at TIME | --in DELAY | --rrule RULE | --cron EXPR) --input TEXT [--tz ZONE]
+                    [--agent A] [--instance K] [--label TEXT] [--missed POLICY] [--json]
       --at TIME        ISO 8601: 2026-05-01T09:00:00+09:00, or 2026-05-01T09:00 read in --tz
       --in DELAY       from now: 90s, 10m, 2h, 1d (a bare number is seconds)
       --rrule RULE     RFC 5545, e.g. 'FREQ=WEEKLY;BYDAY=MO,FR;BYHOUR=9;BYMINUTE=0' (starts now unless a DTSTART line is given)
@@ -57,6 +59,27 @@ export function parseDelay(text: string): number {
 
 function agentNames(bundle: Bundle): string[] {
   return [...bundle.resources.values()].filter((resource) => resource.kind === 'Agent').map((r) => r.metadata.name);
+}
+
+/**
+ * E_AGENT_UNKNOWN for `--agent NAME` that is no Agent of the bundle, told to the person at the command line: the
+ * bundle's agents, the closest one, and what to do.
+ */
+function checkAgentFlag(bundle: Bundle, agent: string | undefined): void {
+  const agents = agentNames(bundle);
+  if (agent === undefined || agents.includes(agent)) return;
+  const near = closestName(agent, agents);
+  const listed = agents.length > 0 ? `its agents: ${agents.join(', ')}` : 'it declares no Agent';
+  throw new GoondanError(
+    'E_AGENT_UNKNOWN',
+    `No agent '${agent}' in the bundle at ${bundle.rootDir}${near ? ` (did you mean '${near}'?)` : ''}; ${listed}.`,
+    {
+      suggestion:
+        agents.length > 0
+          ? `Pass --agent one of the bundle's agents (${agents.join(', ')}), or declare an Agent named '${agent}' in goondan.yaml first.`
+          : `Declare an Agent named '${agent}' in goondan.yaml first (gdn validate checks it), then add the schedule.`,
+    },
+  );
 }
 
 function describe(record: ScheduleRecord, color: boolean): string {
@@ -133,6 +156,7 @@ export async function schedulesCommand(argv: string[]): Promise<number> {
       return 0;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, 'schedules');
+    checkAgentFlag(bundle, values.agent);
     const record = scheduler.add({
       agent: values.agent ?? chooseAgent(bundle, undefined).metadata.name,
       instanceKey: values.instance ?? 'default',

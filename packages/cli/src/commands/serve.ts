@@ -9,7 +9,10 @@ import { watchSwarm } from '../watch-swarm.ts';
 import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
 
-export const serveHelp = `Usage: gdn serve [--host H] [--port P] [--token T] [--watch] [--nats URL] [--bundle DIR]
+export const serveHelp = `Usage: gdn serve [--host H] [--port P] [--token T] [--allow-origin LIST] [--instance K] [--swarm NAME]
+                 [--watch] [--grace MS] [--idle-stop MS] [--max-processes N] [--bundle DIR]
+                 [--nats URL [--namespace N] [--shared-state] [--nats-creds F] [--nats-nkey F] [--nats-ca F]
+                             [--nats-cert F] [--nats-key F]]
 
 Runs the bundle's agents and keeps running: an Orchestrator (one process per agent instance), the bundle's
 scheduler and channels, and an HTTP API — OpenAI-compatible chat completions (model = agent name), events,
@@ -19,7 +22,8 @@ Options:
   --host H         address to listen on (default 127.0.0.1); any non-loopback address needs a token
   --port P         port (default 8787; 0 picks a free one); the URL is printed on standard error
   --token T        require 'Authorization: Bearer T' (default: the GOONDAN_SERVE_TOKEN environment variable)
-  --allow-origin L web pages allowed to call besides loopback ones (CORS): comma-separated origins, or *
+  --allow-origin LIST
+                   web pages allowed to call besides loopback ones (CORS): comma-separated origins, or *
   --instance K     instance key of requests that name none (default: the Swarm's instanceKey, or "default")
   --swarm NAME     the Swarm to serve when the bundle declares several (without one, every Agent is served)
   --watch          reload when the bundle's files change (without it, only when its git revision moves, as an
@@ -38,8 +42,8 @@ ${natsFlagsHelp}
 
 SIGTERM or Ctrl-C stop taking requests and let running turns finish within --grace (a second one kills the
 agents and exits at once). One gdn serve at a time serves a bundle.
-Exit status: 0 stopped, 1 error (invalid bundle or --instance, the bundle already served, port in use, no token
-beyond loopback), 2 usage error, 130 after SIGINT, 143 after SIGTERM.`;
+Exit status: it runs until a signal stops it, then 143 after SIGTERM, 130 after SIGINT (Ctrl-C); 1 error at start
+(invalid bundle or --instance, the bundle already served, port in use, no token beyond loopback), 2 usage error.`;
 
 const DEFAULT_PORT = 8787;
 /** An agent process idle this long is stopped (one process per instance: a host serving many people). */

@@ -5,18 +5,21 @@ import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
 import { noteFailure, printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
+import { printBundleWarnings } from '../print-bundle-warnings.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
 import { readToolTypesFile } from '../tool-types/tool-types-file.ts';
 
-export const validateHelp = `Usage: gdn validate [DIR] [--json] [--bundle DIR]
+export const validateHelp = `Usage: gdn validate [DIR] [--json | --format text|json] [--bundle DIR]
 
 Checks a bundle before anything runs: YAML, resource shapes, names, references, Tool entries and handlers,
 parameter schemas. Every problem is reported at once, with file:line:column, field path and a suggestion.
+Warnings (fields this runtime ignores, such as a misspelt one: E_FIELD_IGNORED) are shown too; they do not make
+the bundle invalid.
 
 Options:
   --json              print {"valid": bool, "errors": [{code, message, file, line, column, path, suggestion,
-                      helpUrl}]} instead of each offending line with a caret
+                      helpUrl}], "warnings": [the same]} instead of each offending line with a caret
   --format text|json  the same choice spelt the older way (--format json is --json)
   --bundle DIR        the bundle directory (same as DIR); default: the current directory or a parent with goondan.yaml
 
@@ -41,7 +44,7 @@ export async function validateCommand(argv: string[]): Promise<number> {
   let opened: Awaited<ReturnType<typeof openBundle>>;
   try {
     // Entry modules are imported only in a subprocess: whatever their top level does cannot hang or end validate.
-    opened = await openBundle(positionals[0] ?? values.bundle, { importHandlers: false });
+    opened = await openBundle(positionals[0] ?? values.bundle, { importHandlers: false, quiet: true });
   } catch (thrown) {
     // Scripts reading --format json get the promised shape even when there is no bundle to read.
     if (format !== 'json' || !(thrown instanceof GoondanError)) throw thrown;
@@ -56,18 +59,23 @@ export async function validateCommand(argv: string[]): Promise<number> {
       suggestion: error.suggestion,
       helpUrl: error.helpUrl,
     };
-    printJson({ valid: false, errors: [problem] });
+    printJson({ valid: false, errors: [problem], warnings: [] });
     return 1;
   }
   const valid = opened.problems.length === 0;
   if (format === 'json') {
-    printJson({ valid, errors: opened.problems });
+    printJson({ valid, errors: opened.problems, warnings: opened.warnings });
     return valid ? 0 : 1;
   }
   const color = useColor();
+  printBundleWarnings(opened.dir, opened.warnings);
   if (valid) {
     const counts = countKinds(opened.bundle ? [...opened.bundle.resources.values()].filter((r) => !r.library) : []);
-    console.log(`${paint('✓', 'green', color)} ${opened.dir}: valid (${counts})`);
+    const warned =
+      opened.warnings.length === 0
+        ? ''
+        : `, ${opened.warnings.length} warning${opened.warnings.length === 1 ? '' : 's'}`;
+    console.log(`${paint('✓', 'green', color)} ${opened.dir}: valid (${counts})${warned}`);
     if (opened.bundle) await warnStaleToolTypes(opened.bundle);
     return 0;
   }

@@ -7,6 +7,7 @@ import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
 
 export const workerHelp = `Usage: gdn worker --nats URL [--namespace N] [--max-agents N] [--bundle DIR]
+                  [--nats-creds F] [--nats-nkey F] [--nats-ca F] [--nats-cert F] [--nats-key F]
 
 Hosts agent processes of a swarm whose orchestrator (gdn serve --nats URL) runs on another machine: takes agent
 instances from the swarm's queue on NATS, one process each, holding a lease on each instance so that no other

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { GoondanError, yamlLimits } from '@goondan/core';
+import { bundleNotFoundAt } from '../bundle-not-found.ts';
 
 /**
  * The bytes of goondan.yaml, refused unless it is a regular file within the loader's size limit: opened
@@ -10,7 +11,7 @@ import { GoondanError, yamlLimits } from '@goondan/core';
  */
 export async function readBundleBytes(file: string): Promise<Uint8Array> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => {
-    throw new GoondanError('E_BUNDLE_NOT_FOUND', `No goondan.yaml in ${dirname(file)}.`);
+    throw bundleNotFoundAt(dirname(file));
   });
   try {
     const stats = await handle.stat();

@@ -32,7 +32,15 @@ import type { SpanContent, SpanTelemetry } from '../telemetry/span-telemetry.ts'
 import type { AgentToolset, UnavailableTool } from '../tools/agent-toolset.ts';
 import { isThenable } from '../tools/invoke-handler.ts';
 import type { ToolCatalog } from '../tools/tool-catalog.ts';
-import type { JsonValue, Message, MessageSource, ModelMessage, ToolCall, ToolCatalogItem, ToolResult } from '../types.ts';
+import type {
+  JsonValue,
+  Message,
+  MessageSource,
+  ModelMessage,
+  ToolCall,
+  ToolCatalogItem,
+  ToolResult,
+} from '../types.ts';
 import { type AgentEvent, isoNow, isUserId, newId, type TurnAuth, USER_ID_RULE } from './agent-event.ts';
 import { closeUnfinishedTurn, turnNote } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';

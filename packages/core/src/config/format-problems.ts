@@ -1,6 +1,13 @@
 import type { BundleProblem } from './resources.ts';
 
-const ansi = { reset: '\x1b[0m', bold: '\x1b[1m', dim: '\x1b[2m', red: '\x1b[31m', cyan: '\x1b[36m' } as const;
+const ansi = {
+  reset: '\x1b[0m',
+  bold: '\x1b[1m',
+  dim: '\x1b[2m',
+  red: '\x1b[31m',
+  yellow: '\x1b[33m',
+  cyan: '\x1b[36m',
+} as const;
 
 type Style = Exclude<keyof typeof ansi, 'reset'>;
 
@@ -32,6 +39,8 @@ export function formatProblems(
     color: boolean;
     readFile: (file: string) => string | undefined | null;
     helpLink?: (code: string) => string;
+    /** Warnings (the bundle loads): `warning CODE`, in yellow. */
+    warning?: boolean;
   },
 ): string {
   const paint = (text: string, style: Style) => (options.color ? `${ansi[style]}${text}${ansi.reset}` : text);
@@ -52,7 +61,7 @@ export function formatProblems(
   return problems
     .map((problem) => {
       const out = [
-        `${paint(`${problem.file}:${problem.line}:${problem.column}`, 'bold')}  ${paint(problem.code, 'red')}  ${problem.message}`,
+        `${paint(`${problem.file}:${problem.line}:${problem.column}`, 'bold')}  ${options.warning ? paint(`warning ${problem.code}`, 'yellow') : paint(problem.code, 'red')}  ${problem.message}`,
       ];
       const source = linesOf(problem.file)?.[problem.line - 1];
       if (source !== undefined) {

@@ -13,6 +13,7 @@ import { checkResourceDocument, resourceOfDocument } from './check-resource-docu
 import { createParametersAjv } from './create-parameters-ajv.ts';
 import { problemAt } from './create-problem.ts';
 import { isFile } from './find-bundle-dir.ts';
+import { ignoredFields } from './ignored-fields.ts';
 import { lazyToolHandlers } from './lazy-tool-handlers.ts';
 import { type DocumentStart, type LibraryFile, libraryCacheDir, readLibraryFile } from './library-file-cache.ts';
 import { loadToolHandlers } from './load-tool-handlers.ts';
@@ -31,6 +32,11 @@ export interface LoadBundleResult {
   problems: BundleProblem[];
   /** Each Tool's handlers by `Tool/name`, only the declared exports; empty when `bundle` is null. */
   handlers: Map<string, Record<string, ToolHandler>>;
+  /**
+   * What loads but is likely a mistake (fields of the bundle's own resources this runtime ignores: E_FIELD_IGNORED),
+   * sorted like the problems; they never make `bundle` null.
+   */
+  warnings: BundleProblem[];
 }
 
 /** Where resources come from: libraries loaded beside every bundle (0), the Package's dependencies (1), the bundle (2). */
@@ -283,9 +289,12 @@ export async function loadBundle(options: {
     ),
   );
 
-  problems.sort((a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column);
-  if (problems.length > 0) return { bundle: null, problems, handlers: new Map() };
+  const byPosition = (a: BundleProblem, b: BundleProblem) =>
+    compareText(a.file, b.file) || a.line - b.line || a.column - b.column;
+  problems.sort(byPosition);
+  const warnings = ignoredFields(declared).sort(byPosition);
+  if (problems.length > 0) return { bundle: null, problems, handlers: new Map(), warnings };
   const libraryDirs = keptLibraries.map((library) => library.dir);
   const pkg = packageRead?.info ? { package: packageRead.info } : {};
-  return { bundle: { rootDir, resources, libraries: libraryDirs, ...pkg }, problems, handlers };
+  return { bundle: { rootDir, resources, libraries: libraryDirs, ...pkg }, problems, handlers, warnings };
 }

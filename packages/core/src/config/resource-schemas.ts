@@ -203,6 +203,11 @@ const specSchemas: Record<ResourceKind, Schema> = {
   Connection: connectionSpec({ objectRef, valueSource }),
 };
 
+/** The schema of `spec` of a `kind` (what ignored-fields.ts compares a spec's fields with). */
+export function specSchema(kind: ResourceKind): Schema {
+  return specSchemas[kind];
+}
+
 /** The schema of a whole document of `kind`. */
 export function resourceSchema(kind: ResourceKind): Schema {
   return {

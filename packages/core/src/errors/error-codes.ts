@@ -86,7 +86,8 @@ export const errorCodes = {
   // Bundle loading and validation (spec §4.3, §15)
   E_BUNDLE_NOT_FOUND: {
     name: 'BundleNotFoundError',
-    suggestion: 'Run the command in a directory with goondan.yaml (or a parent of it), or pass --bundle DIR.',
+    suggestion:
+      'Run the command in a directory with goondan.yaml (or below one), or pass --bundle DIR; to create a bundle here, run gdn init.',
   },
   E_YAML_PARSE: { name: 'YamlParseError', suggestion: 'Fix the YAML syntax at the position shown.' },
   E_YAML_LIMIT: {
@@ -96,6 +97,10 @@ export const errorCodes = {
   E_RESOURCE_INVALID: {
     name: 'ResourceInvalidError',
     suggestion: 'Match the resource shape described in docs/resources.md for this kind.',
+  },
+  E_FIELD_IGNORED: {
+    name: 'FieldIgnoredError',
+    suggestion: 'Remove the field, or fix its name if it is misspelt; docs/resources.md lists the fields of each kind.',
   },
   E_RESOURCE_API_VERSION: { name: 'ResourceApiVersionError', suggestion: 'Use apiVersion: goondan.ai/v1.' },
   E_RESOURCE_KIND_UNKNOWN: {

@@ -43,6 +43,11 @@ export function buildSchedule(options: {
     throw new GoondanError(
       'E_AGENT_UNKNOWN',
       `No agent '${input.agent}' in this bundle${near ? ` (did you mean '${near}'?)` : ''}; agents: ${agents.join(', ') || 'none'}.`,
+      // A schedule is added by a person (gdn schedules, gdn serve's API) as often as by an agent: no agents__catalog.
+      {
+        suggestion:
+          "Name one of the agents the message lists, or declare an Agent of that name in the bundle's goondan.yaml first.",
+      },
     );
   }
   instancePaths({ rootDir: '.', agentName: input.agent, instanceKey: input.instanceKey });
