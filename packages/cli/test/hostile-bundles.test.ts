@@ -78,7 +78,7 @@ describe('a Tool module that leaves a timer running', () => {
     const dir = await hostileBundle({ topLevel });
     const result = await gdnWithin(['validate', dir, '--format', 'json']);
     expectExited(result);
-    expect(JSON.parse(result.stdout)).toEqual({ valid: true, errors: [] });
+    expect(JSON.parse(result.stdout)).toEqual({ valid: true, errors: [], warnings: [] });
     expect(result.exitCode).toBe(0);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createPartJoiner, isEnvelope, splitPayload } from './nats-envelope.ts';
+import { createEnvelopeOrder, createPartJoiner, type Envelope, isEnvelope, splitPayload } from './nats-envelope.ts';
 
 describe('isEnvelope', () => {
   test('takes what the link sends, drops anything else', () => {
@@ -38,5 +38,37 @@ describe('parts', () => {
     expect(joiner.add('1/2', bytes(2))).toBeNull();
     expect(joiner.add('1/2', bytes(2))).toBeNull();
     expect(joiner.add('2/2', bytes(2))?.byteLength).toBe(4);
+  });
+});
+
+describe('createEnvelopeOrder', () => {
+  const numbered = (n: number) => ({ out: `line ${n}`, stream: 'stdout', n }) as unknown as Envelope;
+  const lines = (handed: Envelope[]) => handed.map((envelope) => (envelope as { out: string }).out);
+
+  test('hands envelopes on by their number: stored out of order (a retry after a broker restart), kept in order', () => {
+    const handed: Envelope[] = [];
+    const order = createEnvelopeOrder((envelope) => handed.push(envelope));
+    for (const n of [1, 2, 5, 6, 3, 4, 7]) order(numbered(n));
+    expect(lines(handed)).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => `line ${n}`));
+  });
+
+  test('a redelivered or repeated number is dropped; an envelope without a number goes on at once', () => {
+    const handed: Envelope[] = [];
+    const order = createEnvelopeOrder((envelope) => handed.push(envelope));
+    order(numbered(1));
+    order(numbered(1));
+    order(numbered(3));
+    order(numbered(3));
+    order({ out: 'unnumbered', stream: 'stderr' });
+    order(numbered(2));
+    order(numbered(2));
+    expect(lines(handed)).toEqual(['line 1', 'unnumbered', 'line 2', 'line 3']);
+  });
+
+  test('numbers that are not whole positive numbers are not held', () => {
+    const handed: Envelope[] = [];
+    const order = createEnvelopeOrder((envelope) => handed.push(envelope));
+    for (const n of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 2]) order(numbered(n));
+    expect(handed).toHaveLength(4);
   });
 });

@@ -80,3 +80,32 @@ export function createPartJoiner() {
     reset,
   };
 }
+
+/** Envelopes that arrived ahead of one still missing, kept until it comes (beyond this many, dropped). */
+const MAX_HELD = 10_000;
+
+/**
+ * Hands envelopes on in the order of their number in the link (`n`, from 1), whatever order the broker stored
+ * them in: one that arrives early waits for those before it; one seen already (a redelivery) is dropped. An
+ * envelope without a number is handed on at once.
+ */
+export function createEnvelopeOrder(handOn: (envelope: Envelope) => void): (envelope: Envelope) => void {
+  let expected = 1;
+  const held = new Map<number, Envelope>();
+  return (envelope) => {
+    const n = (envelope as { n?: unknown }).n;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) return handOn(envelope);
+    if (n < expected || held.has(n)) return;
+    if (n > expected) {
+      if (held.size < MAX_HELD) held.set(n, envelope);
+      return;
+    }
+    handOn(envelope);
+    expected += 1;
+    for (let next = held.get(expected); next !== undefined; next = held.get(expected)) {
+      held.delete(expected);
+      handOn(next);
+      expected += 1;
+    }
+  };
+}

@@ -1,5 +1,12 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { createPartJoiner, type Envelope, isEnvelope, PART_HEADER, splitPayload } from './nats-envelope.ts';
+import {
+  createEnvelopeOrder,
+  createPartJoiner,
+  type Envelope,
+  isEnvelope,
+  PART_HEADER,
+  splitPayload,
+} from './nats-envelope.ts';
 import type { NatsSession } from './nats-session.ts';
 
 export type { Envelope } from './nats-envelope.ts';
@@ -37,6 +44,9 @@ interface Outgoing {
  * through a durable consumer of its own (one filter subject: nats-server 2.9 allows no more). Delivery is in
  * order and once: the publisher retries with the same Nats-Msg-Id (the stream drops duplicates within its
  * window), and the consumer skips stream sequences and ids it has seen (redeliveries after a broker restart).
+ * The broker may store a retried envelope after later ones (published while the first one's failure was not yet
+ * known, around a broker restart): each envelope carries its number in the link (`n`, from 1), and the consumer
+ * hands them on in that order, holding those that arrive early until the missing one is stored.
  * An envelope larger than the broker's max_payload travels in consecutive parts, joined again on receipt; what
  * is not an envelope (anyone on the subject could publish it) is dropped.
  */
@@ -50,6 +60,8 @@ export function createNatsLink(
   const flushWaiters: (() => void)[] = [];
   const recent = new Set<string>();
   let lastSeq = 0;
+  /** Envelopes sent on this link (the next one's `n` is one more). */
+  let sent = 0;
   let retrying = false;
   let closed = false;
   let messages: ConsumerMessages | undefined;
@@ -83,6 +95,15 @@ export function createNatsLink(
   };
 
   const joiner = createPartJoiner();
+  const inOrder = createEnvelopeOrder((envelope) => {
+    for (const handler of handlers) {
+      try {
+        handler(envelope);
+      } catch {
+        // A handler that throws must not stop the consumer: later messages of the connection still arrive.
+      }
+    }
+  });
   const receive = (message: JsMsg) => {
     message.ack();
     if (message.seq <= lastSeq) return;
@@ -103,14 +124,7 @@ export function createNatsLink(
     } catch {
       return;
     }
-    if (!isEnvelope(envelope)) return;
-    for (const handler of handlers) {
-      try {
-        handler(envelope);
-      } catch {
-        // A handler that throws must not stop the consumer: later messages of the connection still arrive.
-      }
-    }
+    if (isEnvelope(envelope)) inOrder(envelope);
   };
   const consume = async () => {
     if (closed) return;
@@ -140,7 +154,9 @@ export function createNatsLink(
     send(envelope, msgId) {
       if (closed) return;
       const maxPayload = session.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
-      const parts = splitPayload(new TextEncoder().encode(JSON.stringify(envelope)), maxPayload);
+      sent += 1;
+      const numbered = { ...envelope, n: sent };
+      const parts = splitPayload(new TextEncoder().encode(JSON.stringify(numbered)), maxPayload);
       parts.forEach((data, index) => {
         const part = parts.length > 1 ? `${index + 1}/${parts.length}` : undefined;
         const entry: Outgoing = {
