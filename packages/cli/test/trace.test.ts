@@ -134,10 +134,12 @@ describe('gdn trace', () => {
     expect(result.exitCode).toBe(0);
     expect(json.resourceSpans).toHaveLength(1);
     const [resource] = json.resourceSpans;
-    expect(resource!.resource.attributes).toContainEqual({
-      key: 'service.name',
-      value: { stringValue: 'goondan/helper' },
-    });
+    // The live export's resource: service.name (OTEL_SERVICE_NAME, default goondan), the agent and the instance.
+    expect(resource!.resource.attributes).toEqual([
+      { key: 'service.name', value: { stringValue: 'goondan' } },
+      { key: 'goondan.agent', value: { stringValue: 'helper' } },
+      { key: 'goondan.instance', value: { stringValue: 'default' } },
+    ]);
     const spans = resource!.scopeSpans.flatMap((scope) => scope.spans);
     expect(spans).toHaveLength(14);
     expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set(traceIds));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { userEvent } from '@goondan/core';
+import { redactSecrets, userEvent } from '@goondan/core';
 import { makeBundle, openAgent, toolResults } from '../test-agent.ts';
 import { echoSchema, longToolName } from './__fixtures__/fixture-server.ts';
 import {
@@ -340,7 +340,18 @@ describe('config and names', () => {
     expect(error({ servers: [{ name: 'a', command: 'x', comand: 'y' }] })).toContain("unknown field 'comand'");
     expect(
       error({ servers: [{ name: 'a', command: 'x', env: { K: { valueFrom: { env: 'GDN_NOPE_UNSET' } } } }] }),
-    ).toBe('config.servers[0].env.K: Environment variable GDN_NOPE_UNSET is not set');
+    ).toBe('Environment variable GDN_NOPE_UNSET is not set (for config.servers[0].env.K)');
+    // A misspelt command is said to be one, not a server without command or url.
+    expect(error({ servers: [{ name: 'a', comand: 'npx' }] })).toStartWith(
+      "config.servers[0] has unknown field 'comand'; did you mean 'command'?",
+    );
+    // An Authorization header whose variable is unset: the message survives the redaction of what is shown.
+    const header = error({
+      servers: [{ name: 'a', url: 'http://h', headers: { Authorization: { valueFrom: { env: 'GDN_NOPE_UNSET' } } } }],
+    });
+    expect(redactSecrets(header)).toBe(
+      'Environment variable GDN_NOPE_UNSET is not set (for config.servers[0].headers.Authorization)',
+    );
     expect(
       parseMcpConfig({ servers: [{ name: 'a', command: 'x', env: { K: { valueFrom: { env: 'HOME' } } } }] })[0],
     ).toMatchObject({

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import {
   checkNamePart,
+  closestName,
   DEFAULT_RISK_CATEGORY,
   DEFAULT_TOOL_TIMEOUT_MS,
   GoondanError,
@@ -57,6 +58,7 @@ const MAX_SERVER_NAME_LENGTH = 32;
 const commonKeys = ['name', 'timeoutMs', 'connectTimeoutMs', 'required', 'category', 'toolCategories'];
 const stdioKeys = new Set([...commonKeys, 'command', 'args', 'env', 'cwd']);
 const httpKeys = new Set([...commonKeys, 'url', 'headers', 'oauthAppRef']);
+const anyServerKeys = new Set([...stdioKeys, ...httpKeys]);
 
 function category(value: unknown, at: string): RiskCategory {
   if (typeof value === 'string' && (riskCategories as readonly string[]).includes(value)) return value as RiskCategory;
@@ -105,6 +107,8 @@ export function parseMcpConfig(
       category: entry.category === undefined ? DEFAULT_RISK_CATEGORY : category(entry.category, `${at}.category`),
       toolCategories: toolCategories(entry.toolCategories, `${at}.toolCategories`),
     };
+    // A misspelt field first (`comand`): said as such, not as a server with neither command nor url.
+    rejectUnknownKeys(entry, anyServerKeys, at);
     const hasCommand = entry.command !== undefined;
     const hasUrl = entry.url !== undefined;
     if (hasCommand === hasUrl) throw new Error(`${at} ('${name}') needs exactly one of command (stdio) or url (HTTP)`);
@@ -150,7 +154,10 @@ export function parseMcpConfig(
 
 function rejectUnknownKeys(entry: Record<string, JsonValue>, allowed: Set<string>, at: string): void {
   for (const key of Object.keys(entry)) {
-    if (!allowed.has(key)) throw new Error(`${at} has unknown field '${key}' (allowed: ${[...allowed].join(', ')})`);
+    if (allowed.has(key)) continue;
+    const guess = closestName(key, allowed);
+    const meant = guess ? `; did you mean '${guess}'?` : '';
+    throw new Error(`${at} has unknown field '${key}'${meant} (allowed: ${[...allowed].join(', ')})`);
   }
 }
 
@@ -184,7 +191,9 @@ function stringMap(
         result[key] = resolveValueSource(item as never, env);
       } catch (thrown) {
         if (!(thrown instanceof GoondanError)) throw thrown;
-        throw new GoondanError(thrown.code, `${at}.${key}: ${thrown.message}`, { suggestion: thrown.suggestion });
+        // The field after the message: `headers.Authorization: …` would read as a credential and be masked whole.
+        const message = `${thrown.message.replace(/\.$/, '')} (for ${at}.${key})`;
+        throw new GoondanError(thrown.code, message, { suggestion: thrown.suggestion });
       }
     } else {
       throw new Error(`${at}.${key} must be a string, { value } or { valueFrom: { env: NAME } }`);

@@ -85,7 +85,10 @@ export async function traceCommand(argv: string[]): Promise<number> {
   // A trace that crossed agents (a swarm) gets the spans the other agent instances stored for it.
   const traces = joinSwarmTraces({ rootDir: opened.bundle.rootDir, traces: own, ownDatabase: databaseFile });
   if (values.otlp) {
-    printJson(toOtlpJson(traces, { serviceName: `goondan/${agent.metadata.name}` }));
+    // The resource the live export gives the same spans (docs/telemetry.md): service.name, the agent and instance.
+    const serviceName = process.env.OTEL_SERVICE_NAME?.trim() || 'goondan';
+    const resourceAttributes = { 'goondan.agent': agent.metadata.name, 'goondan.instance': instanceKey };
+    printJson(toOtlpJson(traces, { serviceName, resourceAttributes }));
     return 0;
   }
   if (values.json) {

@@ -89,7 +89,7 @@ function checkRules(options: {
       const guess = closestName(name, declared);
       fail(
         path,
-        `Rule ${index} uses property "${name}", which ${event ? `event "${event.name}"` : 'no event of the Connector'} declares; properties: ${[...declared].join(', ') || '(none)'}`,
+        `Rule ${index} uses property "${name}", which ${event ? `event "${event.name}" does not declare` : 'no event of the Connector declares'}; properties: ${[...declared].join(', ') || '(none)'}`,
         guess ? `Did you mean "${guess}"?` : undefined,
       );
     };

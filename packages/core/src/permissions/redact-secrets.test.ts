@@ -287,4 +287,15 @@ describe('secretValuesFromEnv', () => {
       }),
     ).toEqual([openAiKey, 'cred-value-1234', 'gh-token-1']);
   });
+
+  test('not the values of variables that say they hold a place (…_KEY_FILE, …_TOKEN_PATH, …_SECRETS_DIR)', () => {
+    expect(
+      secretValuesFromEnv({
+        GOONDAN_OAUTH_KEY_FILE: '/home/someone/.config/goondan/oauth.key',
+        GH_TOKEN_PATH: '/run/secrets/gh-token',
+        APP_SECRETS_DIR: '/run/secrets',
+        GOONDAN_OAUTH_KEY: 'a-real-key-value-123',
+      }),
+    ).toEqual(['a-real-key-value-123']);
+  });
 });

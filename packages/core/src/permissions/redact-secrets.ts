@@ -253,10 +253,13 @@ export function redactSecrets(value: JsonValue, options: { secretValues?: readon
 
 const secretVariablePattern = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL/i;
 const MIN_ENV_SECRET_CHARS = 8;
+/** Names that end by saying they hold a place (`…_KEY_FILE`, `…_TOKEN_PATH`, `…_SECRETS_DIR`), not a secret. */
+const placeSuffixPattern = /[_-](?:FILE|PATH|DIR|DIRECTORY)$/i;
 
 /**
  * The values of environment variables whose names look secret (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`,
- * `*CREDENTIAL*`), at least 8 characters long, longest first: pass them to redactSecrets as `secretValues` so a
+ * `*CREDENTIAL*`; not those ending `_FILE`, `_PATH`, `_DIR`: a place), at least 8 characters long, longest first:
+ * pass them to redactSecrets as `secretValues` so a
  * key that leaks into a tool's output under no recognisable name is still caught.
  *
  * @example
@@ -265,8 +268,10 @@ const MIN_ENV_SECRET_CHARS = 8;
 export function secretValuesFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && value.length >= MIN_ENV_SECRET_CHARS && secretVariablePattern.test(name))
-      values.add(value);
+    if (value === undefined || value.length < MIN_ENV_SECRET_CHARS || !secretVariablePattern.test(name)) continue;
+    // GOONDAN_OAUTH_KEY_FILE holds where a key is, not the key: its path stays readable in messages.
+    if (placeSuffixPattern.test(name)) continue;
+    values.add(value);
   }
   return [...values].sort((a, b) => b.length - a.length);
 }

@@ -48,6 +48,7 @@ describe('buildSchedule refuses bad input with a coded error', () => {
     ['a delay past the last date', { inMs: 99_999_999_999 * 86_400_000 }, 'E_SCHEDULE_INVALID', 'year 275760'],
     ['an unknown agent', { agent: 'assistent', inMs: 1000 }, 'E_AGENT_UNKNOWN', "did you mean 'assistant'"],
     ['a bad instance key', { instanceKey: '../x', inMs: 1000 }, 'E_INSTANCE_KEY_INVALID', '../x'],
+    ['an instance key that is no string', { instanceKey: 7 as never, inMs: 1000 }, 'E_INSTANCE_KEY_INVALID', 'number'],
     ['an unknown missed policy', { inMs: 1000, missedPolicy: 'later' as never }, 'E_SCHEDULE_INVALID', 'missedPolicy'],
   ])('%s', (_, input, code, fragment) => {
     const refused = codeOf(input);
@@ -70,5 +71,11 @@ describe('buildSchedule refuses bad input with a coded error', () => {
     const record = buildSchedule({ input: { ...base, at: '2026-01-10T18:30', timeZone: 'Asia/Seoul' }, now });
     expect(record.nextDueAt).toBe(Date.parse('2026-01-10T09:30:00Z'));
     expect(record.label).toBe('hello');
+  });
+
+  test('without an instance key a schedule fires into instance default (as gdn schedules add without --instance)', () => {
+    const { instanceKey: _, ...withoutKey } = base;
+    const record = buildSchedule({ input: { ...withoutKey, inMs: 1500 }, now });
+    expect(record.instanceKey).toBe('default');
   });
 });

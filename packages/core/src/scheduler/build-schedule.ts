@@ -16,6 +16,9 @@ const MAX_TEXT = 16_000;
 /** The last instant a Date holds (±8.64e15 ms, the year 275760). */
 const MAX_DATE_MS = 8.64e15;
 
+/** The instance a schedule that names none fires into (as `gdn schedules add` without `--instance`). */
+const DEFAULT_INSTANCE_KEY = 'default';
+
 /**
  * Checks a schedule request and makes the record to store, with its first occurrence. Nothing is written here;
  * every problem is a GoondanError: E_SCHEDULE_INVALID (shape, rule), E_SCHEDULE_IN_PAST, E_SCHEDULE_TIME_ZONE,
@@ -50,7 +53,11 @@ export function buildSchedule(options: {
       },
     );
   }
-  instancePaths({ rootDir: '.', agentName: input.agent, instanceKey: input.instanceKey });
+  const instanceKey = input.instanceKey ?? DEFAULT_INSTANCE_KEY;
+  if (typeof instanceKey !== 'string') {
+    throw new GoondanError('E_INSTANCE_KEY_INVALID', `instanceKey must be a string, got ${typeof instanceKey}.`);
+  }
+  instancePaths({ rootDir: '.', agentName: input.agent, instanceKey });
   const timeZone = checkTimeZone(input.timeZone ?? 'UTC');
   const missedPolicy = input.missedPolicy ?? 'fire-once-late';
   if (missedPolicy !== 'fire-once-late' && missedPolicy !== 'skip')
@@ -105,7 +112,7 @@ export function buildSchedule(options: {
   return {
     id: newId('sch'),
     agent: input.agent,
-    instanceKey: input.instanceKey,
+    instanceKey,
     kind,
     expression,
     timeZone,

@@ -16,7 +16,9 @@ export interface ScheduleTarget {
  * What `Scheduler.add` takes. Exactly one of `at` (ISO 8601 with an offset or `Z`, or a local time read in
  * `timeZone`), `inMs` (a delay from now), `rrule` (`FREQ=…` with an optional `DTSTART` line) or `cron`.
  */
-export interface ScheduleInput extends ScheduleTarget {
+export interface ScheduleInput extends Omit<ScheduleTarget, 'instanceKey'> {
+  /** The instance the firing goes to. Default `default`. */
+  instanceKey?: string;
   at?: string;
   inMs?: number;
   rrule?: string;
