@@ -668,6 +668,8 @@ export class Orchestrator {
     if (callee) {
       callee.buffer = callee.buffer.filter((message) => message.payload.id !== eventId);
       callee.outstanding.delete(eventId);
+      // Waiting for a place with nothing left to run: it no longer takes one (the next waiting instance does).
+      if (callee.state === 'waiting' && callee.buffer.length === 0) this.supervisor.stopWaiting(callee);
     }
     return 'dropped';
   }

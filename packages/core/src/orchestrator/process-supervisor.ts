@@ -245,6 +245,18 @@ export class ProcessSupervisor {
     return this.waiting.length;
   }
 
+  /**
+   * A record waiting for a place that has nothing left to run (its events were cancelled): out of the queue, back
+   * to `stopped`; its next event starts (or queues) it again.
+   */
+  stopWaiting(record: ProcessRecord): void {
+    const at = this.waiting.indexOf(record);
+    if (at >= 0) this.waiting.splice(at, 1);
+    if (record.state === 'waiting') record.state = 'stopped';
+    record.desired = false;
+    this.options.changed();
+  }
+
   /** Processes running or on their way (a place under `maxProcesses` each). */
   private live(): number {
     let count = 0;
@@ -264,7 +276,8 @@ export class ProcessSupervisor {
   /** Starts `record` if given (taken out of the queue), then the queue's first while there is a place. */
   private startWaiting(record?: ProcessRecord): void {
     if (record) {
-      this.waiting.splice(this.waiting.indexOf(record), 1);
+      const at = this.waiting.indexOf(record);
+      if (at >= 0) this.waiting.splice(at, 1);
       this.start(record);
     }
     const max = this.options.maxProcesses ?? 0;
@@ -300,8 +313,15 @@ export class ProcessSupervisor {
       const connection = record.connection;
       if (!connection) {
         if (record.state === 'waiting') {
-          const error = new GoondanError('E_AGENT_SHUTTING_DOWN', `Agent ${record.address} was not started.`);
+          // Never started: what waits on it is answered now (sends stay stored for its next start).
+          const error = new GoondanError(
+            'E_AGENT_SHUTTING_DOWN',
+            `Agent ${record.address} was waiting for a place (maxProcesses) when the orchestrator shut down; it did not start.`,
+          );
           for (const waiter of record.readyWaiters.splice(0)) waiter.reject(error);
+          record.buffer = [];
+          record.outstanding.clear();
+          this.options.onExit(record, error, new Set(), '');
         }
         record.state = 'stopped';
         continue;
@@ -437,6 +457,8 @@ export class ProcessSupervisor {
     for (const waiter of record.readyWaiters.splice(0)) waiter.resolve();
     if (record.connection) this.lifecycle(record, { type: 'ready', pid: record.connection.pid });
     this.options.changed();
+    // One more process that may be idle (started for events since cancelled): room can be asked of it.
+    if (this.waiting.length > 0) this.options.onWaiting?.();
   }
 
   /** A process ended: expected (we stopped it) or a crash; fail what waits on it and plan its restart. */

@@ -1,0 +1,71 @@
+// maxProcesses and the requests that wait for a place: cancelled while waiting (an HTTP client that went away), or
+// still waiting at shutdown (docs/orchestrator.md#a-limit-on-processes). The limit's main cases are in
+// orchestrator-lifecycle.test.ts, over both transports.
+import { afterAll, afterEach, expect, test } from 'bun:test';
+import { isAlive, removeTempDirs, type StartedSwarm, startSwarm, waitFor } from './swarm-fixture.ts';
+
+let swarm: StartedSwarm | undefined;
+
+afterEach(async () => {
+  if (!swarm) return;
+  const { orchestrator, pids } = swarm;
+  swarm = undefined;
+  await orchestrator.shutdown({ gracePeriodMs: 1000 });
+  for (const pid of pids) expect(isAlive(pid)).toBe(false);
+});
+afterAll(async () => {
+  await removeTempDirs();
+});
+
+const sleep = (ms: number) => ({ toolCalls: [{ name: 'probe__sleep', args: { ms } }] });
+
+test('a waiting request cancelled before its instance started does not hold the place from the next waiting one', async () => {
+  swarm = await startSwarm(
+    { scripts: { coordinator: [sleep(700), { text: 'slept' }], worker: [{ text: 'idle' }] } },
+    { maxProcesses: 1 },
+  );
+  const orchestrator = swarm.orchestrator;
+  const stateOf = (instanceKey: string) =>
+    orchestrator.list().find((p) => p.agent === 'coordinator' && p.instanceKey === instanceKey)?.state;
+  // a holds the only place in a tool call.
+  const first = orchestrator.request({ input: 'sleep', instanceKey: 'a' });
+  await waitFor(() => swarm!.notifications.some((n) => n.instanceKey === 'a' && n.event.type === 'runtime.tool.start'));
+  // c waits first, then b; c's client goes away while it waits.
+  const abort = new AbortController();
+  const cancelled = orchestrator.request({ input: 'never mind', instanceKey: 'c', signal: abort.signal });
+  await waitFor(() => stateOf('c') === 'waiting', 10_000, 'c to wait for a place');
+  const second = orchestrator.request({ input: 'hello', instanceKey: 'b' });
+  await waitFor(() => stateOf('b') === 'waiting', 10_000, 'b to wait for a place');
+  abort.abort();
+  expect((await cancelled).status).toBe('cancelled');
+  expect((await first).text).toBe('slept');
+  // b gets the place: c has nothing left to run, so it leaves the queue (it used to start and idle in the place).
+  const answer = await Promise.race([second, Bun.sleep(8_000).then(() => 'b still waiting after 8 s')]);
+  expect(typeof answer === 'string' ? answer : answer.status).toBe('completed');
+}, 20_000);
+
+test('shutdown answers a request still waiting for a place (E_AGENT_SHUTTING_DOWN), it does not leave it unsettled', async () => {
+  swarm = await startSwarm(
+    { scripts: { coordinator: [sleep(700), { text: 'slept' }], worker: [{ text: 'idle' }] } },
+    { maxProcesses: 1 },
+  );
+  const orchestrator = swarm.orchestrator;
+  const first = orchestrator.request({ input: 'sleep', instanceKey: 'a' });
+  await waitFor(() => swarm!.notifications.some((n) => n.instanceKey === 'a' && n.event.type === 'runtime.tool.start'));
+  const waiting = orchestrator.request({ input: 'hello', instanceKey: 'b' }).then(
+    (reply) => `answered ${reply.status}`,
+    (error) => `failed ${(error as { code?: string }).code}`,
+  );
+  await waitFor(
+    () => orchestrator.list().find((p) => p.instanceKey === 'b')?.state === 'waiting',
+    10_000,
+    'b to wait for a place',
+  );
+  const { pids } = swarm;
+  swarm = undefined;
+  await orchestrator.shutdown({ gracePeriodMs: 5000, reason: 'test' });
+  for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  expect((await first).text).toBe('slept');
+  const outcome = await Promise.race([waiting, Bun.sleep(2_000).then(() => 'never settled')]);
+  expect(outcome).toBe('failed E_AGENT_SHUTTING_DOWN');
+}, 20_000);
