@@ -83,4 +83,42 @@ describe('gdn chat on a terminal', () => {
     expect(text).toContain('the plan');
     expect(text).toContain('second step');
   });
+
+  test('a line typed before an approval question is a message, not its answer; Ctrl-D during a turn ends the chat after it', async () => {
+    const bundle = await agentBundle(
+      scriptedModel([
+        { toolCalls: [{ name: 'bash__exec', args: { command: 'echo typed-ahead' } }] },
+        { text: 'Not run, then.' },
+        { text: 'Got your y as a message.' },
+      ]),
+    );
+    const chat = onTerminal(['chat', '--bundle', bundle]);
+    await chat.waitFor('you>');
+    // The turn starts and asks; the 'y' is typed as the call shows, before the question is on screen.
+    chat.type('go\r');
+    await chat.waitFor('bash__exec {');
+    chat.type('y\r');
+    await chat.waitFor('approve>');
+    chat.type('n\r');
+    await chat.waitFor('Not run, then.');
+    await chat.waitFor('Got your y as a message.');
+    expect(plain(chat.screen())).not.toContain('approved by user');
+    // Ctrl-D while nothing runs: the chat ends on a line of its own, exit 0.
+    chat.type('\x04');
+    expect(await chat.proc.exited).toBe(0);
+    expect(plain(chat.screen())).not.toContain('readline was closed');
+  });
+
+  test('Ctrl-D during a turn: the turn finishes and the chat exits 0 (it hung, spinning, on a closed readline)', async () => {
+    const bundle = await agentBundle(scriptedModel([{ delayMs: 1500, text: 'The slow reply.' }]));
+    const chat = onTerminal(['chat', '--bundle', bundle]);
+    await chat.waitFor('you>');
+    chat.type('one\r');
+    await chat.waitFor('thinking…');
+    chat.type('\x04');
+    expect(await chat.proc.exited).toBe(0);
+    const text = plain(chat.screen());
+    expect(text).toContain('The slow reply.');
+    expect(text).not.toContain('readline was closed');
+  });
 });

@@ -11,7 +11,8 @@ export function replyPrinter(options: {
   color: boolean;
   markdown: boolean;
   write: (text: string) => void;
-  columns?: number;
+  /** The width to wrap at, read at each block rendered (a terminal may be resized); undefined: the renderer's. */
+  columns?: () => number | undefined;
 }) {
   const { color, write } = options;
   let started = false;
@@ -25,7 +26,10 @@ export function replyPrinter(options: {
           start();
           write(text);
         },
-        render: (text) => renderMarkdown(text, { color, ...(options.columns ? { columns: options.columns } : {}) }),
+        render: (text) => {
+          const columns = options.columns?.();
+          return renderMarkdown(text, { color, ...(columns ? { columns } : {}) });
+        },
       })
     : null;
   return {

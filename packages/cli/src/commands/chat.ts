@@ -26,6 +26,12 @@ import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
 import { watchSwarm } from '../watch-swarm.ts';
 
+/**
+ * How long an approval question waits before it is shown: lines typed while the turn kept the process busy (a tool
+ * module loading) are read in that time, as messages, so they cannot answer a question their person has not seen.
+ */
+const TYPED_AHEAD_MS = 150;
+
 export const chatHelp = `Usage: gdn chat [--agent A] [--instance K] [--user ID] [--bundle DIR] [--swarm NAME] [--grace MS]
 
 Interactive chat in the terminal. The reply streams as the model writes it (on a terminal rendered as Markdown,
@@ -89,7 +95,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
     color,
     markdown: process.stdout.isTTY === true,
     write: (text) => process.stdout.write(text),
-    ...(process.stdout.columns ? { columns: Math.min(process.stdout.columns, 100) } : {}),
+    // Read at each block: a terminal resized meanwhile gets replies wrapped to its new width.
+    columns: () => (process.stdout.columns ? Math.min(process.stdout.columns, 100) : undefined),
   });
   // Whatever is printed next ends the reply being streamed and the spinner.
   const endStream = () => {
@@ -104,6 +111,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
     if (inputEnded) return leaveWithPending();
     prompt();
   });
+  /** Approvals answered elsewhere before their question was shown here (it is not shown then). */
+  const resolvedBeforeShown = new Set<string>();
   let agentLabel = '';
   let turnRunning = false;
   // Whether the running turn streamed any text: a reply that did not stream is printed whole when the turn ends.
@@ -150,10 +159,21 @@ export async function chatCommand(argv: string[]): Promise<number> {
         reply.push(text);
       },
     },
-    onApproval: (record) => approvals.add(record),
+    // Lines typed while the turn kept the process busy are read first, as messages: only what is typed once the
+    // question is on screen answers it (a 'y' typed ahead approved a call its person had not seen yet).
+    onApproval: (record) =>
+      setTimeout(
+        // After the input read by then too (the timer may fire first when the process was not scheduled for a while).
+        () =>
+          setImmediate(() => {
+            if (!resolvedBeforeShown.delete(record.id)) approvals.add(record);
+          }),
+        TYPED_AHEAD_MS,
+      ),
     onApprovalResolved: (record) => {
       endStream();
       console.log(describeResolution(record, color));
+      if (!approvals.all.some((waiting) => waiting.id === record.id)) resolvedBeforeShown.add(record.id);
       approvals.remove(record.id);
     },
   });
@@ -193,10 +213,15 @@ export async function chatCommand(argv: string[]): Promise<number> {
   };
   lines.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
+  // The prompt is on screen, waiting for a line: leaving then (Ctrl-D, Ctrl-C) ends that line first.
+  let atPrompt = false;
+  let closed = false;
   function prompt() {
-    if (!interactive) return;
+    // Input ended (Ctrl-D during a turn): no prompt any more, the chat ends once the turn has.
+    if (!interactive || closed) return;
     lines.setPrompt(paint(approvals.size > 0 ? 'approve> ' : 'you> ', 'bold', color));
     lines.prompt();
+    atPrompt = true;
   }
 
   /** Runs one turn (or the resumed one) and prints how it ended; false when the chat should go on. */
@@ -259,12 +284,13 @@ export async function chatCommand(argv: string[]): Promise<number> {
           break;
         }
         if (input.type === 'unknown') {
-          console.log(paint(unknownSlashCommand(input), 'yellow', color));
+          console.log(paint(printable(unknownSlashCommand(input)), 'yellow', color));
           prompt();
           continue;
         }
         if (input.type === 'arguments') {
-          console.log(paint(slashCommandUsage(input), 'yellow', color));
+          // What was typed is quoted: an escape sequence in it (piped input) must not reach the terminal.
+          console.log(paint(printable(slashCommandUsage(input)), 'yellow', color));
           prompt();
           continue;
         }
@@ -273,7 +299,10 @@ export async function chatCommand(argv: string[]): Promise<number> {
           prompt();
           continue;
         }
-        if (input.text === '') continue;
+        if (input.text === '') {
+          prompt();
+          continue;
+        }
         await runTurn((signal) => session.runTurn(input.text, { source: 'chat', signal }));
         prompt();
       }
@@ -369,11 +398,15 @@ export async function chatCommand(argv: string[]): Promise<number> {
   }
 
   lines.on('line', (line) => {
+    atPrompt = false;
     if (approvals.size > 0) return answer(line);
     inputs.push(line);
     void pump();
   });
   lines.on('close', () => {
+    closed = true;
+    if (atPrompt && interactive) process.stdout.write('\n');
+    atPrompt = false;
     inputEnded = true;
     if (approvals.size > 0) leaveWithPending();
     else if (!busy) finish();
