@@ -54,6 +54,13 @@ export function parseApprovalAnswer(line: string, by = 'user'): ApprovalAnswer |
 }
 
 /**
+ * How long an approval question waits before it is shown on a terminal: lines typed before it (while the turn kept
+ * the process busy, or during a whole `gdn run`) are read in that time and are not taken as its answer, so nobody
+ * approves a call they have not seen.
+ */
+export const QUESTION_DELAY_MS = 150;
+
+/**
  * Approvals waiting for a person at this terminal, asked one at a time in arrival order: `show` runs whenever an
  * approval comes to the head of the queue.
  */

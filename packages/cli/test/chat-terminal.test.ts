@@ -122,3 +122,25 @@ describe('gdn chat on a terminal', () => {
     expect(text).not.toContain('readline was closed');
   });
 });
+
+describe('gdn run on a terminal', () => {
+  test('what was typed during the run before an approval question does not answer it', async () => {
+    const bundle = await agentBundle(
+      scriptedModel([
+        { toolCalls: [{ name: 'bash__exec', args: { command: 'echo typed-ahead' } }] },
+        { text: 'Refused, fine.' },
+      ]),
+    );
+    const run = onTerminal(['run', '--bundle', bundle, '--input', 'go']);
+    // Typed as the call shows, before the question: read and dropped.
+    await run.waitFor('bash__exec {');
+    run.type('y\r');
+    await run.waitFor('approve>');
+    run.type('n\r');
+    await run.waitFor('Refused, fine.');
+    expect(await run.proc.exited).toBe(0);
+    const text = plain(run.screen());
+    expect(text).toContain('denied by user');
+    expect(text).not.toContain('approved by user');
+  });
+});

@@ -6,6 +6,7 @@ import {
   describeApproval,
   describeResolution,
   parseApprovalAnswer,
+  QUESTION_DELAY_MS,
 } from '../approval-prompt.ts';
 import { replyPrinter } from '../chat/reply-printer.ts';
 import {
@@ -25,12 +26,6 @@ import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
 import { watchSwarm } from '../watch-swarm.ts';
-
-/**
- * How long an approval question waits before it is shown: lines typed while the turn kept the process busy (a tool
- * module loading) are read in that time, as messages, so they cannot answer a question their person has not seen.
- */
-const TYPED_AHEAD_MS = 150;
 
 export const chatHelp = `Usage: gdn chat [--agent A] [--instance K] [--user ID] [--bundle DIR] [--swarm NAME] [--grace MS]
 
@@ -168,7 +163,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
           setImmediate(() => {
             if (!resolvedBeforeShown.delete(record.id)) approvals.add(record);
           }),
-        TYPED_AHEAD_MS,
+        QUESTION_DELAY_MS,
       ),
     onApprovalResolved: (record) => {
       endStream();

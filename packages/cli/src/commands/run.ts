@@ -1,7 +1,13 @@
 import type { Interface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalRecord, TurnResult } from '@goondan/core';
 import { errorCodes } from '@goondan/core/session';
-import { ApprovalQueue, describeApproval, describeResolution, parseApprovalAnswer } from '../approval-prompt.ts';
+import {
+  ApprovalQueue,
+  describeApproval,
+  describeResolution,
+  parseApprovalAnswer,
+  QUESTION_DELAY_MS,
+} from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
@@ -192,14 +198,20 @@ function approvalAsker(options: { interactive: () => boolean }) {
     }
     // Required here: only a run that asks a person on a terminal needs node:readline.
     const { createInterface } = require('node:readline') as typeof import('node:readline');
+    const reading = lines !== null;
     lines ??= createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-    lines.question('approve> ', (line) => {
-      const answer = parseApprovalAnswer(line);
-      // The head may have ended elsewhere meanwhile: ask about whatever heads the queue now.
-      if (!answer || !deliver || queue.head?.id !== head.id) return queue.head && show(queue.head);
-      deliver(head, answer).catch((thrown: Error) => console.error(`approval ${head.id}: ${thrown.message}`));
-      queue.take();
-    });
+    const ask = (interface_: Interface) =>
+      interface_.question('approve> ', (line) => {
+        const answer = parseApprovalAnswer(line);
+        // The head may have ended elsewhere meanwhile: ask about whatever heads the queue now.
+        if (!answer || !deliver || queue.head?.id !== head.id) return queue.head && show(queue.head);
+        deliver(head, answer).catch((thrown: Error) => console.error(`approval ${head.id}: ${thrown.message}`));
+        queue.take();
+      });
+    if (reading) return ask(lines);
+    // Lines typed during the run before this question are read first, and dropped: they do not answer it.
+    const opened = lines;
+    setTimeout(() => setImmediate(() => queue.head?.id === head.id && ask(opened)), QUESTION_DELAY_MS);
   };
   const queue = new ApprovalQueue(show);
   return {
