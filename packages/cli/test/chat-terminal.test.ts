@@ -123,6 +123,32 @@ describe('gdn chat on a terminal', () => {
   });
 });
 
+describe('gdn chat: typing while a turn runs', () => {
+  test('the spinner stops, the reply starts on its own line, and the next prompt holds what was typed', async () => {
+    const bundle = await agentBundle(
+      scriptedModel([
+        { delayMs: 1500, text: 'The slow reply.' },
+        { text: 'Second answer.' },
+      ]),
+    );
+    const chat = onTerminal(['chat', '--bundle', bundle]);
+    await chat.waitFor('you>');
+    chat.type('one\r');
+    await chat.waitFor('thinking…');
+    chat.type('five');
+    await chat.waitFor('The slow reply.');
+    // The typed text stays in the prompt that follows the reply; Enter sends it.
+    await chat.waitFor(/The slow reply\.[\s\S]*you> [\s\S]*five/);
+    chat.type('\r');
+    await chat.waitFor('Second answer.');
+    chat.type('/exit\r');
+    expect(await chat.proc.exited).toBe(0);
+    const text = plain(chat.screen());
+    // Not run together with the typed text ("fivehelper> …").
+    expect(text).not.toMatch(/five\S*helper>/);
+  });
+});
+
 describe('gdn run on a terminal', () => {
   test('what was typed during the run before an approval question does not answer it', async () => {
     const bundle = await agentBundle(

@@ -89,14 +89,30 @@ export async function chatCommand(argv: string[]): Promise<number> {
     label: () => agentLabel,
     color,
     markdown: process.stdout.isTTY === true,
-    write: (text) => process.stdout.write(text),
+    write: (text) => {
+      breakTypedLine();
+      process.stdout.write(text);
+    },
     // Read at each block: a terminal resized meanwhile gets replies wrapped to its new width.
     columns: () => (process.stdout.columns ? Math.min(process.stdout.columns, 100) : undefined),
   });
+  // Typing while a turn runs: the spinner stops (it redrew the line over what was typed), and what is printed next
+  // starts on a line of its own; the next prompt shows the typed text again, to finish and send.
+  let typedDuringTurn = false;
+  let typedLineBroken = false;
+  const breakTypedLine = () => {
+    if (!typedDuringTurn || typedLineBroken) return;
+    typedLineBroken = true;
+    process.stdout.write('\n');
+  };
+  const think = () => {
+    if (!typedDuringTurn) spinner.start();
+  };
   // Whatever is printed next ends the reply being streamed and the spinner.
   const endStream = () => {
     spinner.stop();
     if (reply.open) reply.end();
+    breakTypedLine();
   };
   // Approvals raised by this agent or any agent it called, asked one at a time in arrival order.
   const approvals = new ApprovalQueue((head) => {
@@ -139,10 +155,10 @@ export async function chatCommand(argv: string[]): Promise<number> {
       // The model thinks again after its tools answered (a new step): the spinner shows it.
       onToolCallEnd: (event) => {
         printer.onToolCallEnd?.(event);
-        if (turnRunning && approvals.size === 0) spinner.start();
+        if (turnRunning && approvals.size === 0) think();
       },
       onStepStart: () => {
-        if (turnRunning && approvals.size === 0 && !reply.open) spinner.start();
+        if (turnRunning && approvals.size === 0 && !reply.open) think();
       },
       onModelRetry: (event) => {
         endStream();
@@ -207,6 +223,14 @@ export async function chatCommand(argv: string[]): Promise<number> {
     lines.close();
   };
   lines.on('SIGINT', interrupt);
+  if (interactive) {
+    // readline emits the keys it reads on stdin: a key pressed during a turn (not at an approval question).
+    process.stdin.on('keypress', () => {
+      if (!turnRunning || approvals.size > 0) return;
+      typedDuringTurn = true;
+      spinner.stop();
+    });
+  }
   process.on('SIGINT', interrupt);
   // The prompt is on screen, waiting for a line: leaving then (Ctrl-D, Ctrl-C) ends that line first.
   let atPrompt = false;
@@ -223,9 +247,12 @@ export async function chatCommand(argv: string[]): Promise<number> {
   const runTurn = async (start: (signal: AbortSignal) => Promise<TurnResult | null>, options = { spinner: true }) => {
     running = new AbortController();
     turnRunning = true;
+    // What was typed during the last turn is in the prompt now: this turn starts with the spinner again.
+    typedDuringTurn = false;
+    typedLineBroken = false;
     streamed = false;
     // Not for the resume check at start, which usually finds nothing: a resumed turn's steps start the spinner.
-    if (options.spinner) spinner.start();
+    if (options.spinner) think();
     let result: TurnResult | null;
     try {
       result = await start(running.signal);
