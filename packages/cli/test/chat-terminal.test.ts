@@ -126,10 +126,7 @@ describe('gdn chat on a terminal', () => {
 describe('gdn chat: typing while a turn runs', () => {
   test('the spinner stops, the reply starts on its own line, and the next prompt holds what was typed', async () => {
     const bundle = await agentBundle(
-      scriptedModel([
-        { delayMs: 1500, text: 'The slow reply.' },
-        { text: 'Second answer.' },
-      ]),
+      scriptedModel([{ delayMs: 1500, text: 'The slow reply.' }, { text: 'Second answer.' }]),
     );
     const chat = onTerminal(['chat', '--bundle', bundle]);
     await chat.waitFor('you>');

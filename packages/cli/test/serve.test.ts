@@ -570,3 +570,73 @@ describe('gdn serve: security, shutdown and reload', () => {
     expect(second.choices[0]?.message.content).toBe('Second revision.');
   }, 120_000);
 });
+
+describe('gdn serve: what OpenAI clients send and expect', () => {
+  test('an e-mail as user gets an instance of its own; history ending with the assistant, n > 1, forced client tools and JSON formats are refused', async () => {
+    const bundle = await agentBundle(helperModel([{ text: 'Hello, Alice.' }, { text: 'Second.' }]));
+    const { url } = await serve(bundle);
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const ask = [{ role: 'user' as const, content: 'hi' }];
+    const raw = await client.chat.completions
+      .create({ model: 'helper', user: 'alice@example.com', messages: ask })
+      .withResponse();
+    expect(raw.data.choices[0]?.message.content).toBe('Hello, Alice.');
+    const instance = raw.response.headers.get('x-goondan-instance')!;
+    expect(instance).toMatch(/^user-[0-9a-f]{32}$/);
+    expect(raw.response.headers.get('x-request-id')).toMatch(/^evt_/);
+    const conversation = await getJson<{ messages: { role: string; content: unknown }[] }>(
+      `${url}/v1/agents/helper/instances/${instance}/conversation`,
+    );
+    expect(conversation.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    const refusal = async (body: Record<string, unknown>) => {
+      const thrown = await client.chat.completions
+        .create({ model: 'helper', messages: ask, ...body } as never)
+        .catch((error: unknown) => error);
+      expect(thrown).toBeInstanceOf(OpenAI.BadRequestError);
+      return (thrown as InstanceType<typeof OpenAI.BadRequestError>).message;
+    };
+    expect(await refusal({ messages: [...ask, { role: 'assistant', content: 'Hello, Alice.' }] })).toContain(
+      "The last message must be the user's (got 'assistant')",
+    );
+    expect(await refusal({ n: 2 })).toContain("'n' must be 1");
+    expect(
+      await refusal({ tool_choice: 'required', tools: [{ type: 'function', function: { name: 'f' } }] }),
+    ).toContain("'tool_choice'");
+    expect(await refusal({ response_format: { type: 'json_object' } })).toContain("'response_format'");
+    // Nothing of the refused requests reached the conversation; tools the agent cannot call are only ignored.
+    const after = await getJson<{ total: number }>(`${url}/v1/agents/helper/instances/${instance}/conversation`);
+    expect(after.total).toBe(2);
+    const withTools = await client.chat.completions.create({
+      model: 'helper',
+      user: 'alice@example.com',
+      messages: ask,
+      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
+      tool_choice: 'auto',
+    });
+    expect(withTools.choices[0]?.message.content).toBe('Second.');
+    // One model, as OpenAI clients retrieve it; an unknown one and other OpenAI endpoints are a NotFoundError.
+    expect(await client.models.retrieve('helper')).toMatchObject({ id: 'helper', object: 'model' });
+    expect(await client.models.retrieve('nobody').catch((error: unknown) => error)).toBeInstanceOf(
+      OpenAI.NotFoundError,
+    );
+    const responses = await client.responses.create({ model: 'helper', input: 'hi' }).catch((error: unknown) => error);
+    expect(responses).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((responses as Error).message).toContain('POST /v1/chat/completions');
+  }, 120_000);
+
+  test('a turn that failed is not sent again by the client library on its own (x-should-retry: false)', async () => {
+    const bundle = await agentBundle(helperModel([{ error: 'the model broke' }, { text: 'Never reached.' }]));
+    const { url } = await serve(bundle);
+    // The library's default: two retries of a 500.
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 2 });
+    const thrown = await client.chat.completions
+      .create({ model: 'helper', user: 'retry', messages: [{ role: 'user', content: 'once only' }] })
+      .catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((thrown as { error?: { type?: string } }).error?.type).toBe('server_error');
+    const conversation = await getJson<{ messages: { role: string }[] }>(
+      `${url}/v1/agents/helper/instances/retry/conversation`,
+    );
+    expect(conversation.messages.filter((message) => message.role === 'user')).toHaveLength(1);
+  }, 120_000);
+});

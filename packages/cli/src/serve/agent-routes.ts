@@ -124,11 +124,16 @@ export function getConversation(
 
 /** GET /v1/models — the agents, as OpenAI clients list models. */
 export function listModels(context: ServeContext): Response {
-  const created = Math.floor(context.startedAt / 1000);
-  return Response.json({
-    object: 'list',
-    data: context.topology().agents.map((agent) => ({ id: agent, object: 'model', created, owned_by: 'goondan' })),
-  });
+  return Response.json({ object: 'list', data: context.topology().agents.map((agent) => modelOf(context, agent)) });
+}
+
+/** GET /v1/models/:model — one agent, as OpenAI clients retrieve a model (an unknown one is E_AGENT_UNKNOWN, 404). */
+export function getModel(context: ServeContext, model: string): Response {
+  return Response.json(modelOf(context, checkServedAgent(context, model)));
+}
+
+function modelOf(context: ServeContext, agent: string) {
+  return { id: agent, object: 'model', created: Math.floor(context.startedAt / 1000), owned_by: 'goondan' };
 }
 
 /** GET /healthz — uptime and every agent instance the orchestrator knows, with its state. */

@@ -23,9 +23,12 @@ const statusOf: Record<string, number> = {
   E_AGENT_REQUEST_TIMEOUT: 504,
 };
 
-/** The body of every error answer: ToolResult-style coded JSON (OpenAI clients read `error.message`). */
+/**
+ * The body of every error answer: ToolResult-style coded JSON, with OpenAI's `type` (OpenAI clients read
+ * `error.message`, `error.code` and `error.type`).
+ */
 export interface ApiErrorBody {
-  error: { code: string; message: string; suggestion: string; helpUrl: string };
+  error: { code: string; type: string; message: string; suggestion: string; helpUrl: string };
 }
 
 export function apiErrorBody(thrown: unknown): ApiErrorBody {
@@ -34,11 +37,20 @@ export function apiErrorBody(thrown: unknown): ApiErrorBody {
   return {
     error: {
       code,
+      type: errorTypeFor(httpStatusFor(code)),
       message: error.message,
       suggestion: error.suggestion ?? '',
       helpUrl: error.helpUrl ?? helpUrlFor(code),
     },
   };
+}
+
+/** OpenAI's error `type` for a status: what its client libraries and apps switch on. */
+export function errorTypeFor(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  return status < 500 ? 'invalid_request_error' : 'server_error';
 }
 
 export function httpStatusFor(code: string): number {

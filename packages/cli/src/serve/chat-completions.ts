@@ -1,10 +1,12 @@
 import { errorCodes, helpUrlFor, instancePaths, newId, type TurnResult } from '@goondan/core';
-import { apiErrorBody, apiErrorResponse } from './api-error.ts';
+import { apiErrorBody, apiErrorResponse, errorTypeFor } from './api-error.ts';
 import { parseChatCompletionRequest } from './chat-completion-request.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { checkServedAgent, type ServeContext } from './serve-context.ts';
 
 const HTTP_SOURCE = { kind: 'user', name: 'http' } as const;
+/** Failures of a turn that did not start: an OpenAI client may send the request again (it does by itself). */
+const retryable = new Set(['E_AGENT_SHUTTING_DOWN', 'E_INSTANCE_BUSY']);
 
 function finishReason(result: TurnResult): 'stop' | 'length' {
   return result.status === 'max_steps' ? 'length' : 'stop';
@@ -21,7 +23,7 @@ function turnFailure(result: TurnResult) {
   const message = result.error?.message ?? result.reason ?? `The turn ended ${result.status}.`;
   const known = (errorCodes as Record<string, { suggestion: string } | undefined>)[code];
   const suggestion = result.error?.suggestion ?? known?.suggestion ?? '';
-  return { error: { code, message, suggestion, helpUrl: helpUrlFor(code) } };
+  return { error: { code, type: errorTypeFor(500), message, suggestion, helpUrl: helpUrlFor(code) } };
 }
 
 /**
@@ -38,7 +40,10 @@ export async function chatCompletions(request: Request, context: ServeContext): 
   const id = `chatcmpl-${eventId}`;
   const created = Math.floor(Date.now() / 1000);
   const abort = new AbortController();
-  const headers = { 'x-goondan-instance': instanceKey };
+  // x-request-id: what OpenAI clients show as the request's id (the event's, also in the trace).
+  const headers = { 'x-goondan-instance': instanceKey, 'x-request-id': eventId };
+  // The turn ran (its input is stored, its tools may have acted): OpenAI clients must not send it again by themselves.
+  const noRetry = { ...headers, 'x-should-retry': 'false' };
   const turn = () =>
     context.orchestrator.request({
       id: eventId,
@@ -47,6 +52,7 @@ export async function chatCompletions(request: Request, context: ServeContext): 
       instanceKey,
       source: HTTP_SOURCE,
       signal: abort.signal,
+      ...(parsed.userId === undefined ? {} : { auth: { userId: parsed.userId } }),
     });
   request.signal.addEventListener('abort', () => abort.abort('the client went away'), { once: true });
 
@@ -55,10 +61,12 @@ export async function chatCompletions(request: Request, context: ServeContext): 
     try {
       result = await turn();
     } catch (thrown) {
-      return apiErrorResponse(thrown, { headers });
+      // Refused before it ran (shutting down, the instance held elsewhere): a retry later is right; else not.
+      const code = (thrown as { code?: string }).code ?? '';
+      return apiErrorResponse(thrown, { headers: retryable.has(code) ? headers : noRetry });
     }
     if (result.status === 'error' || result.status === 'cancelled') {
-      return Response.json(turnFailure(result), { status: 500, headers });
+      return Response.json(turnFailure(result), { status: 500, headers: noRetry });
     }
     return Response.json(
       {

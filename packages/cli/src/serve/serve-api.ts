@@ -124,7 +124,11 @@ export function createServeApi(options: { routes: Route[]; token?: string; allow
       }
       if (found) return withHeaders(await found.route.handle(request, url, found.params ?? {}), cors);
       if (matching.length === 0) {
-        throw new GoondanError('E_SERVE_ROUTE_NOT_FOUND', `${request.method} ${path}: no such endpoint.`);
+        // An OpenAI client pointed here may try the Responses, Embeddings or legacy Completions API.
+        const openAi = path.startsWith('/v1/')
+          ? ' Of the OpenAI API, this server speaks POST /v1/chat/completions and GET /v1/models.'
+          : '';
+        throw new GoondanError('E_SERVE_ROUTE_NOT_FOUND', `${request.method} ${path}: no such endpoint.${openAi}`);
       }
       const allowed = allowedMethods(matching.map(({ route }) => route.method));
       const error = new GoondanError(

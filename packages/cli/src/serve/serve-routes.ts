@@ -1,4 +1,4 @@
-import { getConversation, health, listModels, postEvent } from './agent-routes.ts';
+import { getConversation, getModel, health, listModels, postEvent } from './agent-routes.ts';
 import { answerApproval, listApprovals } from './approval-routes.ts';
 import { chatCompletions } from './chat-completions.ts';
 import type { Route } from './serve-api.ts';
@@ -10,6 +10,7 @@ export function serveRoutes(context: ServeContext, extra: Route[] = []): Route[]
   return [
     { method: 'GET', path: '/healthz', handle: () => health(context) },
     { method: 'GET', path: '/v1/models', handle: () => listModels(context) },
+    { method: 'GET', path: '/v1/models/:model', handle: (_request, _url, params) => getModel(context, params.model!) },
     { method: 'POST', path: '/v1/chat/completions', handle: (request) => chatCompletions(request, context) },
     {
       method: 'POST',
