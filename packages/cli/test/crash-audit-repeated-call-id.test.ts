@@ -1,8 +1,7 @@
-// Found by crash probing: when a kill -9 cuts off a tool call whose id an earlier turn already used (the scripted
-// model's `call_<n>_<i>` ids repeat in every process; some providers reuse ids too), the next open answers it
-// E_TOOL_ABORTED in the conversation but writes no audit row: `auditInterruptedCalls` skips ids found anywhere in
-// audit_log (`AuditStore.loggedCalls` matches tool_call_id only, not the turn). docs/audit.md#when-the-process-is-killed
-// promises the cut-off call is logged once, with its turn.
+// kill -9 while a tool call runs whose id an earlier turn of the instance used too (the scripted model's
+// `call_<n>_<i>` ids repeat in every process; some providers number each answer's calls from call_0): the next open
+// logs the cut-off call with E_TOOL_ABORTED and its own turn (docs/audit.md#when-the-process-is-killed). Rows were
+// matched by call id alone, so the earlier turn's row hid it.
 import { afterAll, describe, expect, test } from 'bun:test';
 import { agentBundle, cleanupTempDirs, gdn, gdnJson, scriptedModel, setModel, startGdn } from './helpers.ts';
 
@@ -36,7 +35,12 @@ describe('kill -9 mid tool call, call id already used by an earlier turn', () =>
     expect(next.exitCode).toBe(0);
 
     const audit = await gdnJson<{ toolCallId: string; status: string; errorCode: string | null; turnId: string }[]>([
-      'audit', '--bundle', bundle, '--instance', 'rep', '--json',
+      'audit',
+      '--bundle',
+      bundle,
+      '--instance',
+      'rep',
+      '--json',
     ]);
     const rows = audit.json.filter((row) => row.toolCallId === 'call_same');
     expect(rows.map((row) => [row.status, row.errorCode])).toEqual([

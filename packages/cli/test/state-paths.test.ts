@@ -94,3 +94,31 @@ describe("another program's database in the instance's place", () => {
     expect(result.stderr).toContain('already exists');
   });
 });
+
+/** Whether this file system and user can make a file immutable (chattr +i: even root cannot write it then). */
+async function immutable(path: string, on: boolean): Promise<boolean> {
+  const chattr = Bun.which('chattr');
+  if (!chattr) return false;
+  const proc = Bun.spawn([chattr, on ? '+i' : '-i', path], { stdout: 'ignore', stderr: 'ignore' });
+  return (await proc.exited) === 0;
+}
+
+describe('an instance database that cannot be written', () => {
+  test('gdn run says E_STORE_OPEN with the path (it was a stack trace from the first write)', async () => {
+    const bundle = await agentBundle();
+    expect((await gdn(['run', '--bundle', bundle, '--input', 'hi'])).exitCode).toBe(0);
+    const [relative] = [...new Bun.Glob('.goondan/**/state.db').scanSync({ cwd: bundle, dot: true })];
+    const path = join(bundle, relative!);
+    // Where the file system has no immutable flag (or chattr is missing) there is nothing to check.
+    if (!(await immutable(path, true))) return;
+    try {
+      const result = await gdn(['run', '--bundle', bundle, '--input', 'again']);
+      expect(result.exitCode).toBe(1);
+      expectCoded(result.stderr, 'E_STORE_OPEN');
+      expect(result.stderr).toContain(path);
+      expect(result.stderr).not.toContain('unexpected failure');
+    } finally {
+      await immutable(path, false);
+    }
+  });
+});

@@ -108,8 +108,8 @@ export interface AgentInstanceOptions {
   auditLog?: {
     commitWith(write: () => void): void;
     flush(): void;
-    /** Which of these calls have an audit row already (written or queued). */
-    loggedCalls?(toolCallIds: readonly string[]): Set<string>;
+    /** Which of these calls of the turn have an audit row already (written or queued). */
+    loggedCalls?(toolCallIds: readonly string[], turnId: string | null): Set<string>;
   };
   /** Where spans go besides the trace store (OpenTelemetry export, docs/telemetry.md). */
   telemetry?: SpanTelemetry;
@@ -1098,8 +1098,12 @@ export class AgentInstance {
     if (!audit) return;
     const open = calls.filter((call) => !saved?.has(call.id));
     if (open.length === 0) return;
-    const logged = auditLog?.loggedCalls?.(open.map((call) => call.id)) ?? new Set<string>();
     const turnId = this.options.conversation.turnIdOf(assistant.id) ?? null;
+    const logged =
+      auditLog?.loggedCalls?.(
+        open.map((call) => call.id),
+        turnId,
+      ) ?? new Set<string>();
     for (const call of open) {
       if (logged.has(call.id)) continue;
       const verdict = toolset.executor.verdictFor(call.name);

@@ -20,6 +20,7 @@ import { InstanceStateStore } from '../store/instance-state-store.ts';
 import { acquireInstanceWriterLock, type InstanceWriterLock } from '../store/instance-writer-lock.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { RuntimeNotices } from '../store/runtime-notices.ts';
+import { toStoreError } from '../store/to-store-error.ts';
 import { TraceStore } from '../store/trace-store.ts';
 import { openSpanTelemetry } from '../telemetry/open-span-telemetry.ts';
 import { createAgentToolset } from '../tools/agent-toolset.ts';
@@ -137,7 +138,8 @@ export async function openAgentInstance(options: OpenAgentInstanceOptions): Prom
     return await openLocked({ ...options, modelResource, model: model!, env, paths, writer, lock });
   } catch (thrown) {
     lock?.release();
-    throw thrown;
+    // A database that opened but cannot be written (a read-only or immutable file) fails at the first write.
+    throw toStoreError(thrown, paths.databaseFile);
   }
 }
 
@@ -187,39 +189,49 @@ async function openLocked(
   const telemetry = options.writer
     ? await openSpanTelemetry({ env, agent: agent.metadata.name, instanceKey, redact, logger })
     : undefined;
-  return new AgentInstance({
-    agent,
-    instanceKey,
-    toolset,
-    model,
-    callSettings: modelResource ? modelCallSettings(modelResource, agent.spec.modelConfig?.params) : {},
-    ...(modelResource ? { modelResource } : {}),
-    conversation: new ConversationStore(db, { soleWriter: options.writer }),
-    traces: new TraceStore(db, { secretValues }),
-    workdir: paths.workdir,
-    observer: options.observer,
-    logger,
-    deliverJobCompletions: options.deliverJobCompletions,
-    onReset: extensions.resetListeners,
-    writer: options.writer,
-    ...(options.writer ? { inbox: new InboxStore(db), notices: new RuntimeNotices(db) } : {}),
-    onClose: [
-      ...extensions.closeListeners,
-      () => telemetry?.shutdown(),
-      () => audit.close(),
-      () => db.close(),
-      () => lock?.release(),
-    ],
-    turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
-    stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
-    maxStepsPerTurn: maxStepsFor(bundle, agent),
-    ...(agent.spec.toolConcurrency === undefined ? {} : { toolConcurrency: agent.spec.toolConcurrency }),
-    approvalStore: new ApprovalStore(db),
-    redact,
-    ...(telemetry ? { telemetry } : {}),
-    audit: (entry) => audit.append(entry),
-    auditLog: audit,
-    ...(options.agents ? { agents: options.agents } : {}),
-    ...(options.spanWrites ? { spanWrites: options.spanWrites } : {}),
-  });
+  try {
+    return createInstance();
+  } catch (thrown) {
+    await telemetry?.shutdown();
+    db.close();
+    throw thrown;
+  }
+
+  function createInstance(): AgentInstance {
+    return new AgentInstance({
+      agent,
+      instanceKey,
+      toolset,
+      model,
+      callSettings: modelResource ? modelCallSettings(modelResource, agent.spec.modelConfig?.params) : {},
+      ...(modelResource ? { modelResource } : {}),
+      conversation: new ConversationStore(db, { soleWriter: options.writer }),
+      traces: new TraceStore(db, { secretValues }),
+      workdir: paths.workdir,
+      observer: options.observer,
+      logger,
+      deliverJobCompletions: options.deliverJobCompletions,
+      onReset: extensions.resetListeners,
+      writer: options.writer,
+      ...(options.writer ? { inbox: new InboxStore(db), notices: new RuntimeNotices(db) } : {}),
+      onClose: [
+        ...extensions.closeListeners,
+        () => telemetry?.shutdown(),
+        () => audit.close(),
+        () => db.close(),
+        () => lock?.release(),
+      ],
+      turnMiddlewares: [...(options.turnMiddlewares ?? []), ...extensions.turnMiddlewares],
+      stepMiddlewares: [...(options.stepMiddlewares ?? []), ...extensions.stepMiddlewares],
+      maxStepsPerTurn: maxStepsFor(bundle, agent),
+      ...(agent.spec.toolConcurrency === undefined ? {} : { toolConcurrency: agent.spec.toolConcurrency }),
+      approvalStore: new ApprovalStore(db),
+      redact,
+      ...(telemetry ? { telemetry } : {}),
+      audit: (entry) => audit.append(entry),
+      auditLog: audit,
+      ...(options.agents ? { agents: options.agents } : {}),
+      ...(options.spanWrites ? { spanWrites: options.spanWrites } : {}),
+    });
+  }
 }

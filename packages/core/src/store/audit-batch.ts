@@ -43,10 +43,12 @@ export class AuditBatch {
     this.writeAll = (entries, then) => transaction.immediate(entries, then);
   }
 
-  /** Which of `toolCallIds` have a row written or queued. */
-  loggedCalls(toolCallIds: readonly string[]): Set<string> {
-    const logged = this.store.loggedCalls(toolCallIds);
-    for (const entry of this.queued) if (toolCallIds.includes(entry.toolCallId)) logged.add(entry.toolCallId);
+  /** Which of `toolCallIds` of turn `turnId` have a row written or queued. */
+  loggedCalls(toolCallIds: readonly string[], turnId: string | null): Set<string> {
+    const logged = this.store.loggedCalls(toolCallIds, turnId);
+    for (const entry of this.queued) {
+      if (entry.turnId === turnId && toolCallIds.includes(entry.toolCallId)) logged.add(entry.toolCallId);
+    }
     return logged;
   }
 

@@ -167,12 +167,13 @@ export class AuditStore {
 
   /** The newest `limit` entries that match, returned oldest first. */
   /** Which of `toolCallIds` have a row already (a call interrupted by a kill is logged once, at recovery). */
-  loggedCalls(toolCallIds: readonly string[]): Set<string> {
+  loggedCalls(toolCallIds: readonly string[], turnId: string | null): Set<string> {
     const logged = new Set<string>();
-    const statement = this.db.query<{ found: number }, [string]>(
-      'SELECT 1 AS found FROM audit_log WHERE tool_call_id = ? LIMIT 1',
+    // Within the turn: ids repeat across turns (a provider numbering each answer's calls from call_0).
+    const statement = this.db.query<{ found: number }, [string, string | null]>(
+      'SELECT 1 AS found FROM audit_log WHERE tool_call_id = ? AND turn_id IS ? LIMIT 1',
     );
-    for (const id of toolCallIds) if (statement.get(id)) logged.add(id);
+    for (const id of toolCallIds) if (statement.get(id, turnId)) logged.add(id);
     return logged;
   }
 

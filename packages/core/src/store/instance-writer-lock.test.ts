@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { acquireInstanceWriterLock } from './instance-writer-lock.ts';
@@ -66,5 +67,25 @@ describe('instance writer lock', () => {
     first.release();
     const second = acquireInstanceWriterLock({ dir, instance: 'assistant/default' });
     second.release();
+  });
+
+  test('a lock file that is not one (garbage, a directory) is E_STORE_OPEN naming it and saying it may be removed', () => {
+    for (const make of [
+      (file: string) => writeFileSync(file, 'not a lock at all, just text that fills the first page of the file'),
+      (file: string) => mkdirSync(file),
+    ]) {
+      const dir = temp.make();
+      make(join(dir, 'writer.lock'));
+      let thrown: unknown;
+      try {
+        acquireInstanceWriterLock({ dir, instance: 'assistant/default' });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(GoondanError);
+      expect((thrown as GoondanError).code).toBe('E_STORE_OPEN');
+      expect((thrown as GoondanError).message).toContain(join(dir, 'writer.lock'));
+      expect((thrown as GoondanError).suggestion).toContain('remove it while no gdn process uses the instance');
+    }
   });
 });

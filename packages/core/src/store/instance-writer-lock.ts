@@ -76,9 +76,7 @@ export function acquireInstanceWriterLock(options: {
   try {
     db = new Database(join(dir, lockFileName), { create: true, readwrite: true });
   } catch (error) {
-    throw new GoondanError('E_STORE_OPEN', `Cannot open the writer lock of agent instance ${instance} in ${dir}.`, {
-      cause: error,
-    });
+    throw unusableLock(instance, dir, error);
   }
   const holder: WriterLockHolder = {
     pid: process.pid,
@@ -99,9 +97,7 @@ export function acquireInstanceWriterLock(options: {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) throw busy(instance, dir, error);
     if (typeof code === 'string' && code.startsWith('SQLITE_LOCKED')) throw busy(instance, dir, error);
-    throw new GoondanError('E_STORE_OPEN', `Cannot take the writer lock of agent instance ${instance} in ${dir}.`, {
-      cause: error,
-    });
+    throw unusableLock(instance, dir, error);
   }
   writeHolder(dir, holder);
   let released = false;
@@ -113,4 +109,23 @@ export function acquireInstanceWriterLock(options: {
       db.close();
     },
   };
+}
+
+/**
+ * The lock file cannot be opened or written: a directory or another file in its place, a file the runtime did not
+ * make, or a directory it cannot write. It holds nothing of value (the holder's pid): naming it lets a person remove
+ * it once no gdn process uses the instance. It is never removed here: two processes doing so at once could each
+ * lock a file of their own.
+ */
+function unusableLock(instance: string, dir: string, error: unknown): GoondanError {
+  const file = join(dir, lockFileName);
+  const reason = error instanceof Error ? error.message : String(error);
+  return new GoondanError(
+    'E_STORE_OPEN',
+    `Cannot take the writer lock of agent instance ${instance}: ${file} (${reason}).`,
+    {
+      suggestion: `Check that ${dir} is writable. If ${file} is not a file gdn made (a directory, or other content), remove it while no gdn process uses the instance; it holds no data.`,
+      cause: error,
+    },
+  );
 }
