@@ -28,7 +28,9 @@ const nats: TransportCase = {
     const config = {
       servers: server.url,
       namespace: `t${process.pid}x${namespaces}`,
-      leaseTtlMs: 3_000,
+      // The default: a loaded machine can hold this process (orchestrator and worker both) for seconds, and a host
+      // key that lapses makes the worker kill the agents as orphans (a 3 s lease did, mid-turn, under load).
+      leaseTtlMs: 10_000,
       sharedState: true,
     };
     const worker = await startNatsWorker({ nats: config, libraries: [baseDir] });

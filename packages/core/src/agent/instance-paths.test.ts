@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { createTempDirs } from '../store/test-support.ts';
@@ -28,6 +28,22 @@ describe('listInstanceDatabases', () => {
         agentName: 'writer',
         instanceKey: 'default',
         databaseFile: join(rootDir, '.goondan/instances/writer/default/state.db'),
+      },
+    ]);
+  });
+
+  test('an instance directory linked from elsewhere counts (gdn run follows the link); a dangling link does not', () => {
+    const rootDir = temp.make();
+    const elsewhere = temp.make();
+    openInstanceDatabase(join(elsewhere, 'state.db')).close();
+    mkdirSync(join(rootDir, '.goondan', 'instances', 'writer'), { recursive: true });
+    symlinkSync(elsewhere, join(rootDir, '.goondan', 'instances', 'writer', 'linked'));
+    symlinkSync(join(elsewhere, 'gone'), join(rootDir, '.goondan', 'instances', 'writer', 'dangling'));
+    expect(listInstanceDatabases({ rootDir })).toEqual([
+      {
+        agentName: 'writer',
+        instanceKey: 'linked',
+        databaseFile: join(rootDir, '.goondan/instances/writer/linked/state.db'),
       },
     ]);
   });

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 
@@ -37,11 +37,15 @@ export function listInstanceDatabases(options: { rootDir: string; stateDir?: str
   const root = join(options.stateDir ?? join(options.rootDir, '.goondan'), 'instances');
   if (!existsSync(root)) return [];
   const found: InstanceDatabaseFile[] = [];
+  // A directory linked in its place counts as one: gdn run follows the link, so the readers list what it wrote.
+  const isDirectory = (entry: Dirent, path: string) =>
+    entry.isDirectory() ||
+    (entry.isSymbolicLink() && statSync(path, { throwIfNoEntry: false })?.isDirectory() === true);
   for (const agent of readdirSync(root, { withFileTypes: true })) {
-    if (!agent.isDirectory()) continue;
+    if (!isDirectory(agent, join(root, agent.name))) continue;
     for (const instance of readdirSync(join(root, agent.name), { withFileTypes: true })) {
       const databaseFile = join(root, agent.name, instance.name, 'state.db');
-      if (instance.isDirectory() && existsSync(databaseFile))
+      if (isDirectory(instance, join(root, agent.name, instance.name)) && existsSync(databaseFile))
         found.push({ agentName: agent.name, instanceKey: instance.name, databaseFile });
     }
   }

@@ -1,0 +1,190 @@
+// Hostile and edge inputs for the connectors (docs/connectors.md): Connector/slack run in-process with a recording
+// ConnectorContext, a signed Events API sender and a fake Slack Web API on loopback; and the connector runner
+// process, whose own log lines must mask the Connection's secrets like ctx.logger does.
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ConnectorContext, ConnectorEvent, ConnectorReply } from './runtime/connector-types.ts';
+import slack from './slack/index.ts';
+import { signSlackRequest } from './slack/verify-slack-signature.ts';
+
+const SIGNING_SECRET = 'hostile-signing-secret-41';
+const BOT_TOKEN = 'xoxb-hostile-token';
+
+/** A fake Slack Web API: chat.postMessage answers 429 (Retry-After: 1) `limited` times, then { ok: true }. */
+function fakeWebApi(limited: number) {
+  const calls: { at: number; status: number; body: Record<string, unknown> }[] = [];
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(request) {
+      const body = (await request.json()) as Record<string, unknown>;
+      if (limited > 0) {
+        limited--;
+        calls.push({ at: Date.now(), status: 429, body });
+        return Response.json({ ok: false, error: 'ratelimited' }, { status: 429, headers: { 'retry-after': '1' } });
+      }
+      calls.push({ at: Date.now(), status: 200, body });
+      return Response.json({ ok: true, ts: '1.1' });
+    },
+  });
+  return { calls, apiRoot: `http://127.0.0.1:${server.port}/api`, stop: () => server.stop(true) };
+}
+
+/** Runs Connector/slack with a context that records what it emits and lets the test hand it replies. */
+async function startSlack(apiRoot: string) {
+  const emitted: ConnectorEvent[] = [];
+  const replyHandlers: ((reply: ConnectorReply) => void | Promise<void>)[] = [];
+  const lines: string[] = [];
+  const abort = new AbortController();
+  const log = (...parts: unknown[]) => lines.push(parts.map(String).join(' '));
+  const ctx: ConnectorContext = {
+    connection: 'slack-hostile',
+    connector: 'slack',
+    secrets: { SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_BOT_TOKEN: BOT_TOKEN },
+    config: { PORT: '0', API_ROOT: apiRoot },
+    async emit(event) {
+      emitted.push(event);
+    },
+    onReply: (handler) => void replyHandlers.push(handler),
+    onApproval: () => {},
+    answerApproval: async () => false,
+    oauth: { getAccessToken: async () => ({ status: 'error' }) as never, onGranted: () => {} },
+    logger: { info: log, warn: log, error: log },
+    signal: abort.signal,
+  };
+  const running = slack(ctx);
+  while (!lines.some((line) => line.includes('listening on'))) await Bun.sleep(5);
+  const url = /listening on (\S+)/.exec(lines.find((line) => line.includes('listening on'))!)![1]!;
+  const send = (payload: unknown, headers: Record<string, string> = {}) => {
+    const body = JSON.stringify(payload);
+    const timestamp = Math.floor(Date.now() / 1000);
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': signSlackRequest({ signingSecret: SIGNING_SECRET, timestamp, body }),
+        ...headers,
+      },
+      body,
+    });
+  };
+  const reply = (reply: ConnectorReply) => Promise.all(replyHandlers.map((handler) => handler(reply)));
+  const stop = async () => {
+    abort.abort();
+    await running;
+  };
+  return { emitted, lines, send, reply, stop };
+}
+
+const mention = (eventId: string, channel: string, ts: string) => ({
+  type: 'event_callback',
+  team_id: 'T1',
+  event_id: eventId,
+  event_time: 1,
+  event: { type: 'app_mention', channel, user: 'U1', ts, text: `<@B1> ${eventId}` },
+});
+
+const stops: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const stop of stops) await stop();
+});
+
+describe('Connector/slack under hostile deliveries', () => {
+  test('a valid request delivered twice (the same event_id) is emitted once', async () => {
+    const api = fakeWebApi(0);
+    const slackConnector = await startSlack(api.apiRoot);
+    stops.push(api.stop, slackConnector.stop);
+    const event = mention('Ev0DUPLICATE', 'C1', '10.1');
+    expect((await slackConnector.send(event)).status).toBe(200);
+    expect((await slackConnector.send(event)).status).toBe(200);
+    expect(slackConnector.emitted.length).toBe(1);
+  });
+
+  test("Slack's retry of a delivery that never reached the connector is emitted (not lost)", async () => {
+    const api = fakeWebApi(0);
+    const slackConnector = await startSlack(api.apiRoot);
+    stops.push(api.stop, slackConnector.stop);
+    // The first attempt never arrived (the connector process was restarting): Slack retries with Retry-Num 1.
+    const retried = await slackConnector.send(mention('Ev0RETRYONLY', 'C2', '11.1'), {
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_error',
+    });
+    expect(retried.status).toBe(200);
+    expect(slackConnector.emitted.map((event) => event.properties?.ts)).toEqual(['11.1']);
+  });
+
+  test('a reply answered 429 with Retry-After is posted again after the wait, once', async () => {
+    const api = fakeWebApi(1);
+    const slackConnector = await startSlack(api.apiRoot);
+    stops.push(api.stop, slackConnector.stop);
+    const event: ConnectorEvent = {
+      name: 'app_mention',
+      message: { type: 'text', text: 'hi' },
+      properties: { channel_id: 'C3', user_id: 'U1', ts: '12.1' },
+    };
+    await slackConnector.reply({ event, text: 'the answer', status: 'completed', agent: 'a', instanceKey: 'k' });
+    const deadline = Date.now() + 8_000;
+    while (!api.calls.some((call) => call.status === 200) && Date.now() < deadline) await Bun.sleep(50);
+    const delivered = api.calls.filter((call) => call.status === 200);
+    expect(delivered.map((call) => call.body.text)).toEqual(['the answer']);
+    expect(delivered[0]!.at - api.calls[0]!.at).toBeGreaterThanOrEqual(900);
+  }, 15_000);
+});
+
+describe('connector runner log lines', () => {
+  test("a reply handler's failure is logged with the Connection's secrets masked", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gdn-connector-mask-'));
+    stops.push(() => rm(dir, { recursive: true, force: true }));
+    const entry = join(dir, 'leaky.ts');
+    await writeFile(
+      entry,
+      `export default async function leaky(ctx) {
+  ctx.onReply(() => { throw new Error('could not post with ' + ctx.secrets.TOKEN); });
+  await ctx.emit({ name: 'ping' });
+  await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+}
+`,
+    );
+    const secret = 'runner-secret-value-93';
+    let stderr = '';
+    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
+      cwd: dir,
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+      serialization: 'json',
+      ipc(message: { type: string; id?: string }) {
+        if (message.type === 'event')
+          child.send({
+            type: 'reply',
+            id: message.id,
+            reply: { event: { name: 'ping' }, text: 'pong', status: 'completed', agent: 'a', instanceKey: 'k' },
+          });
+      },
+    });
+    stops.push(() => child.kill('SIGKILL'));
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });
+    })();
+    child.send({
+      type: 'start',
+      connection: 'leaky-c',
+      connector: 'leaky',
+      entry,
+      events: null,
+      secrets: { TOKEN: secret },
+      config: {},
+    });
+    const deadline = Date.now() + 10_000;
+    while (!stderr.includes('handler failed') && Date.now() < deadline) await Bun.sleep(20);
+    child.send({ type: 'stop' });
+    await child.exited;
+    await reading;
+    expect(stderr).toContain('handler failed');
+    expect(stderr).not.toContain(secret);
+  }, 20_000);
+});
