@@ -131,7 +131,8 @@ function dispatch<T>(handlers: ((value: T) => void | Promise<void>)[], value: T,
   for (const handler of handlers) {
     const run: Promise<void> = Promise.resolve()
       .then(() => handler(value))
-      .catch((thrown) => console.error(`[connector] ${what} handler failed: ${describe(thrown)}`))
+      // Masked as ctx.logger's lines are: a handler's error may quote a secret of the Connection or a token.
+      .catch((thrown) => console.error(mask(`[connector] ${what} handler failed: ${describe(thrown)}`, secrets)))
       .finally(() => handling.delete(run));
     handling.add(run);
   }

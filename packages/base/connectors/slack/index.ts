@@ -1,13 +1,17 @@
 // Connector/slack of @goondan/base (docs/connectors.md#slack): Slack's Events API over HTTP. Every request must
 // carry a valid v0 signature made with the app's signing secret, no older than 5 minutes; anything else is
 // answered 401 and emits nothing. `url_verification` is answered with its challenge; `app_mention` and `message`
-// events (not from bots, not edits) are emitted. The agent's reply is posted to the same thread with
-// chat.postMessage when SLACK_BOT_TOKEN is given.
+// events (not from bots, not edits) are emitted, each event_id once (a replay or Slack's retry of a delivery already
+// taken is acknowledged and skipped; a retry of one that never arrived is emitted). The agent's reply is posted to
+// the same thread with chat.postMessage when SLACK_BOT_TOKEN is given (post-slack-message.ts).
 import type { ConnectorContext, ConnectorReply } from '../runtime/connector-types.ts';
+import { postSlackMessage } from './post-slack-message.ts';
 import { verifySlackSignature } from './verify-slack-signature.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const EMITTED = new Set(['app_mention', 'message']);
+/** Event ids taken, remembered this many (Slack retries within minutes; a signature is good for 5). */
+const SEEN_EVENT_IDS = 10_000;
 
 interface SlackEvent {
   type?: string;
@@ -44,6 +48,15 @@ export default async function slack(ctx: ConnectorContext): Promise<void> {
   if (!signingSecret) throw new Error('secrets.SLACK_SIGNING_SECRET is required (the app signing secret)');
   const path = ctx.config.PATH ?? '/slack/events';
   const apiRoot = (ctx.config.API_ROOT ?? 'https://slack.com/api').replace(/\/+$/, '');
+  // Insertion-ordered: the oldest id leaves first.
+  const seen = new Set<string>();
+  const firstTime = (eventId: unknown): boolean => {
+    if (typeof eventId !== 'string' || eventId === '') return true;
+    if (seen.has(eventId)) return false;
+    seen.add(eventId);
+    if (seen.size > SEEN_EVENT_IDS) seen.delete(seen.values().next().value as string);
+    return true;
+  };
   const server = Bun.serve({
     hostname: ctx.config.HOST ?? '127.0.0.1',
     port: Number(ctx.config.PORT ?? 3000),
@@ -83,8 +96,9 @@ export default async function slack(ctx: ConnectorContext): Promise<void> {
       }
       const payload = parsed as Record<string, unknown>;
       if (payload.type === 'url_verification') return Response.json({ challenge: payload.challenge });
-      // Slack sends an event again when it got no 200 within 3 s; the first delivery was already emitted.
-      if (payload.type === 'event_callback' && !request.headers.get('x-slack-retry-num')) {
+      // Slack sends an event again (X-Slack-Retry-Num) when it got no 200 within 3 s: skipped if that delivery was
+      // taken, emitted if it never arrived (this process was restarting). A replayed request is skipped the same way.
+      if (payload.type === 'event_callback' && firstTime(payload.event_id)) {
         const event = eventOf(payload);
         if (event) await ctx.emit(event).catch((thrown) => ctx.logger.warn(String(thrown)));
       }
@@ -97,17 +111,17 @@ export default async function slack(ctx: ConnectorContext): Promise<void> {
     const token = ctx.secrets.SLACK_BOT_TOKEN;
     const properties = reply.event.properties ?? {};
     if (!token || reply.text === '' || typeof properties.channel_id !== 'string') return;
-    const response = await fetch(`${apiRoot}/chat.postMessage`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${token}` },
-      body: JSON.stringify({
-        channel: properties.channel_id,
-        text: reply.text,
-        thread_ts: properties.thread_ts ?? properties.ts,
-      }),
+    const thread = properties.thread_ts ?? properties.ts;
+    const outcome = await postSlackMessage({
+      apiRoot,
+      token,
+      channel: properties.channel_id,
+      threadTs: typeof thread === 'string' ? thread : undefined,
+      text: reply.text,
+      signal: ctx.signal,
+      onWait: (seconds, why) => ctx.logger.warn(`chat.postMessage: ${why}; trying again in ${seconds} s`),
     });
-    const answer = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string };
-    if (!answer.ok) ctx.logger.error(`E_CHANNEL_API chat.postMessage failed: ${answer.error ?? response.status}`);
+    if (!outcome.ok) ctx.logger.error(`E_CHANNEL_API chat.postMessage failed: ${outcome.error}`);
   });
   await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
   await server.stop();
