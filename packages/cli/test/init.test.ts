@@ -86,7 +86,13 @@ kind: Agent`;
     const result = await gdn(['init', dir]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('package.json (exists, kept)');
+    // What the kept file needs for gdn is said (its own dependencies were not written).
+    expect(result.stdout).toContain('add "@goondan/cli" and "@goondan/core" to its dependencies');
     expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe('{"name":"kept"}\n');
+    // DIR and --bundle naming two folders is a usage error, not one of them silently.
+    const both = await gdn(['init', join(dir, 'a'), '--bundle', join(dir, 'b')]);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('give the directory once');
   });
 
   test('the next-step command quotes a folder name a shell would split, and it runs as printed', async () => {

@@ -44,6 +44,16 @@ export async function initCommand(argv: string[]): Promise<number> {
   if (!modelChoices.includes(model)) {
     throw new UsageError(`--model must be one of ${modelChoices.join(', ')}, not '${values.model}'`, 'init');
   }
+  if (
+    positionals[0] !== undefined &&
+    values.bundle !== undefined &&
+    resolve(positionals[0]) !== resolve(values.bundle)
+  ) {
+    throw new UsageError(
+      `give the directory once: DIR '${positionals[0]}' and --bundle '${values.bundle}' differ`,
+      'init',
+    );
+  }
   const dir = resolve(positionals[0] ?? values.bundle ?? '.');
   if (lstatSync(join(dir, 'goondan.yaml'), { throwIfNoEntry: false })) {
     console.error(`gdn init: ${dir} already holds a bundle (goondan.yaml); nothing was written.`);
@@ -76,6 +86,15 @@ export async function initCommand(argv: string[]): Promise<number> {
   console.log(`Created a bundle in ${shown} (Model: ${model}):`);
   for (const file of written) console.log(`  ${file}`);
   for (const line of kept) console.log(`  ${line}`);
+  // Files of an existing project were kept: what they need for gdn, since the scaffold's own were not written.
+  if (kept.some((line) => line.startsWith('package.json'))) {
+    console.log(
+      '  → add "@goondan/cli" and "@goondan/core" to its dependencies (and the scripts of README.md, such as typecheck)',
+    );
+  }
+  if (kept.some((line) => line.startsWith('.gitignore'))) {
+    console.log('  → add .goondan/ to it: conversations, audit logs and traces live there');
+  }
   const cd = shown === '.' ? '' : `cd ${shellWord(shown)} && `;
   console.log(`\nNext: ${cd}npm install && npx gdn validate && npx gdn run --input "Please greet Ada"`);
   console.log('See README.md there for more.');

@@ -131,14 +131,18 @@ function packageJson(name: string): string {
   )}\n`;
 }
 
-/** The files of a new bundle, by path relative to its folder (goondan-tools.d.ts is generated after). */
+/**
+ * The files of a new bundle, by path relative to its folder, in the order they are written (goondan-tools.d.ts is
+ * generated after). goondan.yaml is last: it marks the folder as a bundle, so an init that fails on the way leaves
+ * none, and running it again (after fixing the cause) is not refused as "already a bundle".
+ */
 export function scaffoldFiles(options: { name: string; model: ModelChoice }): Record<string, string> {
   return {
-    'goondan.yaml': goondanYaml(options.model),
     'tools/greet/index.ts': toolModule,
     'tsconfig.json': tsconfig,
     '.gitignore': gitignore,
     'README.md': readme(options.name, options.model),
     'package.json': packageJson(options.name),
+    'goondan.yaml': goondanYaml(options.model),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { TypeValidationError } from '@ai-sdk/provider';
+import { APICallError, TypeValidationError } from '@ai-sdk/provider';
 import type { ModelResource } from '../config/resources.ts';
 import { describeModelCallFailure } from './describe-model-call-failure.ts';
 
@@ -30,5 +30,33 @@ describe('describeModelCallFailure', () => {
     );
     expect(failure.message.length).toBeLessThan(600);
     expect(failure.suggestion).toContain('check spec.provider and spec.baseURL');
+  });
+
+  test('a hosted provider that cannot be reached points at the network, not at a server to start or a baseURL', () => {
+    const hosted = {
+      ...resource,
+      metadata: { name: 'main' },
+      spec: { provider: 'openai', model: 'gpt-4.1-mini' },
+    } as unknown as ModelResource;
+    const thrown = new APICallError({
+      message: 'getaddrinfo ENOTFOUND api.openai.com',
+      url: 'https://api.openai.com/v1/chat/completions',
+      requestBodyValues: {},
+    });
+    const failure = describeModelCallFailure({
+      error: { code: 'E_MODEL_CALL_FAILED', message: thrown.message },
+      thrown,
+      resource: hosted,
+    });
+    expect(failure.message).toContain('could not reach its server');
+    expect(failure.suggestion).toContain("Check this machine's connection to the openai API (api.openai.com)");
+    expect(failure.suggestion).not.toContain('baseURL');
+    // A server of one's own (a baseURL) is still asked about.
+    const own = describeModelCallFailure({
+      error: { code: 'E_MODEL_CALL_FAILED', message: 'fetch failed' },
+      thrown,
+      resource,
+    });
+    expect(own.suggestion).toContain('Is the model server running at http://127.0.0.1:9/v1?');
   });
 });
