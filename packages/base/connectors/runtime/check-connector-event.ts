@@ -42,6 +42,10 @@ export function checkConnectorEvent(value: unknown, events: DeclaredEvents | nul
   const types = declared?.properties ?? {};
   for (const [key, property] of Object.entries(properties)) {
     const type = typeof property;
+    // NaN and the infinities are numbers no JSON carries: the host would see null, refused there less clearly.
+    if (type === 'number' && !Number.isFinite(property)) {
+      throw invalid(`event ${name}: property ${key} must be a finite number (got ${String(property)})`);
+    }
     if (type !== 'string' && type !== 'number' && type !== 'boolean') {
       throw invalid(`event ${name}: property ${key} must be a string, number or boolean`);
     }

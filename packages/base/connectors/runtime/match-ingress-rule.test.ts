@@ -71,5 +71,9 @@ describe('checkConnectorEvent', () => {
         expect.objectContaining({ code: 'E_CONNECTOR_EVENT_INVALID' }),
       );
     }
+    // A number JSON cannot carry is named as such (the host saw null and said "string, number or boolean").
+    expect(() => checkConnectorEvent({ name: 'tick', properties: { at: 'now', n: Number.NaN } }, events)).toThrow(
+      'property n must be a finite number (got NaN)',
+    );
   });
 });
