@@ -187,4 +187,41 @@ describe('connector runner log lines', () => {
     expect(stderr).toContain('handler failed');
     expect(stderr).not.toContain(secret);
   }, 20_000);
+
+  test('a connector that fails at once is never reported ready (it was said to be running, then restarted)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gdn-connector-early-'));
+    stops.push(() => rm(dir, { recursive: true, force: true }));
+    const entry = join(dir, 'early.ts');
+    await writeFile(
+      entry,
+      `export default async function early(ctx) {
+  if (!ctx.secrets.TOKEN) throw new Error('secrets.TOKEN is required');
+}
+`,
+    );
+    const messages: string[] = [];
+    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
+      cwd: dir,
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+      serialization: 'json',
+      ipc(message: { type: string }) {
+        messages.push(message.type);
+      },
+    });
+    stops.push(() => child.kill('SIGKILL'));
+    child.send({
+      type: 'start',
+      connection: 'early-c',
+      connector: 'early',
+      entry,
+      events: null,
+      secrets: {},
+      config: {},
+    });
+    expect(await child.exited).toBe(1);
+    expect(messages).not.toContain('ready');
+    expect(await new Response(child.stderr).text()).toContain('E_CONNECTOR_FAILED');
+  }, 20_000);
 });

@@ -104,7 +104,6 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
     );
     process.exit(1);
   }
-  send({ type: 'ready' });
   running = Promise.resolve()
     .then(() => (main as ConnectorMain)(ctx))
     .catch((thrown) => {
@@ -112,6 +111,9 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
       logger.error(`E_CONNECTOR_FAILED ${describe(thrown)}`);
       process.exit(1);
     });
+  // Ready once the default export has begun and not failed at once (a missing secret, a bad config), so the host
+  // does not report a connector running that is about to exit.
+  setImmediate(() => send({ type: 'ready' }));
 }
 
 /** What a token request gets once the connector is stopping (the host no longer answers). */
