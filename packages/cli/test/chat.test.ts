@@ -257,6 +257,8 @@ describe('gdn chat: approvals left unanswered stay stored, and chat leaves with 
     expect(result.stdout).toContain(
       `(1 approval(s) still pending: ${id} (helper/e1 bash__exec); answer with 'gdn approvals approve ID' or in the next 'gdn chat'; the turn goes on then)\n`,
     );
+    // The line read after the turn's input was not sent, and chat says so.
+    expect(result.stdout).toContain("(1 line(s) after it not sent, the first: 'and this line too')");
     expect((await pendingApprovals(bundle)).map((record) => record.id)).toEqual([id!]);
   });
 
@@ -277,6 +279,10 @@ describe('gdn chat: approvals left unanswered stay stored, and chat leaves with 
     const chat = startChat(['--bundle', bundle]);
     chat.write('make the file\n');
     await chat.waitFor('? approval needed');
+    // /help at the question lists the commands and what the question takes.
+    chat.write('/help\n');
+    await chat.waitFor('Answer the question above:');
+    expect(chat.stdout).toContain('/reset');
     chat.write('/exit\n');
     // Standard input stays open: /exit alone makes chat leave.
     await chat.waitFor('approval(s) still pending');

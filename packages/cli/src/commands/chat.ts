@@ -378,6 +378,13 @@ export async function chatCommand(argv: string[]): Promise<number> {
       lines.close();
       return;
     }
+    // Help is help at the question too: the commands, then what this prompt takes.
+    if (typed.type === 'command' && typed.command === '/help') {
+      console.log(slashCommandHelp(APPROVAL_CHOICES));
+      console.log(paint(`Answer the question above: ${APPROVAL_CHOICES}.`, 'yellow', color));
+      prompt();
+      return;
+    }
     const given = parseApprovalAnswer(line);
     if (!given) {
       console.log(paint(`Answer ${APPROVAL_CHOICES}.`, 'yellow', color));
@@ -415,6 +422,12 @@ export async function chatCommand(argv: string[]): Promise<number> {
           color,
         ),
       );
+      // Lines read after the turn's input wait for the turn, which waits for the approval: they are not sent.
+      const unsent = inputs.filter((line) => line.trim() !== '');
+      if (unsent.length > 0) {
+        const first = printable(unsent[0]!.length > 60 ? `${unsent[0]!.slice(0, 60)}…` : unsent[0]!);
+        console.log(paint(`(${unsent.length} line(s) after it not sent, the first: '${first}')`, 'yellow', color));
+      }
     }
     finish();
   }
