@@ -58,7 +58,15 @@ export function parseApprovalAnswer(line: string, by = 'user'): ApprovalAnswer |
  * the process busy, or during a whole `gdn run`) are read in that time and are not taken as its answer, so nobody
  * approves a call they have not seen.
  */
-export const QUESTION_DELAY_MS = 150;
+const QUESTION_DELAY_MS = 150;
+
+/**
+ * Runs `ask` once what was typed before the question has been read: QUESTION_DELAY_MS later, then after the input
+ * read by then too (the timer may fire first when the process was not scheduled for a while).
+ */
+export function afterTypedAhead(ask: () => void): void {
+  setTimeout(() => setImmediate(ask), QUESTION_DELAY_MS);
+}
 
 /**
  * Approvals waiting for a person at this terminal, asked one at a time in arrival order: `show` runs whenever an

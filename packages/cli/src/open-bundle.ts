@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import type { Bundle, BundleProblem, ToolHandler } from '@goondan/core';
 import { findBundleDir, loadBundle } from '@goondan/core/session';
 import { bundleNotFoundAt } from './bundle-not-found.ts';
+import { printBundleWarnings } from './bundle-problems-text.ts';
 import { finishInterruptedActivationAt } from './finish-activation-at-start.ts';
 import { libraryBundleDirs } from './library-bundles.ts';
-import { printBundleWarnings } from './print-bundle-warnings.ts';
 
 export interface OpenedBundle {
   dir: string;

@@ -8,7 +8,12 @@ export {
   DEFAULT_MAX_STEPS_PER_TURN,
 } from './agent/agent-instance.ts';
 export { createMessage } from './agent/create-message.ts';
-export { type InstanceDatabaseFile, instancePaths, listInstanceDatabases } from './agent/instance-paths.ts';
+export {
+  type InstanceDatabaseFile,
+  instancePaths,
+  isInstanceKey,
+  listInstanceDatabases,
+} from './agent/instance-paths.ts';
 export { agentModel, type OpenAgentInstanceOptions, openAgentInstance } from './agent/open-agent-instance.ts';
 export type { SpanWriteTiming } from './agent/trace-writes.ts';
 export type {

@@ -1,4 +1,5 @@
 // chat.postMessage for Connector/slack (docs/connectors.md#slack): bounded in time, waiting out Slack's rate limit.
+import { waitUnlessAborted } from '../../src/wait-unless-aborted.ts';
 
 /** How often a post is tried again after 429 (waiting Retry-After) or a 5xx (waiting a second, then two, …). */
 export const MAX_POST_RETRIES = 5;
@@ -66,22 +67,7 @@ async function postPart(options: Parameters<typeof postSlackMessage>[0]): Promis
     }
     if (attempt === MAX_POST_RETRIES) break;
     options.onWait?.(waitSeconds, outcome.error ?? 'failed');
-    if (!(await wait(waitSeconds * 1000, options.signal))) break;
+    if (!(await waitUnlessAborted(waitSeconds * 1000, options.signal))) break;
   }
   return outcome;
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function wait(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (value: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(value);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

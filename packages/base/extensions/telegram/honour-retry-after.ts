@@ -1,4 +1,5 @@
 import type { Transformer } from 'grammy';
+import { waitUnlessAborted } from '../../src/wait-unless-aborted.ts';
 
 /** How often one call is tried again after 429 Too Many Requests before its error is given up to the caller. */
 export const MAX_RATE_LIMIT_RETRIES = 5;
@@ -16,25 +17,10 @@ export function honourRetryAfter(options: { signal: AbortSignal; onWait?: (metho
       if (response.ok || response.error_code !== 429) break;
       const seconds = response.parameters?.retry_after ?? 1;
       options.onWait?.(method, seconds);
-      if (!(await wait(seconds * 1000, options.signal))) break;
+      if (!(await waitUnlessAborted(seconds * 1000, options.signal))) break;
       response = await prev(method, payload, callSignal);
     }
     return response;
   };
   return transformer;
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function wait(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (value: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(value);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -3,10 +3,10 @@ import { GoondanError, type TurnResult } from '@goondan/core';
 import {
   APPROVAL_CHOICES,
   ApprovalQueue,
+  afterTypedAhead,
   describeApproval,
   describeResolution,
   parseApprovalAnswer,
-  QUESTION_DELAY_MS,
 } from '../approval-prompt.ts';
 import { replyPrinter } from '../chat/reply-printer.ts';
 import {
@@ -173,14 +173,9 @@ export async function chatCommand(argv: string[]): Promise<number> {
     // Lines typed while the turn kept the process busy are read first, as messages: only what is typed once the
     // question is on screen answers it (a 'y' typed ahead approved a call its person had not seen yet).
     onApproval: (record) =>
-      setTimeout(
-        // After the input read by then too (the timer may fire first when the process was not scheduled for a while).
-        () =>
-          setImmediate(() => {
-            if (!resolvedBeforeShown.delete(record.id)) approvals.add(record);
-          }),
-        QUESTION_DELAY_MS,
-      ),
+      afterTypedAhead(() => {
+        if (!resolvedBeforeShown.delete(record.id)) approvals.add(record);
+      }),
     onApprovalResolved: (record) => {
       endStream();
       console.log(describeResolution(record, color));

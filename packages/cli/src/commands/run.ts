@@ -3,10 +3,10 @@ import type { ApprovalAnswer, ApprovalRecord, TurnResult } from '@goondan/core';
 import { errorCodes } from '@goondan/core/session';
 import {
   ApprovalQueue,
+  afterTypedAhead,
   describeApproval,
   describeResolution,
   parseApprovalAnswer,
-  QUESTION_DELAY_MS,
 } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
@@ -211,7 +211,7 @@ function approvalAsker(options: { interactive: () => boolean }) {
     if (reading) return ask(lines);
     // Lines typed during the run before this question are read first, and dropped: they do not answer it.
     const opened = lines;
-    setTimeout(() => setImmediate(() => queue.head?.id === head.id && ask(opened)), QUESTION_DELAY_MS);
+    afterTypedAhead(() => queue.head?.id === head.id && ask(opened));
   };
   const queue = new ApprovalQueue(show);
   return {

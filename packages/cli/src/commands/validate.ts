@@ -1,11 +1,9 @@
-import { resolve } from 'node:path';
 import type { Bundle, BundleProblem } from '@goondan/core';
-import { formatProblems, GoondanError, readSourceText, toToolError } from '@goondan/core/session';
+import { GoondanError, toToolError } from '@goondan/core/session';
+import { bundleProblemsText, printBundleWarnings } from '../bundle-problems-text.ts';
 import { parseCommandArgs } from '../cli-args.ts';
-import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
 import { noteFailure, printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
-import { printBundleWarnings } from '../print-bundle-warnings.ts';
 import { paint, UsageError, useColor } from '../terminal.ts';
 import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
 import { readToolTypesFile } from '../tool-types/tool-types-file.ts';
@@ -94,10 +92,7 @@ async function warnStaleToolTypes(bundle: Bundle): Promise<void> {
 export function printProblems(dir: string, problems: BundleProblem[], color: boolean): void {
   // The problems as `validate --json` lists them, for a command asked for JSON (printFailureJson).
   noteFailure({ errors: problems });
-  const readFile = (file: string) => readSourceText(resolve(dir, file));
-  // Links for a person: the help page and any docs page a suggestion names are absolute (JSON keeps helpUrl).
-  const shown = problems.map((problem) => ({ ...problem, suggestion: absoluteDocsLinks(problem.suggestion) }));
-  console.error(formatProblems(shown, { color, readFile, helpLink: errorPageLink }));
+  console.error(bundleProblemsText(dir, problems, { color }));
   console.error(paint(`✗ ${problemCount(problems)} in ${dir}`, 'red', color));
 }
 

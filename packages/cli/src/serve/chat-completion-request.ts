@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
-import { isUserId } from '@goondan/core';
+import { isInstanceKey, isUserId } from '@goondan/core';
 import { badRequest } from './api-error.ts';
-
-const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /**
  * The instance of an OpenAI `user` (an end user's id, often an e-mail address): the id itself when it is an instance
  * key, else `user-` and 32 hex digits of its SHA-256, so every id keeps a conversation of its own.
  */
 export function instanceKeyOfUser(user: string): string {
-  if (instanceKeyPattern.test(user)) return user;
+  if (isInstanceKey(user)) return user;
   return `user-${createHash('sha256').update(user).digest('hex').slice(0, 32)}`;
 }
 

@@ -4,12 +4,17 @@ import { GoondanError } from '../errors/goondan-error.ts';
 
 const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
+/** An instance key: 1-128 letters, digits, `_`, `.`, `-`, starting with a letter or digit (a path part, never `..`). */
+export function isInstanceKey(value: string): boolean {
+  return instanceKeyPattern.test(value);
+}
+
 /**
  * Where an agent instance keeps its state: `<bundle>/.goondan/instances/<agent>/<instance>/state.db`, and its
  * workspace (spec §2.5.1 workdir): `<bundle>/.goondan/workspaces/<agent>/<instance>`.
  */
 export function instancePaths(options: { rootDir: string; agentName: string; instanceKey: string; stateDir?: string }) {
-  if (!instanceKeyPattern.test(options.instanceKey)) {
+  if (!isInstanceKey(options.instanceKey)) {
     throw new GoondanError(
       'E_INSTANCE_KEY_INVALID',
       `Instance key '${options.instanceKey}' must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit.`,

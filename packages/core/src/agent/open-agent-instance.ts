@@ -190,14 +190,6 @@ async function openLocked(
     ? await openSpanTelemetry({ env, agent: agent.metadata.name, instanceKey, redact, logger })
     : undefined;
   try {
-    return createInstance();
-  } catch (thrown) {
-    await telemetry?.shutdown();
-    db.close();
-    throw thrown;
-  }
-
-  function createInstance(): AgentInstance {
     return new AgentInstance({
       agent,
       instanceKey,
@@ -233,5 +225,9 @@ async function openLocked(
       ...(options.agents ? { agents: options.agents } : {}),
       ...(options.spanWrites ? { spanWrites: options.spanWrites } : {}),
     });
+  } catch (thrown) {
+    await telemetry?.shutdown();
+    db.close();
+    throw thrown;
   }
 }

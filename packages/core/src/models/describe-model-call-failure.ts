@@ -87,11 +87,12 @@ function describe(options: {
   if (unreachable(last)) {
     // A hosted provider's own address (no baseURL): what fails is this machine's network, not a server to start.
     const hosted = resource.spec.baseURL === undefined && resource.spec.provider !== 'openai-compatible';
+    const host = url ? URL.parse(url)?.host : undefined;
     return {
       code: error.code,
       message: `${who} could not reach its server: ${error.message}`,
       suggestion: hosted
-        ? `Check this machine's connection to the ${resource.spec.provider} API${url && URL.parse(url) ? ` (${URL.parse(url)!.host})` : ''}: DNS, a firewall, or a proxy the environment must name (HTTPS_PROXY); see docs/providers.md.`
+        ? `Check this machine's connection to the ${resource.spec.provider} API${host ? ` (${host})` : ''}: DNS, a firewall, or a proxy the environment must name (HTTPS_PROXY); see docs/providers.md.`
         : `Is the model server running${url ? ` at ${url}` : ''}? Check spec.baseURL of Model '${resource.metadata.name}' (it usually ends in /v1); see docs/providers.md.`,
     };
   }

@@ -1,4 +1,5 @@
 import { type AgentEvent, isoNow, newId } from '../agent/agent-event.ts';
+import { isInstanceKey } from '../agent/instance-paths.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { type ErrorCode, errorCodes } from '../errors/error-codes.ts';
@@ -31,7 +32,6 @@ import type { Transport } from './transport.ts';
 /** How much longer than the orchestrator's own timer the caller waits, in case the orchestrator is gone. */
 const BACKUP_MARGIN_MS = 2_000;
 const QUERY_TIMEOUT_MS = 30_000;
-const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** Checked targets kept per client (resolveTarget). */
 const MAX_KNOWN_TARGETS = 256;
 
@@ -221,7 +221,7 @@ export class AgentsClient implements AgentsRuntime {
       from: this.options.agent,
       target: agent,
     });
-    if (!instanceKeyPattern.test(key)) {
+    if (!isInstanceKey(key)) {
       throw new GoondanError(
         'E_INSTANCE_KEY_INVALID',
         `Instance key '${key}' must be 1-128 letters, digits, '_', '.' or '-'.`,

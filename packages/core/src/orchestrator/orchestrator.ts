@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type AgentEvent, isoNow, newId, type TurnAuth } from '../agent/agent-event.ts';
+import { isInstanceKey } from '../agent/instance-paths.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
@@ -53,7 +54,6 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 const DEFAULT_READY_TIMEOUT_MS = 30_000;
 const DEFAULT_RECONCILE_INTERVAL_MS = 1_000;
 const STATE_WRITE_DELAY_MS = 100;
-const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /** A runtime notification from an agent process (`runtime.*` events), for observers such as the CLI. */
 export interface AgentNotification {
@@ -472,7 +472,7 @@ export class Orchestrator {
   /** The record of a target the caller may address (null: the local user), its process started if needed. */
   private ensure(agent: string, instanceKey: string, from: string | null): ProcessRecord {
     checkTarget({ bundle: this.bundle, topology: this.topology, from, target: agent });
-    if (!instanceKeyPattern.test(instanceKey)) {
+    if (!isInstanceKey(instanceKey)) {
       throw new GoondanError(
         'E_INSTANCE_KEY_INVALID',
         `Instance key '${instanceKey}' must be 1-128 letters, digits, '_', '.' or '-'.`,

@@ -250,11 +250,15 @@ export class ProcessSupervisor {
    * to `stopped`; its next event starts (or queues) it again.
    */
   stopWaiting(record: ProcessRecord): void {
-    const at = this.waiting.indexOf(record);
-    if (at >= 0) this.waiting.splice(at, 1);
+    this.leaveQueue(record);
     if (record.state === 'waiting') record.state = 'stopped';
     record.desired = false;
     this.options.changed();
+  }
+
+  private leaveQueue(record: ProcessRecord): void {
+    const at = this.waiting.indexOf(record);
+    if (at >= 0) this.waiting.splice(at, 1);
   }
 
   /** Processes running or on their way (a place under `maxProcesses` each). */
@@ -276,8 +280,7 @@ export class ProcessSupervisor {
   /** Starts `record` if given (taken out of the queue), then the queue's first while there is a place. */
   private startWaiting(record?: ProcessRecord): void {
     if (record) {
-      const at = this.waiting.indexOf(record);
-      if (at >= 0) this.waiting.splice(at, 1);
+      this.leaveQueue(record);
       this.start(record);
     }
     const max = this.options.maxProcesses ?? 0;

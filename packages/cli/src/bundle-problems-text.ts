@@ -1,0 +1,28 @@
+import { resolve } from 'node:path';
+import type { BundleProblem } from '@goondan/core';
+import { formatProblems, readSourceText } from '@goondan/core/session';
+import { absoluteDocsLinks, errorPageLink } from './docs-link.ts';
+import { useColor } from './terminal.ts';
+
+/**
+ * A bundle's problems (or warnings) for a person: each with its source line and caret, the help page and any docs
+ * page a suggestion names as absolute links (JSON keeps helpUrl as it is).
+ */
+export function bundleProblemsText(
+  dir: string,
+  problems: readonly BundleProblem[],
+  options: { color: boolean; warning?: boolean },
+): string {
+  const readFile = (file: string) => readSourceText(resolve(dir, file));
+  const shown = problems.map((problem) => ({ ...problem, suggestion: absoluteDocsLinks(problem.suggestion) }));
+  return formatProblems(shown, { ...options, readFile, helpLink: errorPageLink });
+}
+
+/**
+ * Prints a bundle's warnings (E_FIELD_IGNORED: a field the runtime ignores, most often misspelt) on standard error
+ * like problems, marked as warnings: the command goes on.
+ */
+export function printBundleWarnings(dir: string, warnings: readonly BundleProblem[]): void {
+  if (warnings.length === 0) return;
+  console.error(bundleProblemsText(dir, warnings, { color: useColor(process.stderr), warning: true }));
+}
