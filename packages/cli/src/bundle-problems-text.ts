@@ -2,19 +2,28 @@ import { resolve } from 'node:path';
 import type { BundleProblem } from '@goondan/core';
 import { formatProblems, readSourceText } from '@goondan/core/session';
 import { absoluteDocsLinks, errorPageLink } from './docs-link.ts';
-import { useColor } from './terminal.ts';
+import { printable, useColor } from './terminal.ts';
 
 /**
  * A bundle's problems (or warnings) for a person: each with its source line and caret, the help page and any docs
- * page a suggestion names as absolute links (JSON keeps helpUrl as it is).
+ * page a suggestion names as absolute links (JSON keeps helpUrl as it is). What the bundle wrote (a field's name in
+ * a message, the source line) reaches the terminal without its control characters: an escape sequence in a YAML key
+ * would retitle or clear the screen.
  */
 export function bundleProblemsText(
   dir: string,
   problems: readonly BundleProblem[],
   options: { color: boolean; warning?: boolean },
 ): string {
-  const readFile = (file: string) => readSourceText(resolve(dir, file));
-  const shown = problems.map((problem) => ({ ...problem, suggestion: absoluteDocsLinks(problem.suggestion) }));
+  const readFile = (file: string) => {
+    const text = readSourceText(resolve(dir, file));
+    return typeof text === 'string' ? printable(text) : text;
+  };
+  const shown = problems.map((problem) => ({
+    ...problem,
+    message: printable(problem.message),
+    suggestion: printable(absoluteDocsLinks(problem.suggestion)),
+  }));
   return formatProblems(shown, { ...options, readFile, helpLink: errorPageLink });
 }
 

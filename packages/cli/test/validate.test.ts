@@ -66,6 +66,20 @@ describe('gdn validate', () => {
     expect(listed.stderr).toContain('spec.tols is not a field of an Agent and is ignored; did you mean tools?');
   });
 
+  test('a field name holding an escape sequence is printed without it (it would retitle or clear the terminal)', async () => {
+    const dir = await copyFixture('agent');
+    const file = join(dir, 'goondan.yaml');
+    const yaml = await Bun.file(file).text();
+    await Bun.write(
+      file,
+      yaml.replace('  tools:\n    - Tool/calc', '  "odd\\e]0;TITLE\\a\\e[2J": 1\n  tools:\n    - Tool/calc'),
+    );
+    const result = await gdn(['validate', '--bundle', dir]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('warning E_FIELD_IGNORED  spec.odd\ufffd]0;TITLE\ufffd\ufffd[2J is not a field');
+    expect(result.stderr).not.toContain('\x1b');
+  });
+
   test('without DIR it finds goondan.yaml in the current directory or a parent', async () => {
     const dir = await copyFixture('agent');
     const result = await gdn(['validate'], { cwd: join(dir, 'tools') });
