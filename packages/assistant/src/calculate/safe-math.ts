@@ -17,7 +17,7 @@ const allowedFunctions = new Set(
   `abs sqrt cbrt exp expm1 log log10 log2 log1p pow nthRoot round floor ceil fix sign mod hypot gcd lcm
    factorial gamma min max mean median sum prod std variance mode
    sin cos tan sec csc cot asin acos atan atan2 sinh cosh tanh asinh acosh atanh
-   deg2rad to number`
+   to number`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -29,6 +29,26 @@ function refuse(message: string, suggestion?: string): never {
       suggestion ??
       'Write plain arithmetic: numbers, + - * / ^ % !, parentheses, functions such as sqrt, sin, log, round, mean, and unit conversions such as "5 inch to cm".',
   });
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * A square matrix to an integer power of more than 2^31 − 1 (magnitude). mathjs halves the exponent with `>>= 1`,
+ * which keeps only its low 32 bits (`[[2]]^(2^32 + 1)` came out as 2); here it is halved exactly, so the answer is
+ * the true power (entries end as Infinity or 0 like any other huge power) in at most about 1,024 squarings.
+ */
+function matrixPower(math: MathJsInstance, pow: MathJsInstance['pow'], x: unknown, y: number): unknown {
+  if (!Number.isInteger(y)) return pow(x as number, y); // mathjs's own error: b must be an integer
+  const multiply = math.multiply as (a: unknown, b: unknown) => unknown;
+  pow(x as number, 1); // mathjs's errors for a matrix that is not square
+  let base = y < 0 ? (math.inv as (a: unknown) => unknown)(x) : x; // a singular one: "determinant is zero"
+  let result: unknown; // not the identity: its zeros times an Infinity entry would make NaN
+  for (let n = Math.abs(y); n >= 1; n = Math.floor(n / 2)) {
+    if (n % 2 === 1) result = result === undefined ? base : multiply(base, result);
+    base = multiply(base, base);
+  }
+  return result;
 }
 
 let instance: Promise<{ math: MathJsInstance; parse: MathJsInstance['parse'] }> | undefined;
@@ -60,7 +80,17 @@ function lockedMath() {
       'rationalize',
       'parser',
     ];
-    math.import(Object.fromEntries(names.map((name) => [name, disabled(name)])), { override: true });
+    const pow = math.pow;
+    math.import(
+      {
+        ...Object.fromEntries(names.map((name) => [name, disabled(name)])),
+        pow: (x: unknown, y: unknown) =>
+          (math.isMatrix(x) || Array.isArray(x)) && typeof y === 'number' && Math.abs(y) > INT32_MAX
+            ? matrixPower(math, pow, x, y)
+            : pow(x as number, y as number),
+      },
+      { override: true },
+    );
     return { math, parse };
   });
   return instance;

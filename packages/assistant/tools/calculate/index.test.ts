@@ -104,6 +104,21 @@ describe('calculate__eval', () => {
       expect((await run(expression)).result).toMatch(/Infinity|NaN/);
   });
 
+  test('a matrix to a power beyond 2^31 is the true power, not the power of its low 32 bits', async () => {
+    expect((await run('[[2]]^(2^32 + 1)')).result).toBe('[[Infinity]]');
+    expect((await run('[[1, 1], [1, 0]]^1e15')).result).toBe('[[Infinity, Infinity], [Infinity, Infinity]]');
+    expect((await run('pow([[0.5]], 2^40)')).result).toBe('[[0]]');
+    expect((await run('[[1, 0], [0, 1]]^1e308')).result).toBe('[[1, 0], [0, 1]]');
+    expect((await run('[[2]]^-(2^32)')).result).toBe('[[0]]');
+    expect((await run('[[1, 1], [1, 0]]^10')).result).toBe('[[89, 55], [55, 34]]');
+    expect((await refusal('[[1, 2]]^(2^40)')).message).toContain('must be square');
+    expect((await refusal('[[0, 0], [0, 0]]^-(2^32)')).message).toContain('determinant is zero');
+  });
+
+  test('deg2rad, which mathjs does not have, is refused as unavailable like any unknown function', async () => {
+    expect((await refusal('deg2rad(180)')).message).toContain('not available in the calculator');
+  });
+
   test('the locked instance still refuses evaluate after the checked path ran (no name leaks back)', async () => {
     await run('1 + 1');
     expect((await refusal('evaluate("2")')).message).toContain("'evaluate'");
