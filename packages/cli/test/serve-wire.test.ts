@@ -1,7 +1,8 @@
 // gdn serve and gdn trace --serve on the wire, as a black-box probe sees them: a client that leaves a stream, bodies
 // over the limit however large, HEAD and other methods, the console's filters, and what open live views cost.
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { instancePaths, newSpanId, newTraceId, openInstanceDatabase, type SpanRecord, TraceStore } from '@goondan/core';
 import { agentBundle, cleanupTempDirs, cliEnv, copyFixture, rawRequest, scriptedModel, startGdn } from './helpers.ts';
 
@@ -130,6 +131,73 @@ describe('gdn serve: streams, bodies and methods', () => {
       code: 'E_SERVE_BODY_TOO_LARGE',
     });
   });
+});
+
+describe('gdn serve: an unreadable instance database', () => {
+  test("does not stop the other instances' approvals from being listed and answered over HTTP", async () => {
+    const bash = { toolCalls: [{ name: 'bash__exec', args: { command: 'echo hi' } }] };
+    const bundle = await agentBundle(scriptedModel([bash, { text: 'Ran it.' }]));
+    const { url } = await serve(bundle);
+    const posted = await fetch(`${url}/v1/agents/helper/instances/asker/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'Run it.' }),
+    });
+    expect(posted.status).toBe(202);
+    const pending = async () => {
+      const answer = (await (await fetch(`${url}/v1/approvals`)).json()) as { approvals?: { id: string }[] };
+      return answer.approvals?.[0]?.id;
+    };
+    expect(await eventually(async () => (await pending()) !== undefined)).toBe(true);
+    const id = (await pending())!;
+    // Another instance's database is not SQLite (a disk error, a stray file).
+    const broken = instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey: 'broken' });
+    mkdirSync(dirname(broken.databaseFile), { recursive: true });
+    writeFileSync(broken.databaseFile, 'not a database, not at all, not even close to one');
+
+    const list = await fetch(`${url}/v1/approvals`);
+    const listed = (await list.json()) as {
+      approvals: { id: string }[];
+      problems: { instanceKey: string; code: string }[];
+    };
+    expect({ status: list.status, ids: listed.approvals.map((approval) => approval.id) }).toEqual({
+      status: 200,
+      ids: [id],
+    });
+    expect(listed.problems.map(({ instanceKey, code }) => ({ instanceKey, code }))).toEqual([
+      { instanceKey: 'broken', code: 'E_STORE_CORRUPT' },
+    ]);
+    const answer = (method: string, approval: string) =>
+      fetch(`${url}/v1/approvals/${approval}/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+    const approved = await answer('approve', id);
+    expect({ status: approved.status, body: await approved.json() }).toMatchObject({
+      status: 200,
+      body: { approval: { id, status: 'approved' } },
+    });
+    // Answered twice, or an id no readable instance holds: a 404 that names what it could not read.
+    const twice = await answer('deny', id);
+    expect({ status: twice.status, code: codeOf(await twice.text()) }).toEqual({
+      status: 404,
+      code: 'E_APPROVAL_NOT_FOUND',
+    });
+    const unknown = await answer('approve', 'apr_nothing_here');
+    const unknownBody = (await unknown.json()) as { error: { code: string; message: string } };
+    expect({ status: unknown.status, code: unknownBody.error.code }).toEqual({
+      status: 404,
+      code: 'E_APPROVAL_NOT_FOUND',
+    });
+    expect(unknownBody.error.message).toContain('could not read helper/broken (E_STORE_CORRUPT)');
+    // The approved call ran and the turn ended.
+    const replied = async () => {
+      const page = await fetch(`${url}/v1/agents/helper/instances/asker/conversation?limit=1`);
+      return JSON.stringify(await page.json()).includes('Ran it.');
+    };
+    expect(await eventually(replied)).toBe(true);
+  }, 120_000);
 });
 
 describe('gdn trace --serve: bodies, filters and live views', () => {

@@ -1,11 +1,5 @@
-import {
-  type ApprovalAnswer,
-  type ApprovalRecord,
-  ApprovalStore,
-  GoondanError,
-  listInstanceDatabases,
-  openInstanceDatabase,
-} from '@goondan/core';
+import { type ApprovalAnswer, type ApprovalRecord, ApprovalStore, GoondanError } from '@goondan/core';
+import { type InstanceProblem, readInstances } from '../console/instance-reader.ts';
 import { badRequest } from './api-error.ts';
 import { readJsonBody } from './read-json-body.ts';
 import type { ServeContext } from './serve-context.ts';
@@ -13,27 +7,33 @@ import type { ServeContext } from './serve-context.ts';
 /** What the approval endpoints need: the bundle whose instance databases hold the approvals. */
 export type ApprovalContext = Pick<ServeContext, 'bundle'>;
 
-function eachStore<T>(context: ApprovalContext, use: (store: ApprovalStore, address: string) => T | null): T[] {
-  const found: T[] = [];
-  for (const file of listInstanceDatabases({ rootDir: context.bundle().rootDir })) {
-    const db = openInstanceDatabase(file.databaseFile);
-    try {
-      const result = use(new ApprovalStore(db), `${file.agentName}/${file.instanceKey}`);
-      if (result !== null) found.push(result);
-    } finally {
-      db.close();
-    }
-  }
-  return found;
+/**
+ * `use` on the approvals of every instance database. One that cannot be read (corrupt, from a newer goondan) is a
+ * problem in the answer, not a failure of the request: the approvals of every other instance stay listed and answerable.
+ */
+function eachStore<T>(
+  context: ApprovalContext,
+  use: (store: ApprovalStore, address: string) => T,
+): { found: T[]; problems: InstanceProblem[] } {
+  const { results, problems } = readInstances(context.bundle().rootDir, (db, file) =>
+    use(new ApprovalStore(db), `${file.agentName}/${file.instanceKey}`),
+  );
+  return { found: results.map((result) => result.value), problems };
 }
 
-/** GET /v1/approvals[?agent=A&instance=K&all=true] — pending approvals (all: every status), oldest first. */
+/**
+ * GET /v1/approvals[?agent=A&instance=K&all=true] — pending approvals (all: every status), oldest first, and the
+ * instance databases that could not be read (`problems`).
+ */
 export function listApprovals(url: URL, context: ApprovalContext): Response {
   const agent = url.searchParams.get('agent');
   const instance = url.searchParams.get('instance');
   const all = url.searchParams.get('all') === 'true';
   const now = Date.now();
-  const records = eachStore(context, (store) => store.list(all ? { limit: 1000 } : { status: 'pending', limit: 1000 }))
+  const { found, problems } = eachStore(context, (store) =>
+    store.list(all ? { limit: 1000 } : { status: 'pending', limit: 1000 }),
+  );
+  const records = found
     .flat()
     // A pending approval past its expiry is expired, whether or not its agent has noticed yet.
     .map((record) =>
@@ -46,7 +46,7 @@ export function listApprovals(url: URL, context: ApprovalContext): Response {
         (instance === null || record.instanceKey === instance),
     )
     .sort((a, b) => a.createdAt - b.createdAt);
-  return Response.json({ approvals: records });
+  return Response.json({ approvals: records, problems });
 }
 
 function answerOf(action: 'approve' | 'deny', body: Record<string, unknown>): ApprovalAnswer {
@@ -71,9 +71,22 @@ export async function answerApproval(
   params: { id: string; action: 'approve' | 'deny' },
 ): Promise<Response> {
   const answer = answerOf(params.action, await readJsonBody(request));
-  const [resolved] = eachStore(context, (store, address) =>
-    store.get(params.id) ? store.answerPending(params.id, answer, address) : null,
+  // An answer refused by its store (already answered, expired) is that store's word, not a database to skip.
+  const { found, problems } = eachStore(context, (store, address) => {
+    if (!store.get(params.id)) return null;
+    try {
+      return { record: store.answerPending(params.id, answer, address) };
+    } catch (thrown) {
+      if (thrown instanceof GoondanError && thrown.code === 'E_APPROVAL_NOT_FOUND') return { refused: thrown };
+      throw thrown;
+    }
+  });
+  const outcome = found.find((value) => value !== null);
+  if (outcome && 'refused' in outcome) throw outcome.refused;
+  if (outcome) return Response.json({ approval: outcome.record });
+  const unread = problems.map((problem) => `${problem.agent}/${problem.instanceKey} (${problem.code})`);
+  throw new GoondanError(
+    'E_APPROVAL_NOT_FOUND',
+    `No approval '${params.id}' in any instance${unread.length > 0 ? `; could not read ${unread.join(', ')}` : ''}.`,
   );
-  if (!resolved) throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${params.id}' in any instance.`);
-  return Response.json({ approval: resolved });
 }
