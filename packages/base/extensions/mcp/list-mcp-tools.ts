@@ -6,6 +6,12 @@ import { describeIssues, describeThrown } from './describe-failure.ts';
 
 export const MAX_LIST_PAGES = 100;
 
+/**
+ * The most characters a tool's description and inputSchema may take as JSON. Both are sent to the model at every
+ * step: one server's tool of megabytes would make every step of the agent fail (or cost a fortune), not only its calls.
+ */
+export const MAX_TOOL_DEFINITION_CHARS = 100_000;
+
 /** What one listing of a server's tools found: the usable tools, and what was wrong with the others. */
 export interface McpToolList {
   tools: Tool[];
@@ -13,6 +19,8 @@ export interface McpToolList {
   malformed: Array<{ tool: string; problem: string }>;
   /** Names listed more than once (the first definition is used). */
   repeated: string[];
+  /** Tools left out because their description and inputSchema are over MAX_TOOL_DEFINITION_CHARS of JSON. */
+  oversized: Array<{ tool: string; chars: number }>;
   /** Set when the list went on past MAX_LIST_PAGES: the nextCursor it was cut at. */
   cutAtCursor?: string;
   /** Checks of structuredContent against each tool's outputSchema (tools without one have none). */
@@ -28,7 +36,7 @@ export interface McpToolList {
  * validators from its own listTools), so the checks are compiled here instead.
  */
 export async function listMcpTools(client: Client, options: { timeoutMs: number }): Promise<McpToolList> {
-  const list: McpToolList = { tools: [], malformed: [], repeated: [], outputChecks: new Map() };
+  const list: McpToolList = { tools: [], malformed: [], repeated: [], oversized: [], outputChecks: new Map() };
   const validator = new AjvJsonSchemaValidator();
   const seen = new Set<string>();
   let position = 0;
@@ -53,6 +61,11 @@ export async function listMcpTools(client: Client, options: { timeoutMs: number 
       const tool = checked.data as Tool;
       if (seen.has(tool.name)) {
         list.repeated.push(tool.name);
+        continue;
+      }
+      const chars = JSON.stringify([tool.description ?? '', tool.inputSchema]).length;
+      if (chars > MAX_TOOL_DEFINITION_CHARS) {
+        list.oversized.push({ tool: label, chars });
         continue;
       }
       if (tool.outputSchema) {

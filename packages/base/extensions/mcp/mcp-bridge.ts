@@ -1,5 +1,5 @@
 import type { ExtensionApi, JsonSchemaObject, ToolCatalogItem, ToolHandler } from '@goondan/core';
-import { MAX_LIST_PAGES, type McpToolList } from './list-mcp-tools.ts';
+import { MAX_LIST_PAGES, MAX_TOOL_DEFINITION_CHARS, type McpToolList } from './list-mcp-tools.ts';
 import { McpConnection, type McpTool } from './mcp-connection.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { toToolOutput } from './to-tool-output.ts';
@@ -151,6 +151,12 @@ export class McpBridge {
       this.reportOnce(
         `malformed:${serverName}:${tool}:${problem}`,
         `MCP tool ${tool} of server '${serverName}' is skipped: its definition is malformed: ${problem}`,
+      );
+    }
+    for (const { tool, chars } of list.oversized) {
+      this.reportOnce(
+        `oversized:${serverName}:${tool}:${chars}`,
+        `MCP tool ${tool} of server '${serverName}' is skipped: its description and inputSchema are ${chars} characters of JSON, more than the ${MAX_TOOL_DEFINITION_CHARS} a tool may take in the model's tool list (sent at every step).`,
       );
     }
     for (const name of list.repeated) {

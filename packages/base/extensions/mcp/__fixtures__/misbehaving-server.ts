@@ -5,7 +5,7 @@
  * - (none): echo, slow, malformed_result, typed (an outputSchema), and tools named like Object.prototype members
  *   (toString, constructor, ...);
  * - `--malformed-tools`: the same plus tools the MCP schema refuses (no inputSchema, inputSchema.type 'string',
- *   required: 'a') and an item that is not a tool at all;
+ *   required: 'a'), an item that is not a tool at all, and a tool whose description alone is 100 000 characters;
  * - `--endless-cursor`: every page has one tool and the same nextCursor, forever.
  *
  * tools/call: `echo` answers its text, `slow` answers after `ms` milliseconds, `malformed_result` answers
@@ -48,6 +48,7 @@ const malformedTools = [
     inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: 'a' },
   },
   'not a tool',
+  { name: 'oversized', description: 'd'.repeat(100_000), inputSchema: empty },
 ];
 
 function send(message: object): void {
