@@ -34,21 +34,38 @@ const toEntry = (row: Row): MemoryEntry => ({
   updatedAt: row.updated_at,
 });
 
-/** Trimmed text of a memory, or a coded error for empty or over-long text. */
-export function checkedMemoryText(text: unknown, field: string): string {
+type MemoryTextField = 'content' | 'old_content' | 'new_content' | 'query';
+
+/** What to give instead of empty or over-long text: search words, the memory to change, or the fact to save. */
+function textAdvice(field: MemoryTextField): { empty: string; long: string } {
+  if (field === 'query')
+    return {
+      empty: "Give 'query' a few words the memory contains.",
+      long: 'Search with a few words the memory contains, not a long text.',
+    };
+  if (field === 'old_content')
+    return {
+      empty: "Give 'old_content' the memory's text, or a part only it has (memory__search finds it).",
+      long: "Give 'old_content' a part of the memory only it has, not a long text.",
+    };
+  return {
+    empty: `Give '${field}' the fact to remember as a short sentence.`,
+    long: 'Save the fact in a few short memories, one fact each, instead of one long text.',
+  };
+}
+
+/** Trimmed text of a memory (or of a query for one), or a coded error for empty or over-long text. */
+export function checkedMemoryText(text: unknown, field: MemoryTextField): string {
   const value = typeof text === 'string' ? text.trim() : '';
+  const advice = textAdvice(field);
   if (value === '') {
-    throw new GoondanError('E_TOOL_INVALID_ARGS', `'${field}' is empty.`, {
-      suggestion: `Give '${field}' the fact to remember as a short sentence.`,
-    });
+    throw new GoondanError('E_TOOL_INVALID_ARGS', `'${field}' is empty.`, { suggestion: advice.empty });
   }
   if (value.length > MEMORY_MAX_CHARS) {
     throw new GoondanError(
       'E_TOOL_INVALID_ARGS',
       `'${field}' has ${value.length} characters; at most ${MEMORY_MAX_CHARS}.`,
-      {
-        suggestion: 'Save the fact in a few short memories, one fact each, instead of one long text.',
-      },
+      { suggestion: advice.long },
     );
   }
   return value;

@@ -112,6 +112,27 @@ describe('memory tools', () => {
     );
   });
 
+  test('an empty query or old_content is told what that field wants, not to give a fact to remember', () => {
+    const suggestion = (call: () => unknown) => {
+      try {
+        call();
+      } catch (error) {
+        return (error as { code: string; suggestion: string }).suggestion;
+      }
+      throw new Error('expected the call to fail');
+    };
+    expect(suggestion(() => memory.search(ctx, { query: '   ' }))).toBe(
+      "Give 'query' a few words the memory contains.",
+    );
+    expect(suggestion(() => memory.update(ctx, { old_content: ' ', new_content: 'x', scope: 'workspace' }))).toContain(
+      'memory__search finds it',
+    );
+    expect(suggestion(() => memory.save(ctx, { content: ' ', scope: 'workspace' }))).toContain('fact to remember');
+    expect(suggestion(() => memory.search(ctx, { query: 'x'.repeat(MEMORY_MAX_CHARS + 1) }))).toContain(
+      'Search with a few words',
+    );
+  });
+
   test('bad input is a coded error with a suggestion, and changes nothing', () => {
     memory.save(ctx, { content: 'Retro is on Friday', scope: 'workspace' });
     memory.save(ctx, { content: 'Retro notes go in the wiki', scope: 'workspace' });
