@@ -100,6 +100,43 @@ describe('gdn mcp serve --http: Origin and body size', () => {
   });
 });
 
+describe('gdn mcp serve --http: a cancelled call', () => {
+  test('notifications/cancelled aborts the tool and ends the stream of its POST, with no answer on it', async () => {
+    const { server, url } = await serveHttp();
+    try {
+      const init = await fetch(url, { method: 'POST', headers: mcpHeaders, body: initialize });
+      await init.text();
+      const session = {
+        ...mcpHeaders,
+        'mcp-session-id': init.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-06-18',
+      };
+      const post = (message: object) => fetch(url, { method: 'POST', headers: session, body: JSON.stringify(message) });
+      await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+      // Not awaited: the response's headers come with its first event.
+      const call = post({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'slow__wait', arguments: { ms: 600_000 } },
+      });
+      const started = join(bundle, '.goondan', 'workspaces', 'helper', 'default', '.slow-started');
+      while (!existsSync(started)) await Bun.sleep(10);
+      const cancel = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
+      expect(cancel.status).toBe(202);
+      // The SDK's transport waits for an answer that never comes (a cancelled request is not answered): the stream
+      // stayed open until the session ended. It ends now, without an answer to 7.
+      const answered = await call;
+      expect(answered.status).toBe(200);
+      expect(await answered.text()).not.toContain('"id":7');
+      expect((await (await post({ jsonrpc: '2.0', id: 8, method: 'ping' })).text()).includes('"id":8')).toBe(true);
+    } finally {
+      server.proc.kill('SIGTERM');
+    }
+    expect((await server.finish()).exitCode).toBe(0);
+  });
+});
+
 describe('gdn mcp serve: tool annotations from categories', () => {
   test('safe → readOnlyHint; sensitive → not read-only, not destructive; restricted → destructive', async () => {
     const client = new Client({ name: 'test', version: '1.0.0' });

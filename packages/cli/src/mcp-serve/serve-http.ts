@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { toListenError } from '../to-listen-error.ts';
 import { isAllowedOrigin } from './check-origin.ts';
 import { createMcpServer } from './create-mcp-server.ts';
@@ -74,6 +75,7 @@ export async function serveHttp(options: {
           },
         });
         await server.connect(transport);
+        endStreamsOfCancelledRequests(transport);
         const response = await transport.handleRequest(request);
         if (transport.sessionId === undefined) await server.close().catch(() => {}); // not an initialize
         return response;
@@ -90,4 +92,34 @@ export async function serveHttp(options: {
   await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => {})));
   await http.stop(true);
   return 0;
+}
+
+/**
+ * The SDK's transport ends the event stream of a POST once every request sent in it is answered, and a request the
+ * client cancelled (notifications/cancelled) is never answered (as the spec says): its stream would stay open, with
+ * its keep-alives, until the session ends, one more for every cancelled call. So the cancellation of a request that
+ * came alone in its POST ends that stream. A batch's stream is left to the SDK: its other requests answer on it.
+ */
+function endStreamsOfCancelledRequests(transport: WebStandardStreamableHTTPServerTransport): void {
+  /** Requests that came in a batch: the messages of one POST are delivered in a row, with the same requestInfo. */
+  const batched = new Set<RequestId>();
+  let last: { id: RequestId; requestInfo: unknown } | undefined;
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    deliver?.(message, extra); // first: the SDK aborts the cancelled request's handler
+    if ('method' in message && 'id' in message) {
+      const requestInfo = extra?.requestInfo;
+      if (requestInfo !== undefined && last?.requestInfo === requestInfo) batched.add(last.id).add(message.id);
+      last = { id: message.id, requestInfo };
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id !== 'string' && typeof id !== 'number') return;
+      if (!batched.delete(id)) transport.closeSSEStream(id);
+    }
+  };
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ('id' in message && !('method' in message)) batched.delete(message.id as RequestId);
+    return send(message, options);
+  };
 }
