@@ -8,21 +8,16 @@ import {
   type ToolContext,
 } from '@goondan/core';
 import { assistantBundleRoot } from '../store/assistant-bundle-root.ts';
-import { hostTimeZone, isoInZone, weekdayNameAt } from '../when/zoned-time.ts';
+import { hostTimeZone, isoInZone, resolveTimeZone, weekdayNameAt } from '../when/zoned-time.ts';
 
 type Ctx = Pick<ToolContext, 'workdir' | 'config' | 'agentName' | 'instanceKey'>;
 
-/** The IANA zone times are read and shown in: the call's, else config.timeZone, else the host's (always echoed). */
+/** The IANA zone times are read and shown in (an unknown zone or a UTC offset is E_SCHEDULE_TIME_ZONE): the call's, else config.timeZone, else the host's (always echoed). */
 export function zoneOf(ctx: Ctx, requested?: string): string {
   const zone = requested ?? (typeof ctx.config.timeZone === 'string' ? ctx.config.timeZone : undefined);
-  const name = zone ?? hostTimeZone();
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    throw new GoondanError('E_SCHEDULE_TIME_ZONE', `Unknown time zone '${name}'.`, {
-      suggestion: 'Use an IANA time zone name such as Asia/Seoul, Europe/London or America/New_York.',
-    });
-  }
+  const resolved = resolveTimeZone(zone ?? hostTimeZone());
+  if ('zone' in resolved) return resolved.zone;
+  throw new GoondanError('E_SCHEDULE_TIME_ZONE', resolved.message, { suggestion: resolved.suggestion });
 }
 
 /** Runs `work` on the bundle's schedule store (`<bundle>/.goondan/schedules.db`), closing it after. */

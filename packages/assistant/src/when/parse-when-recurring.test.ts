@@ -83,6 +83,19 @@ describe('parseWhen refuses what it cannot read with a coded error and a suggest
     });
   });
 
+  test('a UTC offset is refused as a zone (Intl takes it, but a DTSTART;TZID=+09:00 rule could not be scheduled)', async () => {
+    for (const offset of ['+09:00', '+0900', '-00:30'])
+      await expect(parseWhen('every day at 9am', { now, timeZone: offset })).rejects.toMatchObject({
+        code: 'E_TOOL_INVALID_ARGS',
+        message: `'${offset}' is a UTC offset, not a time zone: it keeps no daylight-saving rules.`,
+      });
+    await expect(parseWhen('tomorrow at 9am', { now, timeZone: '+09' })).rejects.toMatchObject({
+      suggestion: expect.stringContaining('Etc/GMT-9 for a fixed +09:00'),
+    });
+    const fixed = await parseWhen('every day at 9am', { now, timeZone: 'Etc/GMT-9' });
+    expect(fixed.kind === 'recurring' && fixed.rrule).toStartWith('DTSTART;TZID=Etc/GMT-9:');
+  });
+
   test('the host zone does not change the answer', async () => {
     const saved = process.env.TZ;
     try {

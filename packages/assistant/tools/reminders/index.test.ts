@@ -68,6 +68,10 @@ describe('timers', () => {
       'E_SCHEDULE_TIME_ZONE',
     );
     expect(await codeOf(() => timers.cancel(ctx, { label: 'nothing' }))).toBe('E_SCHEDULE_NOT_FOUND');
+    // An offset is not a zone: a recurring alarm in it was an RRULE the scheduler could not read (E_SCHEDULE_INVALID).
+    expect(await codeOf(() => alarms.set(ctx, { label: 'x', fire_date: 'every day at 9am', timeZone: '+09:00' }))).toBe(
+      'E_SCHEDULE_TIME_ZONE',
+    );
     expect(schedules()).toEqual([]);
   });
 });
