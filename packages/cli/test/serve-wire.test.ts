@@ -1,7 +1,7 @@
 // gdn serve and gdn trace --serve on the wire, as a black-box probe sees them: a client that leaves a stream, bodies
 // over the limit however large, HEAD and other methods, the console's filters, and what open live views cost.
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { instancePaths, newSpanId, newTraceId, openInstanceDatabase, type SpanRecord, TraceStore } from '@goondan/core';
 import { agentBundle, cleanupTempDirs, cliEnv, copyFixture, rawRequest, scriptedModel, startGdn } from './helpers.ts';
@@ -197,6 +197,57 @@ describe('gdn serve: an unreadable instance database', () => {
       return JSON.stringify(await page.json()).includes('Ran it.');
     };
     expect(await eventually(replied)).toBe(true);
+  }, 120_000);
+
+  test('an event for its instance is refused, not answered 202 and then dropped', async () => {
+    const bundle = await agentBundle();
+    const broken = instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey: 'broken' });
+    mkdirSync(dirname(broken.databaseFile), { recursive: true });
+    writeFileSync(broken.databaseFile, 'not a database, not at all, not even close to one');
+    const { server, url } = await serve(bundle);
+    const send = (instanceKey: string) =>
+      fetch(`${url}/v1/agents/helper/instances/${instanceKey}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'Add them up.' }),
+      });
+    const refused = await send('broken');
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect({ status: refused.status, code: body.error.code }).toEqual({ status: 500, code: 'E_STORE_OPEN' });
+    expect(body.error.message).toContain('not a readable SQLite database');
+    // Another instance is not held up by it: its event is stored, accepted and handled.
+    const accepted = await send('fine');
+    expect(accepted.status).toBe(202);
+    const replied = async () => {
+      const page = await fetch(`${url}/v1/agents/helper/instances/fine/conversation?limit=1`);
+      return JSON.stringify(await page.json()).includes('The sum is 5.');
+    };
+    expect(await eventually(replied)).toBe(true);
+    server.proc.kill('SIGTERM');
+    expect((await server.finish()).stderr).not.toContain('dropped a send');
+  }, 120_000);
+
+  test('a schedule firing into it is retried until it can be stored, not dropped as delivered', async () => {
+    const bundle = await agentBundle();
+    const broken = instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey: 'broken' });
+    mkdirSync(dirname(broken.databaseFile), { recursive: true });
+    writeFileSync(broken.databaseFile, 'not a database, not at all, not even close to one');
+    const { server, url } = await serve(bundle);
+    const added = await fetch(`${url}/v1/schedules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'helper', instanceKey: 'broken', inMs: 50, input: 'Add them up.' }),
+    });
+    expect(added.status).toBe(201);
+    await server.waitForStderr('not delivered (E_STORE_OPEN', 60_000);
+    // The database is repaired (moved aside, as E_STORE_CORRUPT says): the retry stores the firing and it runs.
+    rmSync(broken.databaseFile);
+    const replied = async () => {
+      const page = await fetch(`${url}/v1/agents/helper/instances/broken/conversation`);
+      return page.status === 200 && JSON.stringify(await page.json()).includes('The sum is 5.');
+    };
+    expect(await eventually(replied, 60_000)).toBe(true);
+    expect(server.stderr).not.toContain('dropped a send');
   }, 120_000);
 });
 

@@ -91,6 +91,7 @@ export {
   DEFAULT_GRACE_PERIOD_MS,
   Orchestrator,
   type OrchestratorOptions,
+  type OrchestratorSendOptions,
   type ProcessLifecycleEvent,
   type ShutdownReport,
 } from './orchestrator/orchestrator.ts';

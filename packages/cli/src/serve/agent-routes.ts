@@ -41,7 +41,7 @@ function eventType(value: unknown): string {
 
 /**
  * POST /v1/agents/:agent/instances/:key/events — `{ input, type?, data?, userId?, wait? }`. Without `wait` the event is
- * stored in the instance's inbox and the answer is 202 `{ eventId }` (handled even across a restart); with
+ * stored in the instance's inbox and then the answer is 202 `{ eventId }` (handled even across a restart); with
  * `wait: true` the answer is the TurnResult once the turn ends.
  */
 export async function postEvent(
@@ -67,7 +67,9 @@ export async function postEvent(
     ...(userId === undefined ? {} : { auth: { userId } }),
   };
   instancePaths({ rootDir: context.bundle().rootDir, agentName: agent, instanceKey: params.instanceKey });
-  if (!body.wait) return Response.json(context.orchestrator.send(event), { status: 202 });
+  // 202 once the event is in the instance's inbox (committed), not before: an event that could not be stored is an
+  // error here, never an accepted event that is then dropped.
+  if (!body.wait) return Response.json(await context.orchestrator.sendStored(event), { status: 202 });
   const abort = new AbortController();
   request.signal.addEventListener('abort', () => abort.abort('the client went away'), { once: true });
   return Response.json(await context.orchestrator.request({ ...event, signal: abort.signal }));

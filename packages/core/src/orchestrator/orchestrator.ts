@@ -117,6 +117,22 @@ interface SendBatchItem {
   fail?: (error: GoondanError) => void;
   /** The agent process that sent it: told once the send is stored (its `agents__send` answers then). */
   sender?: ProcessRecord;
+  /** Called once it is stored (committed), for a caller that answers only then (`sendStored`). */
+  stored?: () => void;
+}
+
+/** What `Orchestrator.send` takes: a user event for an agent instance, not waited for. */
+export interface OrchestratorSendOptions {
+  input: string;
+  /** The event's id (default a new one). */
+  id?: string;
+  /** Event type (default `user.message`). */
+  type?: string;
+  target?: string;
+  instanceKey?: string;
+  source?: AgentEvent['source'];
+  data?: JsonValue;
+  auth?: TurnAuth;
 }
 
 type LocalReply = TurnResult & { agent: string; instanceKey: string };
@@ -290,34 +306,44 @@ export class Orchestrator {
   }
 
   /** Sends `input` to an agent without waiting (no replyTo). Throws for a bad target or during shutdown. */
-  send(options: {
-    input: string;
-    /** The event's id (default a new one). */
-    id?: string;
-    /** Event type (default `user.message`). */
-    type?: string;
-    target?: string;
-    instanceKey?: string;
-    source?: AgentEvent['source'];
-    data?: JsonValue;
-    auth?: TurnAuth;
-  }) {
-    const event = this.inputEvent(options, undefined);
-    const agent = options.target ?? this.topology.entryAgent;
+  send(options: OrchestratorSendOptions) {
     let failure: GoondanError | undefined;
     let returned = false;
-    const to = formatAddress(agent, options.instanceKey ?? this.options.instanceKey);
-    this.route(null, to, event, undefined, (error) => {
-      failure = error;
-      // Storing it failed after this returned (sends are stored in batches): said where sends' failures go.
-      if (returned) {
-        const source = { agent: 'user', instanceKey: '', stream: 'stderr' as const };
-        (this.options.onOutput ?? defaultOutput)(`dropped a send to ${to}: ${error.code} ${error.message}`, source);
-      }
+    const { eventId, to } = this.sendEvent(options, {
+      onFailure: (error) => {
+        failure = error;
+        // Storing it failed after this returned (sends are stored in batches): said where sends' failures go.
+        if (returned) {
+          const source = { agent: 'user', instanceKey: '', stream: 'stderr' as const };
+          (this.options.onOutput ?? defaultOutput)(`dropped a send to ${to}: ${error.code} ${error.message}`, source);
+        }
+      },
     });
     returned = true;
     if (failure) throw failure;
-    return { eventId: event.id };
+    return { eventId };
+  }
+
+  /**
+   * `send`, resolved once the event is stored in its target's inbox (durable: handled in this run or when the target
+   * next starts; without an inbox, once routed). Rejects when it could not be routed or stored, so a caller that
+   * reports the event accepted (gdn serve's 202) never reports one that was dropped.
+   */
+  sendStored(options: OrchestratorSendOptions): Promise<{ eventId: string }> {
+    return new Promise((resolve, reject) => {
+      const { eventId } = this.sendEvent(options, { onFailure: reject, onStored: () => resolve({ eventId }) });
+    });
+  }
+
+  private sendEvent(
+    options: OrchestratorSendOptions,
+    outcome: { onFailure: (error: GoondanError) => void; onStored?: () => void },
+  ): { eventId: string; to: string } {
+    const event = this.inputEvent(options, undefined);
+    const agent = options.target ?? this.topology.entryAgent;
+    const to = formatAddress(agent, options.instanceKey ?? this.options.instanceKey);
+    this.route(null, to, event, undefined, outcome.onFailure, outcome.onStored);
+    return { eventId: event.id, to };
   }
 
   /** Starts an agent instance (if it is not running) and resolves once it is ready. */
@@ -492,6 +518,8 @@ export class Orchestrator {
     event: AgentEvent,
     answer?: (reply: AgentEvent) => void,
     onSendFailure?: (error: GoondanError) => void,
+    /** A send (no replyTo) is stored in its target's inbox (committed; without an inbox, routed). */
+    onSendStored?: () => void,
   ): void {
     const replyTo = event.replyTo as RequestReplyTo | undefined;
     const answerTo = answer ?? (from ? this.answerer(from) : () => {});
@@ -566,11 +594,20 @@ export class Orchestrator {
     if (!replyTo) this.acceptedSends.set(event.id, callee.address);
     if (!replyTo && this.inbox) {
       const put = { agent: callee.agent, instanceKey: callee.instanceKey, event };
-      this.inSendBatch({ put, deliver, fail, ...(from ? { sender: from } : {}) });
+      this.inSendBatch({
+        put,
+        deliver,
+        fail,
+        ...(from ? { sender: from } : {}),
+        ...(onSendStored ? { stored: onSendStored } : {}),
+      });
     } else if (this.sendBatch) this.sendBatch.push({ deliver });
     else deliver();
     // Without an inbox (workers on other machines) a send is accepted once routed.
-    if (!replyTo && !this.inbox && from) this.ackSends(from, [event.id]);
+    if (!replyTo && !this.inbox) {
+      if (from) this.ackSends(from, [event.id]);
+      onSendStored?.();
+    }
   }
 
   /**
@@ -604,6 +641,7 @@ export class Orchestrator {
         continue;
       }
       item.deliver();
+      item.stored?.();
       if (item.put && item.sender) {
         const ids = stored.get(item.sender);
         if (ids) ids.push(item.put.event.id);
