@@ -257,6 +257,17 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
         'E_INSTANCE_KEY_INVALID',
       ],
       [
+        // Not the default instance's conversation (shared by every client that names none), nor the user's.
+        'an empty instance header',
+        postJson(
+          `${url}/v1/chat/completions`,
+          { model: 'helper', user: 'bob', messages: [{ role: 'user', content: 'x' }] },
+          { 'x-goondan-instance': '' },
+        ),
+        400,
+        'E_INSTANCE_KEY_INVALID',
+      ],
+      [
         'a reserved event type',
         postJson(`${url}/v1/agents/helper/instances/ev/events`, { input: 'x', type: 'schedule.fired' }),
         400,

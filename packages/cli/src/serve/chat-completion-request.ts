@@ -77,13 +77,14 @@ export function parseChatCompletionRequest(body: Record<string, unknown>, header
     typeof streamOptions === 'object' &&
     (streamOptions as { include_usage?: unknown }).include_usage === true;
   const named = typeof user === 'string' && user !== '' ? user : undefined;
+  // A header given empty is an instance key like any other (refused when it is checked), not the default instance.
   const instanceKey = headers.get('x-goondan-instance') ?? (named === undefined ? undefined : instanceKeyOfUser(named));
   return {
     agent: model,
     input,
     stream: stream === true,
     includeUsage,
-    ...(instanceKey ? { instanceKey } : {}),
+    ...(instanceKey === undefined ? {} : { instanceKey }),
     ...(named === undefined ? {} : { userId: named }),
   };
 }
