@@ -26,3 +26,15 @@ test('log lines are redacted: secret-named fields, bearer tokens, URL credential
   for (const secret of ['hunter2', 'xyzTok3nValue', 's3cretPass', 'env-secret-9f8e7d6c'])
     expect(text).not.toContain(secret);
 });
+
+test('log lines lose their control characters: what an MCP server wrote cannot retitle or clear the terminal', () => {
+  const out = capture();
+  const logger = createRedactingConsole(out.stream, { env: {} });
+  logger.error("MCP tool '\u001b]0;owned\u0007' of server 'odd' is skipped");
+  logger.warn('garbage: %s', '\u001b[2J\u001b[H\u009b31m');
+  logger.info('two\nlines\tand a tab');
+  const text = out.text();
+  for (const control of ['\u001b', '\u0007', '\u009b']) expect(text.includes(control)).toBe(false);
+  expect(text).toContain("MCP tool '\ufffd]0;owned\ufffd' of server 'odd' is skipped");
+  expect(text).toContain('two\nlines\tand a tab');
+});

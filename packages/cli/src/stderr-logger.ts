@@ -1,10 +1,13 @@
 import { redactForOutput } from './redact-output.ts';
+import { printable } from './terminal.ts';
 
 const loggingMethods = ['log', 'info', 'debug', 'warn', 'error', 'trace', 'dir'] as const;
 
 /**
  * A console whose every line is redacted (redactForOutput) before it reaches `target`: structured arguments
- * before they are formatted, and the formatted text (an Error's message, a `%s`) again on the way out.
+ * before they are formatted, and the formatted text (an Error's message, a `%s`) again on the way out. Its lines are
+ * made printable too: they carry what others wrote (an MCP server's tool names, its stdout garbage and its stderr in
+ * the mcp extension's messages), and an escape sequence in them would retitle or clear the terminal.
  */
 export function createRedactingConsole(
   target: { write(text: string): unknown },
@@ -17,7 +20,7 @@ export function createRedactingConsole(
   const { Console: NodeConsole } = require('node:console') as typeof import('node:console');
   const redacting = new Writable({
     write(chunk, _encoding, done) {
-      target.write(redactForOutput(String(chunk), env));
+      target.write(printable(redactForOutput(String(chunk), env)));
       done();
     },
   });

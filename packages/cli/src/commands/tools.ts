@@ -24,7 +24,7 @@ import { commandHelpText } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
 import { stderrLogger } from '../stderr-logger.ts';
-import { paint, UsageError, useColor } from '../terminal.ts';
+import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { printProblems } from './validate.ts';
 
 export const toolsHelp = `Usage: gdn tools <list|call> [options]
@@ -217,8 +217,9 @@ function printItem(
     ? `  ${paint(`${permission.category} · ${permission.decision}`, permission.decision === 'allow' ? 'dim' : 'yellow', color)}`
     : '';
   console.log(`\n${paint(item.name, 'cyan', color)}  ${paint(`[${source}]`, 'dim', color)}${risk}`);
-  if (item.description) console.log(`  ${item.description}`);
-  for (const line of describeParameters(item.parameters)) console.log(`  ${line}`);
+  // Descriptions are what a tool's author wrote, an MCP server's too: without control characters on a terminal.
+  if (item.description) console.log(`  ${printable(item.description)}`);
+  for (const line of describeParameters(item.parameters)) console.log(`  ${printable(line)}`);
 }
 
 function describeParameters(schema: JsonSchemaObject | undefined): string[] {
