@@ -65,7 +65,7 @@ async function serve(bundle: string, args: string[] = [], env: Record<string, st
 
 /** What the tests read of the API's JSON answers. */
 interface ApiJson {
-  error?: { code: string; message: string; helpUrl: string };
+  error?: { code: string; type?: string; message: string; helpUrl: string };
   eventId?: string;
   approval?: { status: string };
   schedule?: unknown;
@@ -326,9 +326,14 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
     // Web pages of other sites are refused, and so is a name made to resolve to 127.0.0.1 (DNS rebinding).
     const foreign = await fetch(`${url}/healthz`, { headers: { origin: 'http://evil.example' } });
     expect(foreign.status).toBe(403);
-    expect(((await foreign.json()) as ApiJson).error?.code).toBe('E_SERVE_UNAUTHORIZED');
+    // OpenAI's type for a 403 (its client libraries raise PermissionDeniedError), not the 401's.
+    expect((await foreign.json()) as ApiJson).toMatchObject({
+      error: { code: 'E_SERVE_UNAUTHORIZED', type: 'permission_error' },
+    });
     const rebound = await fetch(`${url}/healthz`, { headers: { host: 'evil.example' } });
     expect(rebound.status).toBe(403);
+    expect(((await rebound.json()) as ApiJson).error?.type).toBe('permission_error');
+    expect(((await wrongMethod.json()) as ApiJson).error?.type).toBe('invalid_request_error');
     // Nothing half-written: the refused requests created no instance.
     const health = await getJson<HealthJson>(`${url}/healthz`);
     const keys = health.instances.map((info: { instanceKey: string }) => info.instanceKey).sort();

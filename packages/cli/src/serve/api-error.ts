@@ -64,6 +64,8 @@ export function apiErrorResponse(
 ): Response {
   const body = apiErrorBody(thrown);
   const status = options.status ?? (thrown instanceof GoondanError ? httpStatusFor(body.error.code) : 500);
+  // The type goes with the status answered (a refused Origin is E_SERVE_UNAUTHORIZED with 403, not its usual 401).
+  body.error.type = errorTypeFor(status);
   return Response.json(body, { status, headers: options.headers ?? {} });
 }
 
