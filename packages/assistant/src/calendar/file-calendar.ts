@@ -1,6 +1,7 @@
+import { Database } from 'bun:sqlite';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { GoondanError } from '@goondan/core/errors';
 import type { PimBackend } from '../dav/dav-config.ts';
 import type { CalendarBackendSession } from './calendar-backend.ts';
@@ -11,9 +12,51 @@ import { parseCalendarText } from './read-events.ts';
 
 type FileBackend = Extract<PimBackend, { type: 'file' }>;
 
-/** Changes to one file run one after another in this process (read, change, write to a temp file, rename). */
+const LOCK_WAIT_MS = 30_000;
+
+/**
+ * Runs `work` holding the lock of `path` across processes: an exclusive SQLite transaction on the empty file
+ * `.<name>.lock` beside it. The operating system drops the lock when its process ends, however it ends, so a
+ * writer killed mid-change leaves no stale lock. Without it, two processes adding events at once each wrote back
+ * the file as they had read it, and one's events were lost.
+ */
+async function withFileLock<T>(path: string, work: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(path), { recursive: true });
+  const lockPath = join(dirname(path), `.${basename(path)}.lock`);
+  const lock = new Database(lockPath, { create: true });
+  try {
+    lock.run('PRAGMA busy_timeout = 0');
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        lock.run('BEGIN EXCLUSIVE');
+        break;
+      } catch (error) {
+        if (!String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw error;
+        if (Date.now() > deadline)
+          throw new GoondanError('E_TOOL', `${basename(path)} has been locked by another process for over 30 s.`, {
+            suggestion: `Try again; if no other agent is writing ${basename(path)}, check what holds ${lockPath}.`,
+          });
+        await Bun.sleep(20);
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      lock.run('ROLLBACK');
+    }
+  } finally {
+    lock.close();
+  }
+}
+
+/**
+ * Changes to one file run one after another: in this process in a queue, across processes under withFileLock
+ * (read, change, write to a temp file, rename).
+ */
 const queues = new Map<string, Promise<unknown>>();
-function serialised<T>(path: string, work: () => Promise<T>): Promise<T> {
+function serialised<T>(path: string, change: () => Promise<T>): Promise<T> {
+  const work = () => withFileLock(path, change);
   const run = (queues.get(path) ?? Promise.resolve()).then(work, work);
   queues.set(
     path,
