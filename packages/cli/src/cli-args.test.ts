@@ -27,3 +27,16 @@ test('an unknown flag names the closest flag of the command, or lists them; othe
     "unknown command 'chta'. Did you mean 'chat'? Commands: run, chat.",
   );
 });
+
+test("a negative number after a flag that takes a value is that flag's value, for the command to check", () => {
+  const spec = { limit: { type: 'string' }, json: { type: 'boolean' } } as const;
+  expect(parseCommandArgs({ command: 'trace', argv: ['--limit', '-1'], spec }).values.limit).toBe('-1');
+  expect(parseCommandArgs({ command: 'trace', argv: ['--limit', '-0.5', 'x'], spec }).positionals).toEqual(['x']);
+  // Not after a boolean flag, not after `--`, and a dash that is no number is still a flag.
+  expect(() => parseCommandArgs({ command: 'trace', argv: ['--json', '-1'], spec })).toThrow(UsageError);
+  expect(parseCommandArgs({ command: 'trace', argv: ['--', '--limit', '-1'], spec }).positionals).toEqual([
+    '--limit',
+    '-1',
+  ]);
+  expect(() => parseCommandArgs({ command: 'trace', argv: ['--limit', '-x'], spec })).toThrow(UsageError);
+});

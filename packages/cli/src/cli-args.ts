@@ -17,13 +17,39 @@ export const commonOptions = {
 export function parseCommandArgs<const O extends OptionSpec>(options: { command: string; argv: string[]; spec: O }) {
   const spec = { ...commonOptions, ...options.spec };
   try {
-    return parseArgs({ args: options.argv, options: spec, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: joinNegativeValues(options.argv, spec),
+      options: spec,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (thrown) {
     const unknown = (thrown as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
     const flag = unknown ? /Unknown option '([^']+)'/.exec((thrown as Error).message)?.[1] : undefined;
     if (flag === undefined) throw new UsageError((thrown as Error).message, options.command);
     throw new UsageError(unknownOptionMessage(flag, spec), options.command, 'E_CLI_UNKNOWN_OPTION');
   }
+}
+
+/**
+ * `--limit -1` as `--limit=-1`: parseArgs takes a value that starts with a dash for a flag and calls the option
+ * ambiguous, so a negative number never reached the command's own check, which says what the option takes.
+ */
+function joinNegativeValues(argv: string[], spec: OptionSpec): string[] {
+  const out: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg === '--') return out.concat(argv.slice(index));
+    const next = argv[index + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name !== undefined && spec[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      index += 1;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /** `Unknown option '--agnet'. Did you mean '--agent'?`, or the list of the command's flags when none is close. */
