@@ -54,6 +54,8 @@ const bad: [string, string][] = [
   ['2026-02-30', 'E_WHEN_INVALID'],
   ['2026-13-01T09:00:00Z', 'E_WHEN_INVALID'],
   ['2026-12-01T24:30:00Z', 'E_WHEN_INVALID'],
+  ['2026-12-01T12:00:00+25:00', 'E_WHEN_INVALID'],
+  ['2026-12-01T12:00:00-0960', 'E_WHEN_INVALID'],
   ['every day at 25', 'E_WHEN_INVALID'],
   ['매월 32일 9시', 'E_WHEN_INVALID'],
   ['03/04', 'E_WHEN_AMBIGUOUS'],

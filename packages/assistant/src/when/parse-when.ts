@@ -121,10 +121,14 @@ function parseIso(text: string, timeZone: string): { epochMs: number; notes: str
   const fields = utcEpoch(year, month - 1, day, hour, minute, second, millisecond);
   if (m[8] === undefined)
     return { epochMs: epochOfWallClock({ year, month, day, hour, minute, second }, timeZone) + millisecond, notes };
-  const offset =
-    m[8].toUpperCase() === 'Z'
-      ? 0
-      : (m[8][0] === '-' ? -1 : 1) * (Number(m[8].slice(1, 3)) * 60 + Number(m[8].slice(-2)));
+  const [offsetHours, offsetMinutes] =
+    m[8].toUpperCase() === 'Z' ? [0, 0] : [Number(m[8].slice(1, 3)), Number(m[8].slice(-2))];
+  if (offsetHours > 23 || offsetMinutes > 59)
+    throw new GoondanError('E_WHEN_INVALID', `The offset ${m[8]} does not exist: offsets run from -23:59 to +23:59.`, {
+      suggestion:
+        "Check the offset (today's zones run from -12:00 to +14:00; +09:00 is Seoul), or leave it out to read the time in the zone.",
+    });
+  const offset = (m[8][0] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
   return { epochMs: fields - offset * 60_000, notes };
 }
 
