@@ -100,6 +100,20 @@ describe('gdn serve: streams, bodies and methods', () => {
       status: 404,
       code: 'E_SERVE_ROUTE_NOT_FOUND',
     });
+    // A path of an endpoint whose part is not percent-encoded UTF-8 is a bad request, not an unknown path.
+    for (const head of [
+      'GET /v1/models/%ff HTTP/1.1',
+      'GET /v1/agents/helper/instances/%E0%A4%A/conversation HTTP/1.1',
+    ]) {
+      const answer = await rawRequest(url, head);
+      expect({ head, status: answer.status, code: codeOf(answer.body) }).toEqual({
+        head,
+        status: 400,
+        code: 'E_SERVE_BAD_REQUEST',
+      });
+    }
+    const notAnEndpoint = await rawRequest(url, 'GET /v2/%ff HTTP/1.1');
+    expect(notAnEndpoint.status).toBe(404);
   }, 120_000);
 
   test('a body declared over 1 MiB is the coded 413 before it is read, and the connection is closed', async () => {

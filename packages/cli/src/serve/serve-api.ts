@@ -1,6 +1,6 @@
 import { GoondanError } from '@goondan/core';
 import { isAllowedOrigin } from '../mcp-serve/check-origin.ts';
-import { apiErrorResponse } from './api-error.ts';
+import { apiErrorResponse, badRequest } from './api-error.ts';
 import { checkBearerToken, isLoopbackHost } from './check-bearer-token.ts';
 import { bodyTooLarge, MAX_BODY_BYTES } from './read-json-body.ts';
 
@@ -19,16 +19,17 @@ function match(pattern: string, path: string): Record<string, string> | null {
   const want = pattern.split('/');
   const got = path.split('/');
   if (want.length !== got.length) return null;
+  if (want.some((part, index) => !part.startsWith(':') && part !== got[index])) return null;
   const params: Record<string, string> = {};
   for (let index = 0; index < want.length; index += 1) {
     const part = want[index]!;
-    if (part.startsWith(':')) {
-      try {
-        params[part.slice(1)] = decodeURIComponent(got[index]!);
-      } catch {
-        return null;
-      }
-    } else if (part !== got[index]) return null;
+    if (!part.startsWith(':')) continue;
+    try {
+      params[part.slice(1)] = decodeURIComponent(got[index]!);
+    } catch {
+      // The path is this route's, its part is not text (`%ff`, a lone `%`): a bad request, not an unknown path.
+      throw badRequest(`The path part '${got[index]!.slice(0, 200)}' is not valid percent-encoded UTF-8.`);
+    }
   }
   return params;
 }
