@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { GoondanError } from '@goondan/core/errors';
+import { displayName } from '../names/display-name.ts';
 import { boardColumns, boardId, columnSize, findBoard, findCard, findColumn, toCard } from './kanban-lookup.ts';
 import type { KanbanCard, KanbanCardFields, KanbanCardRow, KanbanPriority } from './kanban-types.ts';
 
@@ -19,14 +20,21 @@ export function placeAt(wanted: number | undefined, last: number, column: string
 }
 
 function cleanTitle(title: string): string {
-  const trimmed = title.trim();
+  const trimmed = displayName(title, 'the card title');
   if (trimmed === '')
     throw new GoondanError('E_TOOL_INVALID_ARGS', 'The card title is empty.', { suggestion: 'Give the card a title.' });
   return trimmed;
 }
 
 function cleanLabels(labels: readonly string[]): string {
-  return JSON.stringify([...new Set(labels.map((label) => label.trim()).filter((label) => label !== ''))]);
+  return JSON.stringify([
+    ...new Set(labels.map((label) => displayName(label, 'a label')).filter((label) => label !== '')),
+  ]);
+}
+
+/** An assignee is a person's name, one line like every name; none (or null, which clears it) is null. */
+function cleanAssignee(assignee: string | null | undefined): string | null {
+  return typeof assignee === 'string' ? displayName(assignee, 'the assignee') : null;
 }
 
 /** Adds a card to a column (default: the board's first) at a position (default: last). */
@@ -67,7 +75,7 @@ export function addCard(
           input.description ?? null,
           input.priority ?? null,
           cleanLabels(input.labels ?? []),
-          input.assignee ?? null,
+          cleanAssignee(input.assignee),
           now,
           now,
         ) as KanbanCardRow;
@@ -86,7 +94,7 @@ export function updateCard(
   if (input.description !== undefined) changes.push(['description', input.description]);
   if (input.priority !== undefined) changes.push(['priority', input.priority]);
   if (input.labels !== undefined) changes.push(['labels', cleanLabels(input.labels)]);
-  if (input.assignee !== undefined) changes.push(['assignee', input.assignee]);
+  if (input.assignee !== undefined) changes.push(['assignee', cleanAssignee(input.assignee)]);
   if (changes.length === 0)
     throw new GoondanError('E_TOOL_INVALID_ARGS', 'Nothing to update: no field was given.', {
       suggestion: 'Give at least one of title, description, priority, labels or assignee (null clears one).',

@@ -301,4 +301,31 @@ describe('kanban names and ids', () => {
     const card = await call(handlers.add_card, ctx, { board_id: 'Caf\u00e9', title: 't', column: 'Caf\u00e9 list' });
     expect(card.column).toBe('Caf\u00e9 list');
   });
+
+  test('a card title, label or assignee with a control character is refused like a name; descriptions keep lines', async () => {
+    const ctx = freshContext();
+    await call(handlers.create_board, ctx, { name: 'Home' });
+    for (const fields of [
+      { title: 'Buy\u001b[2Jmilk' },
+      { title: 'A\u0000B' },
+      { title: 'milk', labels: ['ok', 'sh\nop'] },
+      { title: 'milk', assignee: 'Ada\u2028Lovelace' },
+    ])
+      expect(await rejection(call(handlers.add_card, ctx, { board_id: 'Home', ...fields }))).toMatchObject({
+        code: 'E_TOOL_INVALID_ARGS',
+        message: expect.stringContaining('control character'),
+      });
+    expect((await call(handlers.list, ctx, { board_id: 'Home' })).count).toBe(0);
+    const card = await call(handlers.add_card, ctx, { board_id: 'Home', title: 'milk', description: 'one\ntwo' });
+    expect(card.description).toBe('one\ntwo');
+    expect(
+      await rejection(call(handlers.update_card, ctx, { board_id: 'Home', card_id: card.id, title: 'x\ty' })),
+    ).toMatchObject({ code: 'E_TOOL_INVALID_ARGS' });
+    expect(
+      await call(handlers.update_card, ctx, { board_id: 'Home', card_id: card.id, assignee: ' Ada ', labels: [' a '] }),
+    ).toMatchObject({ title: 'milk', assignee: 'Ada', labels: ['a'] });
+    expect(
+      (await call(handlers.update_card, ctx, { board_id: 'Home', card_id: card.id, assignee: null })).assignee,
+    ).toBeUndefined();
+  });
 });
