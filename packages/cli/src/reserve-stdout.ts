@@ -5,6 +5,8 @@ export interface ProtocolOutput {
   /** Like a stream's write: false when the caller should wait for `drain`. */
   write(text: string): boolean;
   once(event: 'drain', listener: () => void): void;
+  /** A failed write (EPIPE: the reader closed its end). */
+  on(event: 'error', listener: (error: Error) => void): void;
 }
 
 let reserved: ProtocolOutput | undefined;
@@ -20,7 +22,11 @@ export function reserveStdout(): ProtocolOutput {
   if (reserved) return reserved;
   const stdout = process.stdout;
   const write = stdout.write.bind(stdout) as (text: string) => boolean;
-  reserved = { write, once: (event, listener) => void stdout.once(event, listener) };
+  reserved = {
+    write,
+    once: (event, listener) => void stdout.once(event, listener),
+    on: (event, listener) => void stdout.on(event, listener),
+  };
   console.log = stderrLogger.log.bind(stderrLogger);
   console.info = stderrLogger.info.bind(stderrLogger);
   console.debug = stderrLogger.debug.bind(stderrLogger);

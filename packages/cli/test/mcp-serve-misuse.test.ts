@@ -179,6 +179,41 @@ describe('gdn mcp serve (stdio): what does not fit the protocol', () => {
   });
 });
 
+describe('gdn mcp serve (stdio): a client that stops reading', () => {
+  test('its end of stdout closed (stdin still open): the next answer fails with EPIPE, said once, and the server ends', async () => {
+    instances += 1;
+    const proc = Bun.spawn(
+      [process.execPath, mainTs, 'mcp', 'serve', '--bundle', bundle, '--instance', `misuse-${instances}`],
+      { env: cliEnv(), stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' },
+    );
+    cleanups.push(async () => {
+      proc.kill();
+      await proc.exited;
+    });
+    const stderr = new Response(proc.stderr).text();
+    proc.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+    );
+    proc.stdin.flush();
+    const stdout = proc.stdout.getReader();
+    expect(new TextDecoder().decode((await stdout.read()).value)).toContain('"id":0');
+    await stdout.cancel(); // the client's end of the pipe is closed; stdin stays open
+    for (let id = 1; id <= 20; id += 1) {
+      proc.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'calc__add', arguments: { a: id, b: 1 } } })}\n`,
+      );
+    }
+    proc.stdin.flush();
+    // It used to go on running every call for nobody, each answer an unhandled rejection with its stack on stderr.
+    expect(await proc.exited).toBe(0);
+    const logged = await stderr;
+    expect(logged).toContain('gdn mcp serve: stdout: EPIPE');
+    expect(logged.split('the client no longer reads the answers')).toHaveLength(2);
+    expect(logged).not.toContain('Unhandled');
+    expect(logged).not.toContain('Failed to send');
+  });
+});
+
 describe('gdn mcp serve (stdio): tools/call params', () => {
   test('wrong param types are -32602 Invalid params with a short message, not -32603 and a schema dump', async () => {
     const { client } = await connect();

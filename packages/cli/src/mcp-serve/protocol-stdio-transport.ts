@@ -21,7 +21,9 @@ type RequestId = string | number;
  * - a batch (an array; MCP sends one message per line since 2025-06-18): -32600 for each request in it;
  * - not a JSON-RPC 2.0 message (another jsonrpc version, no method): -32600; params that are not an object: -32602.
  *
- * Messages are written with `output`, the real standard output (reserveStdout).
+ * Messages are written with `output`, the real standard output (reserveStdout). When it breaks (the client closed
+ * its end of the pipe: EPIPE), nobody can read an answer any more: the transport closes (the server then ends, as
+ * when stdin closes) instead of running every call still sent for nobody.
  */
 export class ProtocolStdioTransport implements Transport {
   onclose?: () => void;
@@ -29,6 +31,10 @@ export class ProtocolStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private readonly lines: LineReader;
   private readonly maxMessageBytes: number;
+  /** While the output is full: settled at its next `drain` (one listener for every send that waits). */
+  private drained: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** Why the output cannot be written any more. */
+  private broken: Error | null = null;
 
   constructor(
     private readonly options: {
@@ -52,6 +58,7 @@ export class ProtocolStdioTransport implements Transport {
   async start(): Promise<void> {
     this.options.input.on('data', this.onData);
     this.options.input.on('error', this.onError);
+    this.options.output.on('error', (error) => this.outputFailed(error));
   }
 
   async close(): Promise<void> {
@@ -64,10 +71,35 @@ export class ProtocolStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.options.output.write(serializeMessage(message))) resolve();
-      else this.options.output.once('drain', resolve);
-    });
+    // Once the output broke, what is sent is dropped: the failure was said once (outputFailed), not per message.
+    if (this.broken) return Promise.resolve();
+    try {
+      if (this.options.output.write(serializeMessage(message))) return this.drained?.promise ?? Promise.resolve();
+    } catch (thrown) {
+      this.outputFailed(thrown as Error);
+      return Promise.resolve();
+    }
+    if (!this.drained) {
+      const drained = Promise.withResolvers<void>();
+      this.drained = drained;
+      this.options.output.once('drain', () => {
+        if (this.drained === drained) this.drained = null;
+        drained.resolve();
+      });
+    }
+    return this.drained.promise;
+  }
+
+  /** The output broke: said once on stderr, sends waiting for it end, and the transport closes. */
+  private outputFailed(error: Error): void {
+    if (this.broken) return;
+    this.broken = error;
+    this.options.logger.error(
+      `gdn mcp serve: stdout: ${error?.message ?? error}; the client no longer reads the answers, so the server stops`,
+    );
+    this.drained?.resolve();
+    this.drained = null;
+    void this.close();
   }
 
   private receive(line: string): void {
