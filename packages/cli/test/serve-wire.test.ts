@@ -14,8 +14,8 @@ afterEach(() => {
 });
 
 /** Starts `gdn serve --port 0` over `bundle`; resolves with the process and its URL. */
-async function serve(bundle: string) {
-  const server = startGdn(['serve', '--bundle', bundle, '--port', '0'], { env: cliEnv() });
+async function serve(bundle: string, args: string[] = []) {
+  const server = startGdn(['serve', '--bundle', bundle, '--port', '0', ...args], { env: cliEnv() });
   started.push(server);
   await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
   return { server, url: /base URL: (\S+)\/v1/.exec(server.stderr)![1]! };
@@ -73,6 +73,52 @@ describe('gdn serve: streams, bodies and methods', () => {
     const { stderr } = await server.finish();
     expect(stderr).not.toContain('Unhandled promise rejection');
     expect(stderr).not.toContain('Controller is already closed');
+  }, 120_000);
+
+  test('a turn killed at the end of the grace period is not retried by the client on its own; one not started may be', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'Too late.', delayMs: 120_000 }]));
+    const { server, url } = await serve(bundle, ['--grace', '1000']);
+    const complete = () =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goondan-instance': 'slow' },
+        body: JSON.stringify({ model: 'helper', messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+    const running = complete();
+    const traces = async () => {
+      const answer = await fetch(`${url}/console/api/traces?instance=slow&status=running`);
+      return ((await answer.json()) as { traces: unknown[] }).traces.length === 1;
+    };
+    expect(await eventually(traces)).toBe(true);
+    // A second request of the instance waits behind the running turn.
+    const queued = complete();
+    const waiting = async () => {
+      const health = (await (await fetch(`${url}/healthz`)).json()) as { instances: { queueDepth: number }[] };
+      return health.instances[0]?.queueDepth === 1;
+    };
+    expect(await eventually(waiting)).toBe(true);
+    server.proc.kill('SIGTERM');
+    const [killed, refused] = await Promise.all([running, queued]);
+    // Its input is stored and its turn ran: sent again, the message would be a second turn.
+    expect({
+      status: killed.status,
+      code: codeOf(await killed.text()),
+      retry: killed.headers.get('x-should-retry'),
+    }).toEqual({
+      status: 503,
+      code: 'E_AGENT_SHUTTING_DOWN',
+      retry: 'false',
+    });
+    // Nothing of it ran: a client may send it again (to the next start).
+    expect({
+      status: refused.status,
+      code: codeOf(await refused.text()),
+      retry: refused.headers.get('x-should-retry'),
+    }).toEqual({
+      status: 503,
+      code: 'E_AGENT_SHUTTING_DOWN',
+      retry: null,
+    });
   }, 120_000);
 
   test('HEAD answers as GET without a body; a method a path does not take is a coded 405', async () => {

@@ -5,7 +5,10 @@ import { readJsonBody } from './read-json-body.ts';
 import { checkServedAgent, type ServeContext } from './serve-context.ts';
 
 const HTTP_SOURCE = { kind: 'user', name: 'http' } as const;
-/** Failures of a turn that did not start: an OpenAI client may send the request again (it does by itself). */
+/**
+ * Failures that leave nothing done when the turn had not started: an OpenAI client may send the request again (it
+ * does by itself). A turn that started and was then stopped (killed at the end of the grace period) stored its input.
+ */
 const retryable = new Set(['E_AGENT_SHUTTING_DOWN', 'E_INSTANCE_BUSY']);
 
 function finishReason(result: TurnResult): 'stop' | 'length' {
@@ -58,12 +61,22 @@ export async function chatCompletions(request: Request, context: ServeContext): 
 
   if (!parsed.stream) {
     let result: TurnResult;
+    let started = false;
+    const unfollow = context.streams.follow(
+      eventId,
+      () => {},
+      () => {
+        started = true;
+      },
+    );
     try {
       result = await turn();
     } catch (thrown) {
       // Refused before it ran (shutting down, the instance held elsewhere): a retry later is right; else not.
       const code = (thrown as { code?: string }).code ?? '';
-      return apiErrorResponse(thrown, { headers: retryable.has(code) ? headers : noRetry });
+      return apiErrorResponse(thrown, { headers: retryable.has(code) && !started ? headers : noRetry });
+    } finally {
+      unfollow();
     }
     if (result.status === 'error' || result.status === 'cancelled') {
       return Response.json(turnFailure(result), { status: 500, headers: noRetry });

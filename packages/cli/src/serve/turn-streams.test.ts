@@ -41,4 +41,21 @@ describe('TurnStreams', () => {
     streams.notify(note('runtime.text.delta', { text: ' Really.' }));
     expect(received).toEqual(['Done.', ' Really.']);
   });
+
+  test("onStart is called when the followed event's turn starts, not another's, and no more once unfollowed", () => {
+    const streams = new TurnStreams();
+    const started: string[] = [];
+    const unfollow = streams.follow(
+      'evt_3',
+      () => {},
+      () => started.push('evt_3'),
+    );
+    streams.notify(note('runtime.turn.start', { eventId: 'evt_other' }));
+    expect(started).toEqual([]);
+    streams.notify(note('runtime.turn.start', { eventId: 'evt_3' }));
+    expect(started).toEqual(['evt_3']);
+    unfollow();
+    streams.notify(note('runtime.turn.start', { eventId: 'evt_3' }));
+    expect(started).toEqual(['evt_3']);
+  });
 });

@@ -14,6 +14,7 @@ export const STEP_SEPARATOR = '\n\n';
 export class TurnStreams {
   private readonly running = new Map<string, { eventId: string; wrote: boolean; stepEnded: boolean }>();
   private readonly listeners = new Map<string, Listener>();
+  private readonly starts = new Map<string, () => void>();
 
   /** Feed every notification of the Orchestrator here. */
   notify({ agent, instanceKey, event }: AgentNotification): void {
@@ -21,6 +22,11 @@ export class TurnStreams {
     const data = (event.data ?? {}) as { eventId?: string; text?: string };
     if (event.type === 'runtime.turn.start') {
       this.running.set(address, { eventId: String(data.eventId), wrote: false, stepEnded: false });
+      try {
+        this.starts.get(String(data.eventId))?.();
+      } catch {
+        // A follower cannot break routing (STYLE habit 8).
+      }
     } else if (event.type === 'runtime.turn.end') this.running.delete(address);
     else if (event.type === 'runtime.tool.start') {
       const turn = this.running.get(address);
@@ -41,9 +47,16 @@ export class TurnStreams {
     }
   }
 
-  /** Calls `listener` with the text of the turn of event `eventId` as it arrives; returns the unsubscribe. */
-  follow(eventId: string, listener: Listener): () => void {
+  /**
+   * Calls `listener` with the text of the turn of event `eventId` as it arrives, and `onStart` when that turn starts
+   * in its agent process; returns the unsubscribe.
+   */
+  follow(eventId: string, listener: Listener, onStart?: () => void): () => void {
     this.listeners.set(eventId, listener);
-    return () => this.listeners.delete(eventId);
+    if (onStart) this.starts.set(eventId, onStart);
+    return () => {
+      this.listeners.delete(eventId);
+      this.starts.delete(eventId);
+    };
   }
 }
