@@ -178,4 +178,33 @@ describe('self-editing through changesets (real git)', () => {
     expect(await handlers.config_update(ctx, { wake_word: ' Cafe\u0301 ' })).toMatchObject({ status: 'ok' });
     expect(await handlers.config_get(ctx, {})).toMatchObject({ wake_word: 'Caf\u00e9' });
   });
+
+  test('a credential is never written into goondan.yaml (kept in git) by a persona, memory, prompt or config edit', async () => {
+    const { dir, ctx, yaml } = await bundle();
+    const before = await yaml();
+    const commits = await git(dir, 'rev-list', '--count', 'HEAD');
+    const token = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
+    const text = `My GitHub token is ${token}.`;
+    const edits: [string, () => Promise<unknown>][] = [
+      ['content', () => handlers.persona_update(ctx, { mode: 'append', content: text })],
+      ['replace', () => handlers.persona_replace(ctx, { find: 'Say hi.', replace: text, confirm: true })],
+      ['content', () => handlers.memory_append(ctx, { content: text })],
+      ['content', () => handlers.memory_replace(ctx, { content: text })],
+      ['replace', () => handlers.memory_update(ctx, { find: 'x', replace: text })],
+      ['description', () => handlers.config_update(ctx, { description: text })],
+      ['description', () => handlers.create(ctx, { name: 'cook', description: text })],
+      ['content', () => context.update_base_system_prompt(ctx, { mode: 'append', content: text })],
+    ];
+    for (const [field, edit] of edits)
+      await expect(edit()).rejects.toMatchObject({
+        code: 'E_TOOL_INVALID_ARGS',
+        message: expect.stringContaining(`'${field}' holds what looks like a credential`),
+        suggestion: expect.stringContaining('valueFrom: { env: NAME }'),
+      });
+    expect(await yaml()).toBe(before);
+    expect(await git(dir, 'rev-list', '--count', 'HEAD')).toBe(commits);
+    expect(await handlers.memory_append(ctx, { content: 'The token is in GITHUB_TOKEN.' })).toMatchObject({
+      status: 'ok',
+    });
+  });
 });

@@ -70,6 +70,21 @@ export function refuseSecretSetting(key: string, value?: string): void {
   );
 }
 
+/**
+ * Refuses text bound for an agent's persona, agent memory, system prompt, description or wake word that holds a
+ * credential: like a setting, it is written into goondan.yaml and committed to git.
+ */
+export function refuseSecretText(text: string | undefined, field: string): void {
+  if (text === undefined || !holdsSecret(text)) return;
+  throw new GoondanError(
+    'E_TOOL_INVALID_ARGS',
+    `'${field}' holds what looks like a credential (an API key, token or password); it would be written in clear into goondan.yaml, which is kept in git.`,
+    {
+      suggestion: `Leave the secret out: put it in the environment of the agent process (export NAME=...) and let what uses it read it from there with valueFrom: { env: NAME } (${VALUE_SOURCE_PAGE}); the text may name the variable instead.`,
+    },
+  );
+}
+
 /** A value of an MCP server's `environment`: text, or read from the agent process's environment when it starts. */
 export type EnvironmentValue = string | { valueFrom: { env: string } };
 
