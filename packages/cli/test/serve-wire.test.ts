@@ -160,6 +160,23 @@ describe('gdn serve: streams, bodies and methods', () => {
     }
     const notAnEndpoint = await rawRequest(url, 'GET /v2/%ff HTTP/1.1');
     expect(notAnEndpoint.status).toBe(404);
+    // A misspelt or impossible filter of a list is a 400, not every instance's approvals or schedules.
+    for (const query of [
+      'approvals?instnace=alice',
+      'approvals?all=yes',
+      'approvals?instance=../x',
+      'schedules?stauts=all',
+    ]) {
+      const answer = await fetch(`${url}/v1/${query}`);
+      expect({ query, status: answer.status, code: codeOf(await answer.text()) }).toEqual({
+        query,
+        status: 400,
+        code: 'E_SERVE_BAD_REQUEST',
+      });
+    }
+    for (const query of ['approvals?instance=alice&all=true', 'schedules?status=all&agent=helper']) {
+      expect((await fetch(`${url}/v1/${query}`)).status).toBe(200);
+    }
   }, 120_000);
 
   test('a body declared over 1 MiB is the coded 413 before it is read, and the connection is closed', async () => {

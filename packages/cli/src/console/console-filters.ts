@@ -64,3 +64,12 @@ export const time: FilterParser<number> = (text, name) => {
   }
   return at;
 };
+
+/** An instance key (as instance paths take it). */
+export const instanceKeyFilter = matching(
+  /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/,
+  "an instance key (1-128 letters, digits, '_', '.', '-')",
+);
+
+/** Any text (a name compared as it is). */
+export const anyText: FilterParser<string> = (text) => text;

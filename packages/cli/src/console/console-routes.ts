@@ -10,16 +10,20 @@ import {
   consoleSchedules,
   consoleTraceList,
 } from './console-data.ts';
-import { type FilterParser, matching, oneOf, positiveInteger, readFilters, time } from './console-filters.ts';
+import {
+  type FilterParser,
+  instanceKeyFilter,
+  matching,
+  oneOf,
+  positiveInteger,
+  readFilters,
+  time,
+} from './console-filters.ts';
 import { consolePage, consoleSecurityHeaders, errorDocPage } from './console-page.ts';
 import type { ConsoleSource } from './console-source.ts';
 import { TraceChanges } from './trace-changes.ts';
 import { checkTraceExists, consoleSpanDetail, consoleTraceOutline } from './trace-outline.ts';
 
-const instanceKey = matching(
-  /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/,
-  "an instance key (1-128 letters, digits, '_', '.', '-')",
-);
 const errorCode = matching(/^E_[A-Z0-9_]{1,64}$/, 'an error code (E_…)');
 
 /** An agent of the bundle, or one that has stored state here (a trace may outlive its agent's removal). */
@@ -118,7 +122,7 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
       handle: (_request, url) => {
         const filters = readFilters(url, {
           agent,
-          instance: instanceKey,
+          instance: instanceKeyFilter,
           status: oneOf(['running', 'ok', 'error', 'cancelled']),
           tool: matching(/^[A-Za-z0-9_-]{1,64}$/, 'a tool name (calc__add) or a Tool resource (calc)'),
           error: errorCode,

@@ -1,4 +1,5 @@
 import { type ApprovalAnswer, type ApprovalRecord, ApprovalStore, GoondanError } from '@goondan/core';
+import { anyText, instanceKeyFilter, oneOf, readFilters } from '../console/console-filters.ts';
 import { type InstanceProblem, readInstances } from '../console/instance-reader.ts';
 import { badRequest } from './api-error.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -26,9 +27,11 @@ function eachStore<T>(
  * instance databases that could not be read (`problems`).
  */
 export function listApprovals(url: URL, context: ApprovalContext): Response {
-  const agent = url.searchParams.get('agent');
-  const instance = url.searchParams.get('instance');
-  const all = url.searchParams.get('all') === 'true';
+  // A misspelt filter (`instnace=`) must not widen the answer to every instance's approvals: it is a 400.
+  const filters = readFilters(url, { agent: anyText, instance: instanceKeyFilter, all: oneOf(['true', 'false']) });
+  const agent = filters.agent ?? null;
+  const instance = filters.instance ?? null;
+  const all = filters.all === 'true';
   const now = Date.now();
   const { found, problems } = eachStore(context, (store) =>
     store.list(all ? { limit: 1000 } : { status: 'pending', limit: 1000 }),

@@ -1,5 +1,6 @@
 import type { ScheduleFilter, ScheduleInput, Scheduler } from '@goondan/core';
 import { GoondanError } from '@goondan/core';
+import { anyText, instanceKeyFilter, oneOf, readFilters } from '../console/console-filters.ts';
 import { badRequest } from './api-error.ts';
 import { readJsonBody } from './read-json-body.ts';
 import type { Route } from './serve-api.ts';
@@ -26,18 +27,17 @@ export function scheduleRoutes(scheduler: Scheduler, defaultInstance: () => stri
       method: 'GET',
       path: '/v1/schedules',
       handle: (_request, url) => {
-        const filter: ScheduleFilter = {};
-        const agent = url.searchParams.get('agent');
-        const instanceKey = url.searchParams.get('instance');
-        const status = url.searchParams.get('status');
-        if (agent) filter.agent = agent;
-        if (instanceKey) filter.instanceKey = instanceKey;
-        if (status) {
-          if (!['active', 'done', 'cancelled', 'all'].includes(status)) {
-            throw badRequest("'status' must be active, done, cancelled or all.");
-          }
-          filter.status = status as ScheduleFilter['status'];
-        }
+        // A misspelt filter must not widen the answer: it is a 400, as in the console.
+        const { agent, instance, status } = readFilters(url, {
+          agent: anyText,
+          instance: instanceKeyFilter,
+          status: oneOf(['active', 'done', 'cancelled', 'all']),
+        });
+        const filter: ScheduleFilter = {
+          ...(agent ? { agent } : {}),
+          ...(instance ? { instanceKey: instance } : {}),
+          ...(status ? { status } : {}),
+        };
         return Response.json({ schedules: scheduler.list(filter) });
       },
     },
