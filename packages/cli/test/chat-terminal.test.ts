@@ -2,6 +2,7 @@
 // as a person's shell would. The piped-input behaviour is in chat.test.ts.
 import { afterAll, describe, expect, test } from 'bun:test';
 import { stripVTControlCharacters } from 'node:util';
+import { ConversationStore, instancePaths, openInstanceDatabase } from '@goondan/core';
 import { agentBundle, cleanupTempDirs, cliEnv, mainTs, scriptedModel } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
@@ -143,6 +144,62 @@ describe('gdn chat: typing while a turn runs', () => {
     const text = plain(chat.screen());
     // Not run together with the typed text ("fivehelper> …").
     expect(text).not.toMatch(/five\S*helper>/);
+  });
+});
+
+/** The user messages of the fixture's `helper` agent's default instance, as stored. */
+function userTexts(bundle: string): unknown[] {
+  const db = openInstanceDatabase(
+    instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey: 'default' }).databaseFile,
+  );
+  try {
+    return new ConversationStore(db)
+      .load()
+      .filter((message) => message.data.role === 'user')
+      .map((message) => message.data.content);
+  } finally {
+    db.close();
+  }
+}
+
+describe('gdn chat: pasting', () => {
+  test('a paste of several lines is one message, sent with the Enter after it; the paste mode is off at the end', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'Read your paste.' }, { text: 'And the next line.' }]));
+    const chat = onTerminal(['chat', '--bundle', bundle]);
+    await chat.waitFor('you>');
+    // The terminal marks a paste with ESC[200~ … ESC[201~ once the chat has asked for it (ESC[?2004h).
+    expect(chat.screen()).toContain(`${ESC}[?2004h`);
+    chat.type(`${ESC}[200~Traceback:\r  at one()\r  at two()${ESC}[201~`);
+    chat.type(' <- why?\r');
+    await chat.waitFor('Read your paste.');
+    await chat.waitFor(/Read your paste\.[\s\S]*you>/);
+    chat.type('typed alone\r');
+    await chat.waitFor('And the next line.');
+    chat.type('/exit\r');
+    expect(await chat.proc.exited).toBe(0);
+    expect(chat.screen().lastIndexOf(`${ESC}[?2004l`)).toBeGreaterThan(chat.screen().lastIndexOf(`${ESC}[?2004h`));
+    expect(userTexts(bundle)).toEqual(['Traceback:\n  at one()\n  at two() <- why?', 'typed alone']);
+  });
+  test('a paste of several lines at approve> is no answer, even when its first word is y', async () => {
+    const bundle = await agentBundle(
+      scriptedModel([
+        { toolCalls: [{ name: 'bash__exec', args: { command: 'echo pasted' } }] },
+        { text: 'Not run, then.' },
+      ]),
+    );
+    const chat = onTerminal(['chat', '--bundle', bundle]);
+    await chat.waitFor('you>');
+    chat.type('go\r');
+    await chat.waitFor('approve>');
+    chat.type(`${ESC}[200~y\rsomething else${ESC}[201~\r`);
+    await chat.waitFor(/something else[\s\S]*Answer y/);
+    chat.type('n\r');
+    await chat.waitFor('Not run, then.');
+    chat.type('/exit\r');
+    expect(await chat.proc.exited).toBe(0);
+    const text = plain(chat.screen());
+    expect(text).toContain('denied by user');
+    expect(text).not.toContain('approved by user');
   });
 });
 

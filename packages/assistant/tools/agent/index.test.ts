@@ -185,7 +185,7 @@ describe('self-editing through changesets (real git)', () => {
     const commits = await git(dir, 'rev-list', '--count', 'HEAD');
     const token = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
     const text = `My GitHub token is ${token}.`;
-    const edits: [string, () => Promise<unknown>][] = [
+    const edits: [string, () => unknown][] = [
       ['content', () => handlers.persona_update(ctx, { mode: 'append', content: text })],
       ['replace', () => handlers.persona_replace(ctx, { find: 'Say hi.', replace: text, confirm: true })],
       ['content', () => handlers.memory_append(ctx, { content: text })],
@@ -196,7 +196,7 @@ describe('self-editing through changesets (real git)', () => {
       ['content', () => context.update_base_system_prompt(ctx, { mode: 'append', content: text })],
     ];
     for (const [field, edit] of edits)
-      await expect(edit()).rejects.toMatchObject({
+      await expect((async () => edit())()).rejects.toMatchObject({
         code: 'E_TOOL_INVALID_ARGS',
         message: expect.stringContaining(`'${field}' holds what looks like a credential`),
         suggestion: expect.stringContaining('valueFrom: { env: NAME }'),

@@ -8,6 +8,7 @@ import {
   describeResolution,
   parseApprovalAnswer,
 } from '../approval-prompt.ts';
+import { bracketedPaste } from '../chat/bracketed-paste.ts';
 import { replyPrinter } from '../chat/reply-printer.ts';
 import {
   readChatInput,
@@ -36,6 +37,7 @@ stored per instance and resumes next time.
 
   Ctrl-C during a turn   cancels the turn (tools see the abort); the conversation stays consistent
   Ctrl-C at the prompt   leaves (so do Ctrl-D and /exit)
+  a paste of many lines  is one message: press Enter after it to send it
 
 Chat commands, handled here without calling the model (a mistyped one gets a "did you mean"):
   /help                  these commands
@@ -199,6 +201,12 @@ export async function chatCommand(argv: string[]): Promise<number> {
     );
   }
   const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+  // A paste of several lines is one message (docs/cli.md#gdn-chat).
+  const paste = bracketedPaste({
+    input: process.stdin,
+    output: process.stdout,
+    enabled: interactive && process.stdout.isTTY === true,
+  });
   let running: AbortController | null = null;
   let leaving = false;
   let inputEnded = false;
@@ -380,7 +388,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
       prompt();
       return;
     }
-    const given = parseApprovalAnswer(line);
+    // A pasted block is no answer, whatever its first word: its person meant it for the model, or by mistake.
+    const given = line.includes('\n') ? null : parseApprovalAnswer(line);
     if (!given) {
       console.log(paint(`Answer ${APPROVAL_CHOICES}.`, 'yellow', color));
       prompt();
@@ -427,7 +436,9 @@ export async function chatCommand(argv: string[]): Promise<number> {
     finish();
   }
 
-  lines.on('line', (line) => {
+  lines.on('line', (typed) => {
+    const line = paste.take(typed);
+    if (line === null) return;
     atPrompt = false;
     if (approvals.size > 0) return answer(line);
     inputs.push(line);
@@ -473,6 +484,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
   left.resolve();
   await watching?.catch(() => {});
   lines.close();
+  paste.dispose();
   process.off('SIGINT', interrupt);
   await session.close();
   signals?.dispose();
