@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { type CutLine, LineReader } from './line-reader.ts';
+import { type CutLine, idOfCutMessage, isCutRequest, LineReader } from './line-reader.ts';
 
 function reader(maxLineBytes: number) {
   const lines: string[] = [];
@@ -39,4 +39,18 @@ test('a line of exactly the limit is a line', () => {
   r.push('12345\n123456\n');
   expect(r.lines).toEqual(['12345']);
   expect(r.cut.map((line) => line.bytes)).toEqual([6]);
+});
+
+test("a cut message's id is read at its end or among its first members; a request is told from an answer", () => {
+  const cut = (head: string, tail: string): CutLine => ({ head, tail, bytes: 1 });
+  const answerSdk = cut('{"result":{"content":[{"type":"text","text":"xxx', 'xxx"}]},"jsonrpc":"2.0","id":12}');
+  expect(idOfCutMessage(answerSdk)).toBe(12);
+  expect(isCutRequest(answerSdk)).toBe(false);
+  const answerIdFirst = cut('{"jsonrpc":"2.0","id":"a-7","result":{"content":[', 'xxx"}]}}');
+  expect(idOfCutMessage(answerIdFirst)).toBe('a-7');
+  expect(isCutRequest(answerIdFirst)).toBe(false);
+  const request = cut('{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"x":"', 'xx"}}');
+  expect(isCutRequest(request)).toBe(true);
+  // An "id" nested in the result is not the message's.
+  expect(idOfCutMessage(cut('{"result":{"items":[{"id":5,"name":"xx', 'xx"}]}'))).toBeNull();
 });

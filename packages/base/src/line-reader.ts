@@ -79,3 +79,27 @@ export class LineReader {
     this.options.onLine(line);
   }
 }
+
+const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** `"id": X` as the last member of the message (where the SDK puts it)... */
+const ID_AT_END = new RegExp(`${ID}\\s*\\}\\s*$`);
+/** ...or among the first members, after only short string members (`{"jsonrpc":"2.0","id":X,...`). */
+const ID_AT_START = new RegExp(String.raw`^\s*\{\s*(?:"\w+"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)*${ID}\s*[,}]`);
+/** A `"method"` member among the first ones: the cut message is a request or notification, not an answer. */
+const METHOD_AT_START = /^\s*\{\s*(?:"\w+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d+)\s*,\s*)*"method"\s*:/;
+
+/**
+ * The id of a JSON-RPC message cut for its size, read at either end of it, where a member of the top-level object
+ * can be told apart from one nested in params or result without parsing the whole: null when neither end shows it.
+ */
+export function idOfCutMessage(line: CutLine): string | number | null {
+  const found = ID_AT_END.exec(line.tail) ?? ID_AT_START.exec(line.head);
+  if (!found?.[1]) return null;
+  const id = JSON.parse(found[1]) as unknown;
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as string | number) : null;
+}
+
+/** Whether a message cut for its size is a request or notification (its `method` is among its first members). */
+export function isCutRequest(line: CutLine): boolean {
+  return METHOD_AT_START.test(line.head);
+}

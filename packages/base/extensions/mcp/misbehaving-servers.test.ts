@@ -52,6 +52,23 @@ describe('mcp extension: servers that break the rules', () => {
     expect(linesOf(b, 'warn')).toEqual([]);
   });
 
+  test('an answer over 10 MiB fails that call, saying so; calls in flight finish and the process stays', async () => {
+    const b = await bridge({ servers: [odd()] }, { retryDelayMs: 60_000 });
+    const connection = b.bridge.connections.get('odd')!;
+    const pid = connection.pid;
+    const slow = b.call('odd__slow', { ms: 1_000 });
+    // The server used to be killed (the SDK's read buffer loses its place), failing every call with E_MCP_UNAVAILABLE.
+    const huge = await b.call('odd__huge');
+    expect(huge.error?.code).toBe('E_MCP_TOOL_ERROR');
+    expect(huge.error?.message).toMatch(
+      /^tools\/call 'huge' on MCP server 'odd' failed: the answer was 115344\d\d bytes, more than the 10485760 \(10 MiB\) a message on stdio may be; it was skipped\. Ask for less at a time \(JSON-RPC -32603\)$/,
+    );
+    expect(await slow).toEqual({ status: 'ok', output: 'waited 1000' });
+    expect(await b.call('odd__echo', { text: 'after' })).toEqual({ status: 'ok', output: 'after' });
+    expect(connection.connected).toBe(true);
+    expect(connection.pid).toBe(pid);
+  });
+
   test("structuredContent is checked against the tool's outputSchema, as the SDK's callTool does", async () => {
     const b = await bridge({ servers: [odd()] }, { retryDelayMs: 60_000 });
     expect(await b.call('odd__typed')).toEqual({ status: 'ok', output: { n: 1 } });
@@ -82,7 +99,7 @@ describe('mcp extension: servers that break the rules', () => {
       expect.stringMatching(
         /^MCP tool 'bad_required' of server 'odd' is skipped: its definition is malformed: inputSchema\.required: /,
       ),
-      expect.stringMatching(/^MCP tool #14 of server 'odd' is skipped: its definition is malformed: /),
+      expect.stringMatching(/^MCP tool #15 of server 'odd' is skipped: its definition is malformed: /),
       // Sent to the model at every step: a definition of megabytes would break every step, not only its calls.
       "MCP tool 'oversized' of server 'odd' is skipped: its description and inputSchema are 100038 characters of JSON, more than the 100000 a tool may take in the model's tool list (sent at every step).",
     ]);

@@ -1,9 +1,14 @@
 import { statSync } from 'node:fs';
 import { openToolProcessTree } from '@goondan/core';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import {
+  deserializeMessage,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  serializeMessage,
+} from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Subprocess } from 'bun';
+import { type CutLine, idOfCutMessage, isCutRequest, LineReader } from '../../src/line-reader.ts';
 
 export interface ProcessGroupTransportOptions {
   command: string;
@@ -17,6 +22,8 @@ export interface ProcessGroupTransportOptions {
   onStderrLine?: (line: string) => void;
 }
 
+/** The largest message read from the server's stdout: the SDK's own stdio limit (10 MiB). */
+export const MAX_SERVER_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 const DEFAULT_EXIT_GRACE_MS = 500;
 const TERM_GRACE_MS = 1_000;
 const STDERR_TAIL_CHARS = 2_000;
@@ -37,13 +44,22 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
  * starts the server in a process group of its own, so that closing it, or the server dying, leaves no process
  * behind: whatever the server started is killed with it. Shutdown follows the MCP stdio rules: close stdin, wait,
  * SIGTERM, then SIGKILL. The tail of the server's stderr is kept for error messages.
+ *
+ * A line of its stdout longer than MAX_SERVER_MESSAGE_BYTES is not held whole: it is skipped, and when it is the
+ * answer to one of our requests (its id read at either end), that request is answered with an error saying so. The
+ * SDK's ReadBuffer throws there and loses its place in the stream, so the server had to be killed, and with it every
+ * call in flight; a line that is not a JSON-RPC message is reported (onerror) and the next one read.
  */
 export class ProcessGroupTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ServerProcess | null = null;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly lines = new LineReader({
+    maxLineBytes: MAX_SERVER_MESSAGE_BYTES,
+    onLine: (line) => this.receive(line),
+    onCut: (line) => this.refuseCut(line),
+  });
   private stderrTail = '';
   private closed: Promise<void> | null = null;
   private exitDescription: string | null = null;
@@ -92,7 +108,7 @@ export class ProcessGroupTransport implements Transport {
       tree.kill();
       await stdoutDone;
       this.child = null;
-      this.readBuffer.clear();
+      this.lines.clear();
       this.onclose?.();
     })();
   }
@@ -121,26 +137,36 @@ export class ProcessGroupTransport implements Transport {
 
   private async readStdout(child: ServerProcess): Promise<void> {
     try {
-      for await (const chunk of child.stdout) {
-        // A copy: the buffer keeps chunks, and a stream may reuse its memory.
-        this.readBuffer.append(Buffer.from(chunk));
-        for (;;) {
-          let message: JSONRPCMessage | null;
-          try {
-            message = this.readBuffer.readMessage();
-          } catch (thrown) {
-            this.onerror?.(thrown as Error);
-            continue;
-          }
-          if (message === null) break;
-          this.onmessage?.(message);
-        }
-      }
+      for await (const chunk of child.stdout) this.lines.push(Buffer.from(chunk));
     } catch (thrown) {
-      // An oversized message or a broken pipe: the stream cannot be trusted any more, so the server goes.
+      // A broken pipe: the stream cannot be trusted any more, so the server goes.
       this.onerror?.(thrown as Error);
       signalGroup(child.pid, 'SIGKILL');
     }
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (thrown) {
+      this.onerror?.(thrown as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /** A line over the limit: an answer to one of our requests fails that request; anything else is reported. */
+  private refuseCut(line: CutLine): void {
+    const limit = `${MAX_SERVER_MESSAGE_BYTES} (10 MiB) a message on stdio may be`;
+    const id = isCutRequest(line) ? null : idOfCutMessage(line);
+    if (id === null) {
+      this.onerror?.(new Error(`a message of ${line.bytes} bytes, more than the ${limit}, was skipped`));
+      return;
+    }
+    const message = `the answer was ${line.bytes} bytes, more than the ${limit}; it was skipped. Ask for less at a time`;
+    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message } });
   }
 
   private async readStderr(child: ServerProcess): Promise<void> {

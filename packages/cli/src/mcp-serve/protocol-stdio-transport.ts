@@ -1,9 +1,9 @@
+import { type CutLine, idOfCutMessage, LineReader } from '@goondan/base/line-reader';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ProtocolOutput } from '../reserve-stdout.ts';
 import { kindOf } from './kind-of.ts';
-import { type CutLine, LineReader } from './line-reader.ts';
 
 /** The largest message read from stdin: the SDK's own stdio limit (10 MiB). */
 export const MAX_STDIO_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -147,7 +147,7 @@ export class ProtocolStdioTransport implements Transport {
   private refuseCut(line: CutLine): void {
     const limit = `${this.maxMessageBytes} bytes (${(this.maxMessageBytes / 1024 / 1024).toFixed(0)} MiB)`;
     this.refuse({
-      ids: [idOfCutRequest(line)],
+      ids: [idOfCutMessage(line)],
       code: ErrorCode.InvalidRequest,
       message: `Invalid Request: a message on stdin may be at most ${limit}; this one (${line.bytes} bytes) was skipped. Pass large data as a file path instead.`,
       log: `a message of ${line.bytes} bytes, more than ${limit}, was skipped`,
@@ -192,21 +192,4 @@ function problemOf(value: unknown): { code: number; problem: string } {
     }
   }
   return invalid('it is not a JSON-RPC request, notification or response (method, id, params; or id and result)');
-}
-
-const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")`;
-/** `"id": X` as the last member of the message (where the SDK's clients put it)... */
-const ID_AT_END = new RegExp(`${ID}\\s*\\}\\s*$`);
-/** ...or among the first members, after only short string members (`{"jsonrpc":"2.0","id":X,...`). */
-const ID_AT_START = new RegExp(String.raw`^\s*\{\s*(?:"\w+"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)*${ID}\s*[,}]`);
-
-/**
- * The id of a request cut for its size, read at either end of it, where a member of the top-level object can be told
- * apart from one nested in params without parsing the whole: null when neither end shows it.
- */
-function idOfCutRequest(line: CutLine): RequestId | null {
-  const found = ID_AT_END.exec(line.tail) ?? ID_AT_START.exec(line.head);
-  if (!found?.[1]) return null;
-  const id = JSON.parse(found[1]) as unknown;
-  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : null;
 }

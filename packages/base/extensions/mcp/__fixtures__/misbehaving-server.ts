@@ -2,14 +2,14 @@
  * A stdio MCP server that breaks the rules the SDK's own Server would enforce, written as raw newline-delimited
  * JSON-RPC so it can answer anything. Flags choose its tools/list:
  *
- * - (none): echo, slow, malformed_result, typed (an outputSchema), and tools named like Object.prototype members
+ * - (none): echo, slow, malformed_result, huge, typed (an outputSchema), and tools named like Object.prototype members
  *   (toString, constructor, ...);
  * - `--malformed-tools`: the same plus tools the MCP schema refuses (no inputSchema, inputSchema.type 'string',
  *   required: 'a'), an item that is not a tool at all, and a tool whose description alone is 100 000 characters;
  * - `--endless-cursor`: every page has one tool and the same nextCursor, forever.
  *
  * tools/call: `echo` answers its text, `slow` answers after `ms` milliseconds, `malformed_result` answers
- * `{ content: 'not-an-array', isError: 'yes' }`, `typed` answers structuredContent, a prototype-named tool answers
+ * `{ content: 'not-an-array', isError: 'yes' }`, `huge` answers 11 MiB of text, `typed` answers structuredContent, a prototype-named tool answers
  * its own name.
  */
 import { createInterface } from 'node:readline';
@@ -30,6 +30,7 @@ const goodTools = [
     inputSchema: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] },
   },
   { name: 'malformed_result', description: 'Answers a result the MCP schema refuses.', inputSchema: empty },
+  { name: 'huge', description: 'Answers 11 MiB of text, over the 10 MiB a stdio message may be.', inputSchema: empty },
   {
     name: 'typed',
     description: 'Declares an outputSchema; answers structuredContent { n } matching it, or not when mismatch is set.',
@@ -74,6 +75,7 @@ function callTool(id: unknown, params: { name: string; arguments?: Record<string
   if (params.name === 'echo') answer(id, text(String(args.text)));
   else if (params.name === 'slow') setTimeout(() => answer(id, text(`waited ${args.ms}`)), Number(args.ms));
   else if (params.name === 'malformed_result') answer(id, { content: 'not-an-array', isError: 'yes' });
+  else if (params.name === 'huge') answer(id, text('x'.repeat(11 * 1024 * 1024)));
   else if (params.name === 'typed') answer(id, { content: [], structuredContent: { n: args.mismatch ? 'one' : 1 } });
   else if (prototypeNames.includes(params.name)) answer(id, text(`called ${params.name}`));
   else send({ jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool ${params.name}` } });
