@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { resolveInsideWorkdir } from '@goondan/base';
@@ -35,6 +36,24 @@ function stamp(date = new Date()): string {
   return date.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
 }
 
+function alreadyExists(relativePath: string): GoondanError {
+  return new GoondanError('E_TOOL_INVALID_ARGS', `'${relativePath}' already exists.`, {
+    suggestion: 'Give another file_name, or leave it out for a new name.',
+  });
+}
+
+/**
+ * Checks, before the provider is paid for an image, that `<directory>/<base>.<ext>` can be written for every type it
+ * may answer: inside the workdir, a name the file system takes (no NUL, at most 255 bytes), and not there yet.
+ * (Checked only after the request, each of these threw the image away.)
+ */
+async function checkFreeName(workdir: string, directory: string, base: string): Promise<void> {
+  for (const extension of Object.values(extensions)) {
+    const target = await resolveInsideWorkdir(workdir, `${directory}/${base}.${extension}`);
+    if (existsSync(target.realPath)) throw alreadyExists(target.relativePath);
+  }
+}
+
 /**
  * image__generate: one image from the provider of the Tool's config (fal by default, or OpenAI) through the AI SDK's
  * generateImage, written into the workdir (config.outputDir, default `images/`; confined like the file tools).
@@ -57,6 +76,9 @@ export async function generateImageFile(
   const baseUrl = (stringOf(config, 'baseUrl') ?? provider.baseUrl).replace(/\/+$/, '');
   const model = stringOf(config, 'model') ?? provider.model;
   const size = pixelSize(name, input.image_size);
+  const base = input.file_name ? input.file_name.replace(/\.[a-z0-9]+$/i, '') : `${stamp()}-${slug(prompt)}`;
+  const directory = stringOf(config, 'outputDir') ?? 'images';
+  await checkFreeName(ctx.workdir, directory, base);
 
   const [{ generateImage }, imageModel] = await Promise.all([
     import('ai'),
@@ -82,18 +104,13 @@ export async function generateImageFile(
     throw imageError(thrown, { service: provider.label, baseUrl, credential: key.from });
   }
   const extension = extensions[image.mediaType] ?? 'png';
-  const base = input.file_name ? input.file_name.replace(/\.[a-z0-9]+$/i, '') : `${stamp()}-${slug(prompt)}`;
-  const directory = stringOf(config, 'outputDir') ?? 'images';
   const target = await resolveInsideWorkdir(ctx.workdir, `${directory}/${base}.${extension}`);
   await mkdir(dirname(target.realPath), { recursive: true });
   try {
     await writeFile(target.realPath, image.uint8Array, { flag: 'wx' });
   } catch (thrown) {
-    if ((thrown as { code?: string }).code === 'EEXIST') {
-      throw new GoondanError('E_TOOL_INVALID_ARGS', `'${target.relativePath}' already exists.`, {
-        suggestion: 'Give another file_name, or leave it out for a new name.',
-      });
-    }
+    // Taken meanwhile by another call.
+    if ((thrown as { code?: string }).code === 'EEXIST') throw alreadyExists(target.relativePath);
     throw thrown;
   }
   return {

@@ -82,6 +82,21 @@ describe('image__generate', () => {
     );
   });
 
+  test('a file_name that is taken or cannot be written is refused before the provider is asked (and paid)', async () => {
+    const { ctx } = imageCtx('named', fal);
+    await handlers.generate(ctx, { prompt: 'cat', file_name: 'cat' });
+    const asked = requests.length;
+    for (const [file_name, code] of [
+      ['cat', 'E_TOOL_INVALID_ARGS'],
+      ['cat.jpg', 'E_TOOL_INVALID_ARGS'],
+      ['ca\u0000t', 'E_PATH_OUTSIDE_WORKDIR'],
+      ['가'.repeat(90), 'E_TOOL_INVALID_ARGS'],
+      ['../../escape', 'E_PATH_OUTSIDE_WORKDIR'],
+    ] as const)
+      expect((await failure(() => handlers.generate(ctx, { prompt: 'cat', file_name }))).code).toBe(code);
+    expect(requests.length).toBe(asked);
+  });
+
   test('OpenAI: its three sizes, base64 images', async () => {
     const { workdir, ctx } = imageCtx('openai', {
       ...fal,
