@@ -1,4 +1,5 @@
-import { format, inspect, styleText } from 'node:util';
+// util.format and util.inspect are read when first used: a named import loads Bun's inspect module at start (~2 ms).
+import util, { styleText } from 'node:util';
 
 /**
  * Whether to colour what goes to `stream`, by the conventions Node's own colours follow: FORCE_COLOR set to
@@ -44,19 +45,19 @@ export function usePlainConsole(target: Console = console, streams: { stdout?: W
   const printLine = target.log.bind(target);
   const out = streams.stdout ?? ((text: string) => printLine(text.slice(0, -1)));
   const err = streams.stderr ?? ((text: string) => process.stderr.write(text));
-  const line = (args: unknown[]) => `${format(...args)}\n`;
+  const line = (args: unknown[]) => `${util.format(...args)}\n`;
   target.log = (...args: unknown[]) => out(line(args));
   target.info = target.log;
   target.debug = target.log;
-  target.dir = (item: unknown, options?: object) => out(`${inspect(item, { ...options, colors: false })}\n`);
+  target.dir = (item: unknown, options?: object) => out(`${util.inspect(item, { ...options, colors: false })}\n`);
   target.error = (...args: unknown[]) => err(line(args));
   target.warn = target.error;
   target.trace = (...args: unknown[]) => {
     const stack = new Error().stack?.split('\n').slice(2).join('\n') ?? '';
-    err(`Trace${args.length > 0 ? `: ${format(...args)}` : ''}\n${stack}\n`);
+    err(`Trace${args.length > 0 ? `: ${util.format(...args)}` : ''}\n${stack}\n`);
   };
   target.assert = (condition?: unknown, ...args: unknown[]) => {
-    if (!condition) err(`Assertion failed${args.length > 0 ? `: ${format(...args)}` : ''}\n`);
+    if (!condition) err(`Assertion failed${args.length > 0 ? `: ${util.format(...args)}` : ''}\n`);
   };
 }
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +41,8 @@ async function readReport(reportFile: string, nonce: string): Promise<EntryProbe
  */
 async function probeOne(options: { file: string; reportFile: string; timeoutMs: number }): Promise<EntryProbeReport> {
   const { file, reportFile, timeoutMs } = options;
-  const nonce = `${randomUUID()}:`;
+  // The global Web Crypto: importing node:crypto costs ~8 ms, paid by every gdn start (docs/performance.md).
+  const nonce = `${crypto.randomUUID()}:`;
   const proc = Bun.spawn([process.execPath, childScript], {
     stdin: new TextEncoder().encode(JSON.stringify({ nonce, file, reportFile })),
     stdout: 'ignore',
