@@ -1,5 +1,6 @@
 // gdn serve and gdn trace --serve on the wire, as a black-box probe sees them: a client that leaves a stream, bodies
 // over the limit however large, HEAD and other methods, the console's filters, and what open live views cost.
+import { Database } from 'bun:sqlite';
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -210,7 +211,7 @@ describe('gdn serve: streams, bodies and methods', () => {
   });
 });
 
-describe('gdn serve: an unreadable instance database', () => {
+describe('gdn serve: an instance database that cannot be read or written', () => {
   test("does not stop the other instances' approvals from being listed and answered over HTTP", async () => {
     const bash = { toolCalls: [{ name: 'bash__exec', args: { command: 'echo hi' } }] };
     const bundle = await agentBundle(scriptedModel([bash, { text: 'Ran it.' }]));
@@ -274,6 +275,47 @@ describe('gdn serve: an unreadable instance database', () => {
       return JSON.stringify(await page.json()).includes('Ran it.');
     };
     expect(await eventually(replied)).toBe(true);
+  }, 120_000);
+
+  test('an approval whose database another process is writing is not answered, and not said to be missing', async () => {
+    const bash = { toolCalls: [{ name: 'bash__exec', args: { command: 'echo hi' } }] };
+    const bundle = await agentBundle(scriptedModel([bash, { text: 'Ran it.' }]));
+    const { url } = await serve(bundle);
+    await fetch(`${url}/v1/agents/helper/instances/locked/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'Run it.' }),
+    });
+    const pending = async () => {
+      const answer = (await (await fetch(`${url}/v1/approvals`)).json()) as { approvals?: { id: string }[] };
+      return answer.approvals?.[0]?.id;
+    };
+    expect(await eventually(async () => (await pending()) !== undefined)).toBe(true);
+    const id = (await pending())!;
+    const approve = () =>
+      fetch(`${url}/v1/approvals/${id}/approve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+    // Another process holds the database's write lock for as long as the answer takes.
+    const writer = new Database(
+      instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey: 'locked' }).databaseFile,
+    );
+    writer.run('BEGIN IMMEDIATE');
+    writer.run('UPDATE approvals SET reason = reason WHERE 0');
+    const blocked = await approve();
+    writer.run('ROLLBACK');
+    writer.close();
+    const body = (await blocked.json()) as { error: { code: string; message: string } };
+    expect({ status: blocked.status, code: body.error.code }).toEqual({ status: 500, code: 'E_STORE_OPEN' });
+    expect(body.error.message).toContain(`Approval '${id}' of helper/locked could not be answered`);
+    // Still pending: answered once the lock is gone.
+    const approved = await approve();
+    expect({ status: approved.status, body: await approved.json() }).toMatchObject({
+      status: 200,
+      body: { approval: { id, status: 'approved' } },
+    });
   }, 120_000);
 
   test('an event for its instance is refused, not answered 202 and then dropped', async () => {

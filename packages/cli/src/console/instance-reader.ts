@@ -23,13 +23,15 @@ export interface InstanceProblem {
 export function readInstances<T>(
   rootDir: string,
   read: (db: Database, file: InstanceDatabaseFile) => T,
+  /** How long a statement waits for another connection's lock (default 1000 ms: a view is not held up long). */
+  options: { busyTimeoutMs?: number } = {},
 ): { results: { file: InstanceDatabaseFile; value: T }[]; problems: InstanceProblem[] } {
   const results: { file: InstanceDatabaseFile; value: T }[] = [];
   const problems: InstanceProblem[] = [];
   for (const file of listInstanceDatabases({ rootDir })) {
     let db: Database | undefined;
     try {
-      db = openInstanceDatabase(file.databaseFile, { busyTimeoutMs: 1000 });
+      db = openInstanceDatabase(file.databaseFile, { busyTimeoutMs: options.busyTimeoutMs ?? 1000 });
       results.push({ file, value: read(db, file) });
     } catch (thrown) {
       const error = toToolError(thrown, { fallbackCode: 'E_STORE_CORRUPT' });

@@ -5,6 +5,9 @@ import { badRequest } from './api-error.ts';
 import { readJsonBody } from './read-json-body.ts';
 import type { ServeContext } from './serve-context.ts';
 
+/** How long answering waits for another writer of the instance database (openInstanceDatabase's default). */
+const ANSWER_BUSY_TIMEOUT_MS = 5000;
+
 /** What the approval endpoints need: the bundle whose instance databases hold the approvals. */
 export type ApprovalContext = Pick<ServeContext, 'bundle'>;
 
@@ -15,9 +18,12 @@ export type ApprovalContext = Pick<ServeContext, 'bundle'>;
 function eachStore<T>(
   context: ApprovalContext,
   use: (store: ApprovalStore, address: string) => T,
+  options: { busyTimeoutMs?: number } = {},
 ): { found: T[]; problems: InstanceProblem[] } {
-  const { results, problems } = readInstances(context.bundle().rootDir, (db, file) =>
-    use(new ApprovalStore(db), `${file.agentName}/${file.instanceKey}`),
+  const { results, problems } = readInstances(
+    context.bundle().rootDir,
+    (db, file) => use(new ApprovalStore(db), `${file.agentName}/${file.instanceKey}`),
+    options,
   );
   return { found: results.map((result) => result.value), problems };
 }
@@ -74,16 +80,26 @@ export async function answerApproval(
   params: { id: string; action: 'approve' | 'deny' },
 ): Promise<Response> {
   const answer = answerOf(params.action, await readJsonBody(request));
-  // An answer refused by its store (already answered, expired) is that store's word, not a database to skip.
-  const { found, problems } = eachStore(context, (store, address) => {
-    if (!store.get(params.id)) return null;
-    try {
-      return { record: store.answerPending(params.id, answer, address) };
-    } catch (thrown) {
-      if (thrown instanceof GoondanError && thrown.code === 'E_APPROVAL_NOT_FOUND') return { refused: thrown };
-      throw thrown;
-    }
-  });
+  // The database that holds it answers for it: refused (already answered, expired) or not written (another process
+  // writing it past the busy timeout, a full disk) is that database's word, never "no such approval".
+  const { found, problems } = eachStore(
+    context,
+    (store, address) => {
+      if (!store.get(params.id)) return null;
+      try {
+        return { record: store.answerPending(params.id, answer, address) };
+      } catch (thrown) {
+        if (thrown instanceof GoondanError) return { refused: thrown };
+        const reason = thrown instanceof Error ? thrown.message : String(thrown);
+        const message = `Approval '${params.id}' of ${address} could not be answered: ${reason}.`;
+        const suggestion =
+          'The instance database could not be written (another process writing it for longer than the busy timeout, a full disk): answer again once that is over.';
+        return { refused: new GoondanError('E_STORE_OPEN', message, { suggestion, cause: thrown }) };
+      }
+    },
+    // A write that waits for the agent's own commits, as `gdn approvals` does (not the 1 s of a console view).
+    { busyTimeoutMs: ANSWER_BUSY_TIMEOUT_MS },
+  );
   const outcome = found.find((value) => value !== null);
   if (outcome && 'refused' in outcome) throw outcome.refused;
   if (outcome) return Response.json({ approval: outcome.record });
