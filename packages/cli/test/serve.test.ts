@@ -496,6 +496,26 @@ describe('gdn serve: security, shutdown and reload', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    // The OpenAI SDK in a browser asks for its own headers too; they are allowed, or the browser sends nothing.
+    const asked = 'authorization, content-type, x-stainless-lang, x-stainless-retry-count, x-stainless-timeout';
+    const sdkPreflight = await fetch(`${url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': asked,
+      },
+    });
+    expect(sdkPreflight.status).toBe(204);
+    const allowedHeaders = (sdkPreflight.headers.get('access-control-allow-headers') ?? '').split(/,\s*/);
+    expect(allowedHeaders).toEqual(expect.arrayContaining(asked.split(', ')));
+    // ... and the page may read the headers the SDK and the docs rely on (no retry of a turn that ran, the instance).
+    const fromPage = await fetch(`${url}/v1/models`, {
+      headers: { origin: 'https://app.example', authorization: 'Bearer test-token-123' },
+    });
+    expect(fromPage.status).toBe(200);
+    const exposed = (fromPage.headers.get('access-control-expose-headers') ?? '').split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['x-goondan-instance', 'x-request-id', 'x-should-retry']));
     const anonymous = await fetch(`${url}/healthz`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');

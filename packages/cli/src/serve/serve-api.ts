@@ -38,6 +38,8 @@ const corsHeaders = {
   'access-control-allow-methods': 'GET, HEAD, POST, DELETE',
   'access-control-allow-headers': 'authorization, content-type, x-goondan-instance',
   'access-control-max-age': '600',
+  // Read by pages: the instance used, the request's id, and whether a failed turn may be sent again (OpenAI's SDK).
+  'access-control-expose-headers': 'x-goondan-instance, x-request-id, x-should-retry',
 };
 
 /**
@@ -92,7 +94,11 @@ export function createServeApi(options: { routes: Route[]; token?: string; allow
         : {};
     try {
       if (request.method === 'OPTIONS' && origin && cors['access-control-allow-origin']) {
-        return new Response(null, { status: 204, headers: cors });
+        // An allowed origin may send the headers its client adds (the OpenAI SDK's x-stainless-*): the token still
+        // decides, not the header names.
+        const asked = request.headers.get('access-control-request-headers');
+        const allowHeaders = asked ? { 'access-control-allow-headers': asked } : {};
+        return new Response(null, { status: 204, headers: { ...cors, ...allowHeaders } });
       }
       const url = URL.parse(request.url);
       // Bun builds the request's URL from its Host header: one that is not a host name makes no URL.
