@@ -6,7 +6,7 @@ import { addDays, checkTimeZone, epochOfWallClock, hostTimeZone, isoInZone, wall
 import { buildEventCalendar } from './build-event.ts';
 import type { CalendarBackendSession } from './calendar-backend.ts';
 import type { CalendarOccurrence, CalendarRef } from './calendar-types.ts';
-import { readEvents } from './read-events.ts';
+import { readEvents, stepBudget } from './read-events.ts';
 import { oddRuleParts } from './rrule-parts.ts';
 import { withCalendarBackend } from './with-calendar-backend.ts';
 
@@ -80,6 +80,7 @@ export async function listEvents(
     const calendars = await chosenCalendars(session, input.calendar_name);
     const notes = new Set<string>();
     const occurrences: CalendarOccurrence[] = [];
+    const budget = stepBudget();
     for (const calendar of calendars) {
       for (const object of await session.objects(calendar, { fromMs, toMs })) {
         try {
@@ -88,6 +89,7 @@ export async function listEvents(
             toMs,
             timeZone: zone,
             calendar: calendar.name,
+            budget,
           });
           occurrences.push(...read.occurrences);
           for (const note of read.notes) notes.add(note);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { readEvents } from './read-events.ts';
+import { MAX_LISTING_STEPS, readEvents } from './read-events.ts';
 import { vtimezoneFor } from './vtimezone.ts';
 
 const wrap = (...lines: string[]) =>
@@ -206,6 +206,39 @@ describe('readEvents', () => {
     expect(notes).toEqual([
       "'every minute' repeats too often to step from its start (2019-01-01) to the listed range in 20000 steps: its occurrences in the range are missing from this answer.",
     ]);
+  });
+
+  test('many events repeating every second share one step budget: the rest is a note, one-off events stay', async () => {
+    const spam = Array.from({ length: 8 }, (_, i) => [
+      'BEGIN:VEVENT',
+      `UID:spam-${i}`,
+      'DTSTART:20261124T000000Z',
+      'RRULE:FREQ=SECONDLY',
+      `SUMMARY:spam ${i}`,
+      'END:VEVENT',
+    ]).flat();
+    const once = ['BEGIN:VEVENT', 'UID:once', 'DTSTART:20261124T120000Z', 'SUMMARY:dentist', 'END:VEVENT'];
+    const { occurrences, notes } = await readEvents(
+      wrap(...spam, ...once),
+      't.ics',
+      range('2026-11-24T00:00:00Z', '2026-11-26T00:00:00Z', 'UTC'),
+    );
+    expect(occurrences.length).toBeLessThanOrEqual(MAX_LISTING_STEPS + 1);
+    expect(occurrences.some((o) => o.title === 'dentist')).toBe(true);
+    expect(occurrences.some((o) => o.title === 'spam 7')).toBe(false);
+    expect(notes).toContain(
+      `The repeating events took more than ${MAX_LISTING_STEPS} steps to list together: 'spam 5' and those after it are missing from this answer, in part or in full; ask for fewer days or one calendar.`,
+    );
+    // One budget for every text of a listing (a server's events are one text each): what one spends, the next lacks.
+    const budget = { steps: 30 };
+    const listing = { ...range('2026-11-24T00:00:00Z', '2026-11-26T00:00:00Z', 'UTC'), budget };
+    const one = wrap(...spam.slice(0, 6));
+    expect((await readEvents(one, 'a.ics', listing)).occurrences.length).toBe(30);
+    const next = await readEvents(one, 'b.ics', listing);
+    expect(next.occurrences).toEqual([]);
+    expect(next.notes[0]).toStartWith(
+      `The repeating events took more than ${MAX_LISTING_STEPS} steps to list together: 'spam 0'`,
+    );
   });
 
   test('INTERVAL and COUNT that RFC 5545 does not allow are read as ical.js reads them, with a note', async () => {

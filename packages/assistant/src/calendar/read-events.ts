@@ -11,6 +11,8 @@ type Time = InstanceType<typeof ICALNamespace.Time>;
 
 /** Occurrences a single recurring event may be stepped through before the expansion stops (a daily event of 50 years). */
 const MAX_STEPS = 20_000;
+/** Steps of every repeating event of one listing together (one file, or every object of the server). */
+export const MAX_LISTING_STEPS = 100_000;
 const NOTES_MAX_CHARS = 500;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -21,7 +23,20 @@ export interface ReadEventsOptions {
   /** Zone of floating times and of the answer's ISO strings. */
   timeZone: string;
   calendar: string;
+  /**
+   * The steps left for the repeating events of the whole listing, shared by its readEvents calls (default: a budget
+   * of MAX_LISTING_STEPS for this text). The first event cut short names the note.
+   */
+  budget?: StepBudget;
 }
+
+/** What is left of a listing's MAX_LISTING_STEPS, and the first event it could not step in full. */
+export interface StepBudget {
+  steps: number;
+  cut?: string;
+}
+
+export const stepBudget = (): StepBudget => ({ steps: MAX_LISTING_STEPS });
 
 export interface ReadEventsResult {
   occurrences: CalendarOccurrence[];
@@ -175,6 +190,15 @@ function expand(ICAL: Ical, root: Component, options: ReadEventsOptions): ReadEv
   const notes = new Set<string>();
   const occurrences: CalendarOccurrence[] = [];
   const zone = options.timeZone;
+  // Each step is synchronous work: without a bound for all events together, 300 events repeating every second
+  // (20,000 steps each) held the process for minutes, past the tool's timeout.
+  const budget = options.budget ?? stepBudget();
+  const outOfSteps = (title: string) => {
+    budget.cut ??= title;
+    notes.add(
+      `The repeating events took more than ${MAX_LISTING_STEPS} steps to list together: '${budget.cut}' and those after it are missing from this answer, in part or in full; ask for fewer days or one calendar.`,
+    );
+  };
 
   const add = (uid: string, item: Component, start: Time, end: Time | null, recurring: boolean) => {
     const startTzid = item.getFirstProperty('dtstart')?.getParameter('tzid') as string | undefined;
@@ -234,6 +258,10 @@ function expand(ICAL: Ical, root: Component, options: ReadEventsOptions): ReadEv
       );
       continue;
     }
+    if (budget.steps <= 0) {
+      outOfSteps(String(master.getFirstPropertyValue('summary') ?? uid));
+      continue;
+    }
     for (const exception of exceptions) event.relateException(exception);
     // How long after its slot an occurrence may still overlap the range: the event's length, or an overridden
     // occurrence's end after its RECURRENCE-ID (moved later, or made longer), with a day for a zone between them.
@@ -282,6 +310,10 @@ function expand(ICAL: Ical, root: Component, options: ReadEventsOptions): ReadEv
             ? `'${title}' repeats too often to step from its start (${dateText(event.startDate)}) to the listed range in ${MAX_STEPS} steps: its occurrences in the range are missing from this answer.`
             : `'${title}' repeats too often to list in full (${MAX_STEPS} steps): its occurrences from ${stopped} on are missing from this answer.`,
         );
+        break;
+      }
+      if (--budget.steps < 0) {
+        outOfSteps(String(master.getFirstPropertyValue('summary') ?? uid));
         break;
       }
       if (naive + longest < options.fromMs - 2 * DAY) continue;
