@@ -91,7 +91,7 @@ function endlessAnswerServer() {
     idleTimeout: 0,
     async fetch(request) {
       if (request.method !== 'POST') return new Response(null, { status: 405 });
-      const message = (await request.json()) as { id?: number; method: string; params: Record<string, never> };
+      const message = (await request.json()) as { id?: number; method: string; params: Record<string, unknown> };
       const answer = (result: object) => Response.json({ jsonrpc: '2.0', id: message.id, result });
       if (message.id === undefined) return new Response(null, { status: 202 });
       if (message.method === 'initialize') {
