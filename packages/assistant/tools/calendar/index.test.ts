@@ -200,6 +200,17 @@ describe('contacts with a local vCard file', () => {
     expect(((await contacts.get_detail(ctx, { name: '이서연' })) as Loose).contact.phones).toEqual([
       { value: '010-2222-3333' },
     ]);
+    // A number is one number with the country code or the trunk 0, whichever way the card and the query write it.
+    const byPhone = async (query: string) =>
+      ((await contacts.search(ctx, { query })) as Loose).contacts.map((c: Loose) => c.name);
+    expect(await byPhone('+82 10-2222-3333')).toEqual(['이서연']);
+    expect(await byPhone('2222-3333')).toEqual(['이서연']);
+    writeFileSync(
+      join(bundle, 'people.vcf'),
+      'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:김민수\r\nTEL;TYPE=CELL:+82-10-4444-5555\r\nEND:VCARD\r\n',
+    );
+    expect(await byPhone('010-4444-5555')).toEqual(['김민수']);
+    expect(await byPhone('010')).toEqual([]);
     expect(await failure(contacts.search(fileContext({}).ctx, { query: 'x' }))).toMatchObject({
       code: 'E_CONTACTS_NOT_CONFIGURED',
     });
