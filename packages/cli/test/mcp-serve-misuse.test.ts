@@ -163,7 +163,7 @@ describe('gdn mcp serve (stdio): what does not fit the protocol', () => {
     expect(result.structuredContent).toEqual({ sum: 5 });
   });
 
-  test('a line that is not JSON, a batch, a wrong jsonrpc version: each answered, logged, and serving goes on', async () => {
+  test('a line that is not JSON, a batch, a wrong jsonrpc version, a bad _meta: each answered, logged, and serving goes on', async () => {
     const server = await rawServe();
     server.send('this is not JSON');
     expect(await server.answer(null)).toMatchObject({ error: { code: -32700 } });
@@ -171,11 +171,22 @@ describe('gdn mcp serve (stdio): what does not fit the protocol', () => {
     expect((await server.answer(5)).error).toMatchObject({ code: -32600, message: expect.stringContaining('batch') });
     server.send(JSON.stringify({ jsonrpc: '1.0', id: 6, method: 'tools/list' }));
     expect((await server.answer(6)).error).toMatchObject({ code: -32600, message: expect.stringContaining('jsonrpc') });
+    // A valid JSON-RPC request whose params break MCP's _meta: Invalid params, not "not a JSON-RPC request".
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: 5 } }));
+    expect((await server.answer(8)).error).toEqual({
+      code: -32602,
+      message: 'Invalid params: params._meta must be an object (got a number)',
+    });
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', params: { _meta: { progressToken: 1.5 } } }));
+    expect((await server.answer(9)).error).toEqual({
+      code: -32602,
+      message: 'Invalid params: params._meta.progressToken must be a string or an integer (got a number)',
+    });
     server.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
     expect((await server.answer(7)).result).toMatchObject({ tools: expect.any(Array) });
     await server.until(() => server.output.stderr.includes('jsonrpc'), 'the log lines');
     const logged = server.output.stderr.split('\n').filter((line) => line.startsWith('gdn mcp serve: stdin: '));
-    expect(logged).toHaveLength(3);
+    expect(logged).toHaveLength(5);
   });
 });
 

@@ -187,8 +187,18 @@ function problemOf(value: unknown): { code: number; problem: string } {
   }
   if (typeof message.method === 'string' && 'params' in message) {
     const { params } = message;
+    const invalidParams = (problem: string) => ({ code: ErrorCode.InvalidParams, problem });
     if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-      return { code: ErrorCode.InvalidParams, problem: `params must be an object (got ${kindOf(params)})` };
+      return invalidParams(`params must be an object (got ${kindOf(params)})`);
+    }
+    // A valid JSON-RPC request whose params break MCP's one rule for every method: its _meta.
+    const meta = (params as { _meta?: unknown })._meta;
+    if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
+      return invalidParams(`params._meta must be an object (got ${kindOf(meta)})`);
+    }
+    const token = (meta as { progressToken?: unknown } | undefined)?.progressToken;
+    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) {
+      return invalidParams(`params._meta.progressToken must be a string or an integer (got ${kindOf(token)})`);
     }
   }
   return invalid('it is not a JSON-RPC request, notification or response (method, id, params; or id and result)');
