@@ -64,6 +64,7 @@ const bad: [string, string][] = [
   ['whenever', 'E_WHEN_UNREADABLE'],
   ['언젠가', 'E_WHEN_UNREADABLE'],
   ['tomorrow at 25', 'E_WHEN_UNREADABLE'],
+  ['내일 ٣시', 'E_WHEN_UNREADABLE'],
   ['every blue moon', 'E_WHEN_UNREADABLE'],
   ['매번', 'E_WHEN_UNREADABLE'],
   ['tomorrow '.repeat(30), 'E_WHEN_UNREADABLE'],
@@ -96,6 +97,20 @@ describe('parseWhen refuses what it cannot read with a coded error and a suggest
     });
     const fixed = await parseWhen('every day at 9am', { now, timeZone: 'Etc/GMT-9' });
     expect(fixed.kind === 'recurring' && fixed.rrule).toStartWith('DTSTART;TZID=Etc/GMT-9:');
+  });
+
+  test('full-width digits, as CJK input methods type them, are read as digits, not dropped for 09:00', async () => {
+    for (const [text, iso] of [
+      ['내일 ３시', '2026-11-24T15:00:00+09:00'],
+      ['tomorrow at ３pm', '2026-11-24T15:00:00+09:00'],
+      ['내일 １０：３０', '2026-11-24T10:30:00+09:00'],
+      ['２０２６－１２－０１Ｔ０９：００：００＋０９：００', '2026-12-01T09:00:00+09:00'],
+    ]) {
+      const read = await parseWhen(text as string, { now, timeZone });
+      expect(read.kind === 'instant' && read.iso).toBe(iso);
+    }
+    const every = await parseWhen('매일 아침 ８시', { now, timeZone });
+    expect(every.kind === 'recurring' && every.rrule).toContain('BYHOUR=8;');
   });
 
   test('the host zone does not change the answer', async () => {

@@ -223,6 +223,10 @@ function epochOf(result: ParsedResult, timeZone: string, notes: string[]): numbe
   return epochOfWallClock(fields, timeZone);
 }
 
+/** Full-width ASCII (`３시`, `１０：３０`, as CJK input methods type it) as ASCII; Hangul and everything else unchanged. */
+const halfWidth = (text: string): string =>
+  text.replace(/[\uFF01-\uFF5E]/g, (char) => String.fromCharCode(char.charCodeAt(0) - 0xfee0));
+
 /**
  * Reads a date or time as people write it, in Korean or English, relative to `now` in `timeZone`.
  *
@@ -233,7 +237,7 @@ function epochOf(result: ParsedResult, timeZone: string, notes: string[]): numbe
 export async function parseWhen(text: string, options: ParseWhenOptions): Promise<When> {
   const timeZone = checkTimeZone(options.timeZone);
   const { now } = options;
-  const trimmed = text.trim().replace(/\s+/g, ' ');
+  const trimmed = halfWidth(text).trim().replace(/\s+/g, ' ');
   if (trimmed === '' || trimmed.length > maxLength)
     throw unreadable(trimmed.slice(0, 40), trimmed === '' ? '' : ` (longer than ${maxLength} characters)`);
   const iso = parseIso(trimmed, timeZone);
@@ -261,7 +265,8 @@ export async function parseWhen(text: string, options: ParseWhenOptions): Promis
     );
   }
   const leftover = trimmed.replace(first.text, ' ');
-  if (/\d/.test(leftover)) throw unreadable(trimmed, `: '${leftover.trim()}' was not understood`);
+  // Digits of any script: `٣` left over is a time not read, not a word to skip.
+  if (/\p{Nd}/u.test(leftover)) throw unreadable(trimmed, `: '${leftover.trim()}' was not understood`);
   let exact: number | undefined;
   for (const tag of first.start.tags()) {
     if (tag.startsWith(notePrefix)) notes.push(tag.slice(notePrefix.length));
