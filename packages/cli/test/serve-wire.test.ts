@@ -161,12 +161,14 @@ describe('gdn serve: streams, bodies and methods', () => {
     }
     const notAnEndpoint = await rawRequest(url, 'GET /v2/%ff HTTP/1.1');
     expect(notAnEndpoint.status).toBe(404);
-    // A misspelt or impossible filter of a list is a 400, not every instance's approvals or schedules.
+    // A misspelt, repeated or impossible filter of a list is a 400, not every instance's approvals or schedules.
     for (const query of [
       'approvals?instnace=alice',
       'approvals?all=yes',
       'approvals?instance=../x',
       'schedules?stauts=all',
+      'agents/helper/instances/default/conversation?limti=1',
+      'agents/helper/instances/default/conversation?limit=1&limit=2',
     ]) {
       const answer = await fetch(`${url}/v1/${query}`);
       expect({ query, status: answer.status, code: codeOf(await answer.text()) }).toEqual({

@@ -9,7 +9,7 @@ import {
   openInstanceDatabase,
   USER_ID_RULE,
 } from '@goondan/core';
-import { wholeNumber } from '../whole-number.ts';
+import { matching, positiveInteger, readFilters } from '../console/console-filters.ts';
 import { badRequest } from './api-error.ts';
 import { pageOfConversation } from './conversation-page.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -84,11 +84,11 @@ export function getConversation(
   const agent = checkServedAgent(context, params.agent);
   const rootDir = context.bundle().rootDir;
   const { databaseFile } = instancePaths({ rootDir, agentName: agent, instanceKey: params.instanceKey });
-  const limitText = url.searchParams.get('limit');
-  const limit = limitText === null ? undefined : wholeNumber(limitText, 1);
-  if (limit === null) {
-    throw badRequest("'limit' must be a positive integer.");
-  }
+  // As the console reads its filters: a misspelt or repeated one is a 400, an empty one is not given.
+  const { limit, before } = readFilters(url, {
+    limit: positiveInteger(Number.MAX_SAFE_INTEGER),
+    before: matching(/^[\w.:-]{1,128}$/, 'a message id (the `earlier` of the page after it)'),
+  });
   if (!existsSync(databaseFile)) {
     const known = listInstanceDatabases({ rootDir })
       .filter((file) => file.agentName === agent)
@@ -101,7 +101,6 @@ export function getConversation(
   const db = openInstanceDatabase(databaseFile);
   try {
     const messages = new ConversationStore(db).load();
-    const before = url.searchParams.get('before') ?? undefined;
     const { shown, earlier } = pageOfConversation(messages, {
       ...(limit === undefined ? {} : { limit }),
       ...(before === undefined ? {} : { before }),
