@@ -161,6 +161,15 @@ describe('gdn serve: streams, bodies and methods', () => {
     }
     const notAnEndpoint = await rawRequest(url, 'GET /v2/%ff HTTP/1.1');
     expect(notAnEndpoint.status).toBe(404);
+    // What to do says where an HTTP client's key goes, not only gdn's --instance flag.
+    const badKey = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goondan-instance': '../etc' },
+      body: JSON.stringify({ model: 'helper', messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    const badKeyError = ((await badKey.json()) as { error: { code: string; suggestion: string } }).error;
+    expect({ status: badKey.status, code: badKeyError.code }).toEqual({ status: 400, code: 'E_INSTANCE_KEY_INVALID' });
+    expect(badKeyError.suggestion).toContain('X-Goondan-Instance');
     // A misspelt, repeated or impossible filter of a list is a 400, not every instance's approvals or schedules.
     for (const query of [
       'approvals?instnace=alice',

@@ -179,7 +179,8 @@ export const errorCodes = {
   },
   E_INSTANCE_KEY_INVALID: {
     name: 'InstanceKeyInvalidError',
-    suggestion: "Use 1-128 letters, digits, '_', '.' or '-' for --instance.",
+    suggestion:
+      "Use 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit, for --instance, the X-Goondan-Instance header or the instance in an API path.",
   },
   E_INSTANCE_BUSY: {
     name: 'InstanceBusyError',
