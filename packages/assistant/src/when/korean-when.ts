@@ -214,7 +214,8 @@ export function resolveKoreanWhen(g: Groups, now: number, timeZone: string): Kor
     const day = addDays(wall, days);
     return {
       epochMs:
-        epochOfWallClock({ ...day, hour: wall.hour, minute: wall.minute, second: wall.second }, timeZone) + delay,
+        epochOfWallClock({ ...day, hour: wall.hour, minute: wall.minute, second: wall.second }, timeZone, notes) +
+        delay,
       notes,
     };
   }
@@ -226,15 +227,19 @@ export function resolveKoreanWhen(g: Groups, now: number, timeZone: string): Kor
     const sameClock = g.dateAfter !== undefined;
     if (!sameClock) notes.push('No time of day was given: 09:00 is assumed.');
     const at = sameClock ? { hour: today.hour, minute: today.minute } : { hour: 9, minute: 0 };
-    return { epochMs: epochOfWallClock({ ...(datePart as { date: CivilDate }).date, ...at }, timeZone), notes };
+    return { epochMs: epochOfWallClock({ ...(datePart as { date: CivilDate }).date, ...at }, timeZone, notes), notes };
   }
   const base = datePart?.date ?? today;
   const forwardDays = datePart ? datePart.forwardDays : 1;
-  const candidates = timePart.hours.flatMap((hour) => {
-    const first = epochOfWallClock({ ...base, hour, minute: timePart.minute }, timeZone);
-    if (forwardDays === undefined || first > now) return [first];
+  // Each reading with the DST notes of its own day; the one taken brings its notes.
+  const candidates = timePart.hours.map((hour) => {
+    const own: string[] = [];
+    const first = epochOfWallClock({ ...base, hour, minute: timePart.minute }, timeZone, own);
+    if (forwardDays === undefined || first > now) return { epochMs: first, own };
+    own.length = 0;
     const later = addDays(base, forwardDays);
-    return [epochOfWallClock({ ...later, hour, minute: timePart.minute }, timeZone)];
+    return { epochMs: epochOfWallClock({ ...later, hour, minute: timePart.minute }, timeZone, own), own };
   });
-  return { epochMs: Math.min(...candidates), notes };
+  const taken = candidates.reduce((a, b) => (b.epochMs < a.epochMs ? b : a));
+  return { epochMs: taken.epochMs, notes: [...notes, ...taken.own] };
 }

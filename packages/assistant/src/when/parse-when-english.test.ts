@@ -124,6 +124,46 @@ describe('parseWhen reads English', () => {
   });
 });
 
+describe('parseWhen says when a time falls in a DST change', () => {
+  test('a skipped time moves forward and a repeated one takes the first, each with a note naming both', async () => {
+    const read = async (text: string, at: string, zone = timeZone) => {
+      const result = await parseWhen(text, { now: Date.parse(at), timeZone: zone });
+      return [result.kind === 'instant' ? result.iso : result.firstIso, result.notes];
+    };
+    const skipped =
+      "'02:30' does not exist on 2026-03-08 in America/New_York (the clocks jump forward): it is read as 2026-03-08T03:30:00-04:00.";
+    expect(await read('sunday at 2:30am', '2026-03-06T10:00:00-05:00')).toEqual([
+      '2026-03-08T03:30:00-04:00',
+      [skipped],
+    ]);
+    expect(await read('2026-03-08T02:30', '2026-03-06T10:00:00-05:00')).toEqual([
+      '2026-03-08T03:30:00-04:00',
+      [skipped],
+    ]);
+    expect(await read('every day at 2:30am', '2026-03-07T10:00:00-05:00')).toEqual([
+      '2026-03-08T03:30:00-04:00',
+      [skipped],
+    ]);
+    expect(await read('tomorrow at 1:30am', '2026-10-31T10:00:00-04:00')).toEqual([
+      '2026-11-01T01:30:00-04:00',
+      [
+        "'01:30' happens twice on 2026-11-01 in America/New_York (the clocks go back): the first, 2026-11-01T01:30:00-04:00, is taken; the second is 2026-11-01T01:30:00-05:00.",
+      ],
+    ]);
+    // Samoa skipped 2011-12-30 whole; Korea kept DST in 1987.
+    expect((await read('2011-12-30T09:00', '2011-12-29T10:00:00-10:00', 'Pacific/Apia'))[0]).toBe(
+      '2011-12-31T09:00:00+14:00',
+    );
+    expect(await read('내일 새벽 2시 30분', '1987-05-09T12:00:00+09:00', 'Asia/Seoul')).toEqual([
+      '1987-05-10T03:30:00+10:00',
+      [
+        "'02:30' does not exist on 1987-05-10 in Asia/Seoul (the clocks jump forward): it is read as 1987-05-10T03:30:00+10:00.",
+      ],
+    ]);
+    expect((await read('sunday at 1:30am', '2026-03-06T10:00:00-05:00'))[1]).toEqual([]);
+  });
+});
+
 describe('parseWhen reads the year written', () => {
   test('years 0000–0099 are those years, not 1900–1999 (leap days and weekdays of that year)', async () => {
     const read = async (text: string, zone = 'UTC') => {

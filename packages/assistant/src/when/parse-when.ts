@@ -120,7 +120,10 @@ function parseIso(text: string, timeZone: string): { epochMs: number; notes: str
   const millisecond = Number((m[7] ?? '0').padEnd(3, '0'));
   const fields = utcEpoch(year, month - 1, day, hour, minute, second, millisecond);
   if (m[8] === undefined)
-    return { epochMs: epochOfWallClock({ year, month, day, hour, minute, second }, timeZone) + millisecond, notes };
+    return {
+      epochMs: epochOfWallClock({ year, month, day, hour, minute, second }, timeZone, notes) + millisecond,
+      notes,
+    };
   const [offsetHours, offsetMinutes] =
     m[8].toUpperCase() === 'Z' ? [0, 0] : [Number(m[8].slice(1, 3)), Number(m[8].slice(-2))];
   if (offsetHours > 23 || offsetMinutes > 59)
@@ -212,7 +215,7 @@ function epochOf(result: ParsedResult, timeZone: string, notes: string[]): numbe
   );
   if (!start.isCertain('hour') && !partOfDay && !tags.includes('result/relativeDate')) {
     notes.push('No time of day was given: 09:00 is assumed.');
-    return epochOfWallClock({ ...fields, hour: 9, minute: 0, second: 0 }, timeZone);
+    return epochOfWallClock({ ...fields, hour: 9, minute: 0, second: 0 }, timeZone, notes);
   }
   if (!start.isCertain('meridiem') && fields.hour >= 1 && fields.hour <= 6 && start.isCertain('hour')) {
     notes.push(
@@ -220,7 +223,7 @@ function epochOf(result: ParsedResult, timeZone: string, notes: string[]): numbe
     );
     fields.hour += 12;
   }
-  return epochOfWallClock(fields, timeZone);
+  return epochOfWallClock(fields, timeZone, notes);
 }
 
 /** Full-width ASCII (`３시`, `１０：３０`, as CJK input methods type it) as ASCII; Hangul and everything else unchanged. */

@@ -206,8 +206,12 @@ export function parseRecurring(text: string, now: number, timeZone: string): Rec
     const day = addDays(today, offset);
     const matches = rule.frequency === 'monthly' ? day.day === rule.monthDay : rule.days.includes(day.weekday);
     if (!matches) continue;
-    const epoch = epochOfWallClock({ ...day, hour: at.hour, minute: at.minute }, timeZone);
-    if (epoch > now) first = epoch;
+    const own: string[] = [];
+    const epoch = epochOfWallClock({ ...day, hour: at.hour, minute: at.minute }, timeZone, own);
+    if (epoch > now) {
+      first = epoch;
+      notes.push(...own); // the first occurrence falls in a DST change (the later ones are the scheduler's)
+    }
   }
   const start = first as number;
   const by =

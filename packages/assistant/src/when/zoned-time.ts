@@ -127,11 +127,13 @@ export function offsetMinutesAt(epochMs: number, timeZone: string): number {
 /**
  * The instant at which the zone's clocks show the given wall-clock time. Calendar overflow is normalised first
  * (day 32 is the 1st of the next month, hour 24 the next midnight). A time skipped by a DST jump moves forward by
- * the jump; a repeated time takes its first occurrence.
+ * the jump; a repeated time takes its first occurrence. Given `notes`, either is said there, so the reading is
+ * visible (`'02:30' does not exist on 2027-03-14 in America/New_York …`).
  */
 export function epochOfWallClock(
   fields: { year: number; month: number; day: number; hour?: number; minute?: number; second?: number },
   timeZone: string,
+  notes?: string[],
 ): number {
   const asUtc = utcEpoch(
     fields.year,
@@ -147,9 +149,23 @@ export function epochOfWallClock(
     const wall = wallClockOf(epoch, timeZone);
     return utcEpoch(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) === asUtc;
   });
-  if (candidates.length > 0) return Math.min(...candidates);
+  const normalised = new Date(asUtc);
+  const time = `'${pad(normalised.getUTCHours())}:${pad(normalised.getUTCMinutes())}'`;
+  const date = normalised.toISOString().slice(0, 10);
+  if (candidates.length > 0) {
+    const [first, second] = [Math.min(...candidates), Math.max(...candidates)];
+    if (first !== second)
+      notes?.push(
+        `${time} happens twice on ${date} in ${timeZone} (the clocks go back): the first, ${isoInZone(first, timeZone)}, is taken; the second is ${isoInZone(second, timeZone)}.`,
+      );
+    return first;
+  }
   // In a DST gap: the earlier offset read forward lands after the jump.
-  return Math.max(before, after);
+  const moved = Math.max(before, after);
+  notes?.push(
+    `${time} does not exist on ${date} in ${timeZone} (the clocks jump forward): it is read as ${isoInZone(moved, timeZone)}.`,
+  );
+  return moved;
 }
 
 /** The civil date `days` after the given one (negative goes back), as plain fields. */
