@@ -100,6 +100,46 @@ describe('gdn mcp serve --http: Origin and body size', () => {
   });
 });
 
+describe('gdn mcp serve --http: what is not JSON-RPC', () => {
+  test('is answered 400 with the code JSON-RPC gives it and the request id, as over stdio; serving goes on', async () => {
+    const { server, url } = await serveHttp();
+    try {
+      const init = await fetch(url, { method: 'POST', headers: mcpHeaders, body: initialize });
+      await init.text();
+      const session = {
+        ...mcpHeaders,
+        'mcp-session-id': init.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-06-18',
+      };
+      const post = async (body: string) => {
+        const response = await fetch(url, { method: 'POST', headers: session, body });
+        return { status: response.status, body: await response.text() };
+      };
+      // The SDK answered each of these -32700 Parse error with id null, though each is JSON.
+      const cases: Array<[string, object]> = [
+        ['{"jsonrpc":"1.0","id":9,"method":"ping"}', { id: 9, error: { code: -32600 } }],
+        ['{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"str"}', { id: 8, error: { code: -32602 } }],
+        ['{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":5}}', { id: 7, error: { code: -32602 } }],
+        ['"a string"', { id: null, error: { code: -32600 } }],
+        ['[]', [{ id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } }]],
+        ['{"jsonrpc":"2.0",', { id: null, error: { code: -32700 } }],
+      ];
+      for (const [body, expected] of cases) {
+        const answer = await post(body);
+        expect(answer.status).toBe(400);
+        expect(JSON.parse(answer.body)).toMatchObject(expected);
+      }
+      const ping = await post('{"jsonrpc":"2.0","id":10,"method":"ping"}');
+      expect(ping.status).toBe(200);
+      expect(ping.body).toContain('"id":10');
+    } finally {
+      server.proc.kill('SIGTERM');
+    }
+    expect((await server.finish()).exitCode).toBe(0);
+    expect(server.stderr).toContain('gdn mcp serve: a POST was refused: Invalid Request: jsonrpc is "1.0"');
+  });
+});
+
 describe('gdn mcp serve --http: a cancelled call', () => {
   test('notifications/cancelled aborts the tool and ends the stream of its POST, with no answer on it', async () => {
     const { server, url } = await serveHttp();

@@ -3,7 +3,7 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from '@modelcontextpr
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ProtocolOutput } from '../reserve-stdout.ts';
-import { kindOf } from './kind-of.ts';
+import { problemOf, requestIdOf } from './jsonrpc-problem.ts';
 
 /** The largest message read from stdin: the SDK's own stdio limit (10 MiB). */
 export const MAX_STDIO_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -164,42 +164,4 @@ export class ProtocolStdioTransport implements Transport {
       );
     }
   }
-}
-
-/** The id of what looks like a request (a method and a string or integer id); undefined otherwise. */
-function requestIdOf(value: unknown): RequestId | undefined {
-  if (typeof value !== 'object' || value === null || !('method' in value) || !('id' in value)) return undefined;
-  const { id } = value as { id: unknown };
-  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : undefined;
-}
-
-/** What is wrong with a JSON value that is not a JSON-RPC 2.0 message, and the error code that says so. */
-function problemOf(value: unknown): { code: number; problem: string } {
-  const invalid = (problem: string) => ({ code: ErrorCode.InvalidRequest, problem });
-  if (typeof value !== 'object' || value === null)
-    return invalid(`a JSON-RPC message is an object, not ${kindOf(value)}`);
-  const message = value as Record<string, unknown>;
-  if (message.jsonrpc !== '2.0') {
-    return invalid(`jsonrpc is ${JSON.stringify(message.jsonrpc) ?? 'missing'}; only "2.0" is spoken`);
-  }
-  if ('id' in message && requestIdOf(message) === undefined && 'method' in message) {
-    return invalid('the id must be a string or an integer');
-  }
-  if (typeof message.method === 'string' && 'params' in message) {
-    const { params } = message;
-    const invalidParams = (problem: string) => ({ code: ErrorCode.InvalidParams, problem });
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-      return invalidParams(`params must be an object (got ${kindOf(params)})`);
-    }
-    // A valid JSON-RPC request whose params break MCP's one rule for every method: its _meta.
-    const meta = (params as { _meta?: unknown })._meta;
-    if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
-      return invalidParams(`params._meta must be an object (got ${kindOf(meta)})`);
-    }
-    const token = (meta as { progressToken?: unknown } | undefined)?.progressToken;
-    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) {
-      return invalidParams(`params._meta.progressToken must be a string or an integer (got ${kindOf(token)})`);
-    }
-  }
-  return invalid('it is not a JSON-RPC request, notification or response (method, id, params; or id and result)');
 }

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { readRequestBody, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { toListenError } from '../to-listen-error.ts';
 import { isAllowedOrigin } from './check-origin.ts';
 import { createMcpServer } from './create-mcp-server.ts';
+import { refusalsOf } from './jsonrpc-problem.ts';
 import { MAX_HTTP_BODY_BYTES } from './max-http-body-bytes.ts';
 import type { Served } from './open-served.ts';
 
@@ -25,6 +27,7 @@ export async function serveHttp(options: {
   const { served, port, what, allowedOrigins, logger } = options;
   const sessions = new Map<string, { server: Server; transport: WebStandardStreamableHTTPServerTransport }>();
   let http: ReturnType<typeof Bun.serve>;
+  const allowedHosts: string[] = []; // once the port is known
   try {
     http = Bun.serve({
       hostname: '127.0.0.1',
@@ -45,6 +48,12 @@ export async function serveHttp(options: {
         if (Number(request.headers.get('content-length')) > MAX_HTTP_BODY_BYTES) {
           return jsonError(413, `Payload Too Large: Request body must not exceed ${MAX_HTTP_BODY_BYTES} bytes`);
         }
+        // Before the body is read (the SDK's transport checks it too, but only after): DNS rebinding protection.
+        const host = request.headers.get('host');
+        if (!allowedHosts.includes(host ?? '')) return jsonError(403, `Invalid Host header: ${host}`);
+        const read = await readMessages(request, logger);
+        if (read instanceof Response) return read;
+        const parsedBody = read?.body;
         const sessionId = request.headers.get('mcp-session-id');
         if (sessionId) {
           const session = sessions.get(sessionId);
@@ -52,7 +61,7 @@ export async function serveHttp(options: {
           // Most recently used last, so the first entry is the one to evict.
           sessions.delete(sessionId);
           sessions.set(sessionId, session);
-          return session.transport.handleRequest(request);
+          return session.transport.handleRequest(request, { parsedBody });
         }
         if (request.method !== 'POST') return jsonError(400, 'No mcp-session-id header; start with initialize');
         if (sessions.size >= MAX_HTTP_SESSIONS) {
@@ -65,7 +74,7 @@ export async function serveHttp(options: {
         const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           enableDnsRebindingProtection: true,
-          allowedHosts: [`127.0.0.1:${http.port}`, `localhost:${http.port}`],
+          allowedHosts,
           maxRequestBodySize: MAX_HTTP_BODY_BYTES,
           onsessioninitialized: (id) => {
             sessions.set(id, { server, transport });
@@ -76,7 +85,7 @@ export async function serveHttp(options: {
         });
         await server.connect(transport);
         endStreamsOfCancelledRequests(transport);
-        const response = await transport.handleRequest(request);
+        const response = await transport.handleRequest(request, { parsedBody });
         if (transport.sessionId === undefined) await server.close().catch(() => {}); // not an initialize
         return response;
       },
@@ -84,6 +93,7 @@ export async function serveHttp(options: {
   } catch (thrown) {
     throw toListenError(thrown, { hostname: '127.0.0.1', port }, 'gdn mcp serve', '--http');
   }
+  allowedHosts.push(`127.0.0.1:${http.port}`, `localhost:${http.port}`);
   console.error(`gdn mcp serve: listening on http://127.0.0.1:${http.port}/mcp (${what})`);
   const stopped = Promise.withResolvers<void>();
   process.once('SIGINT', () => stopped.resolve());
@@ -92,6 +102,33 @@ export async function serveHttp(options: {
   await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => {})));
   await http.stop(true);
   return 0;
+}
+
+/**
+ * The JSON body of a POST, read here (at most MAX_HTTP_BODY_BYTES) so that what is not JSON-RPC is answered as
+ * JSON-RPC says, with the request's id: -32600 Invalid Request (another jsonrpc version, no method, an empty batch) or
+ * -32602 Invalid params, as over stdio. The SDK answers all of it -32700 Parse error, which is for text that is not
+ * JSON. Other requests (not a POST, not JSON) are left to the SDK: undefined.
+ */
+async function readMessages(request: Request, logger: Console): Promise<{ body: unknown } | Response | undefined> {
+  const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (request.method !== 'POST' || type !== 'application/json') return undefined;
+  const read = await readRequestBody(request, MAX_HTTP_BODY_BYTES);
+  if (read.tooLarge) return jsonError(413, requestBodyTooLargeMessage(MAX_HTTP_BODY_BYTES));
+  let body: unknown;
+  try {
+    body = JSON.parse(read.text);
+  } catch {
+    return Response.json(
+      { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null },
+      { status: 400 },
+    );
+  }
+  const refusals = refusalsOf(body);
+  if (!refusals) return { body };
+  for (const { error } of refusals)
+    logger.error(`gdn mcp serve: a POST was refused: ${error.message}; answered ${error.code}`);
+  return Response.json(Array.isArray(body) ? refusals : refusals[0], { status: 400 });
 }
 
 /**
