@@ -105,8 +105,8 @@ describe('parseWhen refuses what it cannot read with a coded error and a suggest
       ['tomorrow at ３pm', '2026-11-24T15:00:00+09:00'],
       ['내일 １０：３０', '2026-11-24T10:30:00+09:00'],
       ['２０２６－１２－０１Ｔ０９：００：００＋０９：００', '2026-12-01T09:00:00+09:00'],
-    ]) {
-      const read = await parseWhen(text as string, { now, timeZone });
+    ] as const) {
+      const read = await parseWhen(text, { now, timeZone });
       expect(read.kind === 'instant' && read.iso).toBe(iso);
     }
     const every = await parseWhen('매일 아침 ８시', { now, timeZone });
