@@ -1,3 +1,4 @@
+import type { JsonSchemaObject } from '@goondan/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema, type Tool, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
@@ -30,7 +31,8 @@ export interface McpToolList {
 /**
  * Every page of tools/list (at most MAX_LIST_PAGES), each tool checked on its own. The SDK's `listTools` validates
  * the whole answer, so one malformed tool would fail the listing of them all, and its error is a many-line dump of
- * schema issues: here each page is read as it comes and each tool checked against the MCP Tool schema, so a
+ * schema issues: here each page is read as it comes and each tool checked against the MCP Tool schema (and its
+ * inputSchema compiled: the model is sent it at every step, and a provider refuses a request with a broken one), so a
  * malformed tool is left out (and said why, in one line) while the others are used. A page that is not a tool
  * list at all still fails the listing. The SDK would also check results against each `outputSchema` (it keeps the
  * validators from its own listTools), so the checks are compiled here instead.
@@ -68,6 +70,14 @@ export async function listMcpTools(client: Client, options: { timeoutMs: number 
         list.oversized.push({ tool: label, chars });
         continue;
       }
+      try {
+        // Sent to the model at every step: a schema that is not one (type: "bogus", a broken pattern or $ref) would
+        // have a provider refuse every request of the agent, not only this tool's calls.
+        validator.getValidator(toParameters(tool.inputSchema) as never);
+      } catch (thrown) {
+        list.malformed.push({ tool: label, problem: `inputSchema cannot be compiled: ${describeThrown(thrown)}` });
+        continue;
+      }
       if (tool.outputSchema) {
         try {
           list.outputChecks.set(tool.name, validator.getValidator(tool.outputSchema as never));
@@ -93,4 +103,17 @@ function typeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'undefined' ? 'missing' : `a ${typeof value}`;
+}
+
+/**
+ * The input schema as our parameters, unchanged except for one thing: a `$schema` naming draft 2019-09 or 2020-12
+ * is left out. 2020-12 is MCP's default dialect, so leaving it out keeps the meaning, and the runtime validator
+ * (draft-07 Ajv) refuses to compile a schema declaring a dialect it does not know.
+ */
+export function toParameters(schema: Tool['inputSchema']): JsonSchemaObject {
+  const { $schema, ...rest } = schema;
+  if (typeof $schema === 'string' && /json-schema\.org\/draft\/(2019-09|2020-12)\/schema/.test($schema)) {
+    return rest as JsonSchemaObject;
+  }
+  return schema as JsonSchemaObject;
 }

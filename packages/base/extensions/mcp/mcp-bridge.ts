@@ -1,5 +1,5 @@
-import type { ExtensionApi, JsonSchemaObject, ToolCatalogItem, ToolHandler } from '@goondan/core';
-import { MAX_LIST_PAGES, MAX_TOOL_DEFINITION_CHARS, type McpToolList } from './list-mcp-tools.ts';
+import type { ExtensionApi, ToolCatalogItem, ToolHandler } from '@goondan/core';
+import { MAX_LIST_PAGES, MAX_TOOL_DEFINITION_CHARS, type McpToolList, toParameters } from './list-mcp-tools.ts';
 import { McpConnection, type McpTool } from './mcp-connection.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { toToolOutput } from './to-tool-output.ts';
@@ -184,17 +184,4 @@ export class McpBridge {
 
 function fingerprintOf(tool: McpTool): string {
   return JSON.stringify([tool.description ?? null, tool.inputSchema, tool.execution?.taskSupport ?? null]);
-}
-
-/**
- * The input schema as our parameters, unchanged except for one thing: a `$schema` naming draft 2019-09 or 2020-12
- * is left out. 2020-12 is MCP's default dialect, so leaving it out keeps the meaning, and the runtime validator
- * (draft-07 Ajv) refuses to compile a schema declaring a dialect it does not know.
- */
-function toParameters(schema: McpTool['inputSchema']): JsonSchemaObject {
-  const { $schema, ...rest } = schema;
-  if (typeof $schema === 'string' && /json-schema\.org\/draft\/(2019-09|2020-12)\/schema/.test($schema)) {
-    return rest as JsonSchemaObject;
-  }
-  return schema as JsonSchemaObject;
 }

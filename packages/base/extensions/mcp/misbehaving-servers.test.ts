@@ -85,7 +85,13 @@ describe('mcp extension: servers that break the rules', () => {
     expect(b.bridge.connections.get('odd')!.connected).toBe(true);
     expect(b.registry.has('odd__echo')).toBe(true);
     expect(await b.call('odd__echo', { text: 'still here' })).toEqual({ status: 'ok', output: 'still here' });
-    for (const name of ['odd__no_schema', 'odd__string_schema', 'odd__bad_required', 'odd__oversized']) {
+    for (const name of [
+      'odd__no_schema',
+      'odd__string_schema',
+      'odd__bad_required',
+      'odd__bogus_type',
+      'odd__oversized',
+    ]) {
       expect(b.registry.has(name)).toBe(false);
     }
     const skipped = linesOf(b, 'error');
@@ -100,6 +106,13 @@ describe('mcp extension: servers that break the rules', () => {
         /^MCP tool 'bad_required' of server 'odd' is skipped: its definition is malformed: inputSchema\.required: /,
       ),
       expect.stringMatching(/^MCP tool #15 of server 'odd' is skipped: its definition is malformed: /),
+      // Offered, they would have a provider refuse every request of the agent (OpenAI checks the schemas).
+      expect.stringMatching(
+        /^MCP tool 'bogus_type' of server 'odd' is skipped: its definition is malformed: inputSchema cannot be compiled: type must be JSONType or JSONType\[\]: bogus$/,
+      ),
+      expect.stringMatching(
+        /^MCP tool 'broken_ref' of server 'odd' is skipped: its definition is malformed: inputSchema cannot be compiled: can't resolve reference #\/definitions\/nope/,
+      ),
       // Sent to the model at every step: a definition of megabytes would break every step, not only its calls.
       "MCP tool 'oversized' of server 'odd' is skipped: its description and inputSchema are 100038 characters of JSON, more than the 100000 a tool may take in the model's tool list (sent at every step).",
     ]);

@@ -5,7 +5,8 @@
  * - (none): echo, slow, malformed_result, huge, typed (an outputSchema), and tools named like Object.prototype members
  *   (toString, constructor, ...);
  * - `--malformed-tools`: the same plus tools the MCP schema refuses (no inputSchema, inputSchema.type 'string',
- *   required: 'a'), an item that is not a tool at all, and a tool whose description alone is 100 000 characters;
+ *   required: 'a'), an item that is not a tool at all, two whose inputSchema cannot be compiled (a property of type
+ *   'bogus', a $ref to nothing), and a tool whose description alone is 100 000 characters;
  * - `--endless-cursor`: every page has one tool and the same nextCursor, forever.
  *
  * tools/call: `echo` answers its text, `slow` answers after `ms` milliseconds, `malformed_result` answers
@@ -49,6 +50,16 @@ const malformedTools = [
     inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: 'a' },
   },
   'not a tool',
+  {
+    name: 'bogus_type',
+    description: 'A property of a type that does not exist.',
+    inputSchema: { type: 'object', properties: { a: { type: 'bogus' } } },
+  },
+  {
+    name: 'broken_ref',
+    description: 'A $ref to nothing.',
+    inputSchema: { type: 'object', properties: { a: { $ref: '#/definitions/nope' } } },
+  },
   { name: 'oversized', description: 'd'.repeat(100_000), inputSchema: empty },
 ];
 
