@@ -4,19 +4,19 @@ import { addDays, daysInMonth, epochOfWallClock, type WallClock, wallClockOf } f
 
 const N = koreanNumberPattern;
 const periods = '오전|오후|아침|점심|낮|저녁|밤|새벽';
-const relative = `(?:(?<relDays>\\d{1,3})\\s*일\\s*)?(?:(?<relHours>${N})\\s*시간\\s*(?<relHalf>반)?\\s*)?(?:(?<relMinutes>\\d{1,4})\\s*분\\s*)?(?:(?<relSeconds>\\d{1,5})\\s*초\\s*)?(?:후|뒤|있다가|이따가)`;
+const relative = `(?:(?<relDays>\\d{1,3})\\s*일\\s*)?(?:(?<relHours>${N})\\s*시간\\s*(?<relHalf>반)?\\s*)?(?:(?<relMinutes>\\d{1,4})\\s*분\\s*)?(?:(?<relSeconds>\\d{1,5})\\s*초\\s*)?(?:후|뒤|있다가|이따가|(?<relAgo>전))`;
 const date = [
   '(?<dayWord>내일\\s*모레|오늘|금일|내일|명일|모레|글피|어제|그저께|그제)',
   '(?:(?:(?<yearWord>올해|금년|내년)|(?<year>\\d{4})\\s*년)\\s*)?(?<month>\\d{1,2})\\s*월\\s*(?<monthDay>\\d{1,2})\\s*일',
   '(?<monthWord>이번\\s*달|이달|다음\\s*달)\\s*(?<monthWordDay>\\d{1,2})\\s*일',
   '(?:(?<weekWord>이번\\s*주|금주|다음\\s*주|담주|다다음\\s*주|지난\\s*주|저번\\s*주)\\s*)?(?<weekday>[월화수목금토일])요일',
   '(?<weekendWord>이번\\s*주말|다음\\s*주말|주말)',
-  `(?<dateAfter>${N})\\s*(?<dateUnit>주일|주|달|개월)\\s*(?:후|뒤)`,
+  `(?<dateAfter>${N})\\s*(?<dateUnit>주일|주|달|개월)\\s*(?:후|뒤|(?<dateAgo>전))`,
   '(?<weekOnly>다다음\\s*주|다음\\s*주|담주)',
-  '(?<lonelyDay>\\d{1,2})\\s*일(?!\\s*(?:후|뒤|마다))',
+  '(?<lonelyDay>\\d{1,2})\\s*일(?!\\s*(?:후|뒤|전|마다))',
 ].join('|');
 const time = [
-  `(?:(?<period>${periods})\\s*)?(?:(?<hour>${N})\\s*시(?:\\s*(?<half>반)|\\s*(?<minute>\\d{1,2})\\s*분)?|(?<clockHour>\\d{1,2}):(?<clockMinute>\\d{2}))`,
+  `(?:(?<period>${periods})\\s*)?(?:(?<hour>${N})\\s*시(?!간)(?:\\s*(?<half>반)|\\s*(?<minute>\\d{1,2})\\s*분)?|(?<clockHour>\\d{1,2}):(?<clockMinute>\\d{2}))`,
   '(?<noonWord>정오|자정)',
   `(?<periodOnly>${periods})`,
 ].join('|');
@@ -124,11 +124,11 @@ function resolveDate(
     return { date: addDays(monday, 5 + (word === '다음주말' ? 7 : 0)) };
   }
   if (g.dateAfter) {
-    const count = koreanNumber(g.dateAfter) ?? 0;
+    const count = (g.dateAgo ? -1 : 1) * (koreanNumber(g.dateAfter) ?? 0);
     if (g.dateUnit === '달' || g.dateUnit === '개월') {
       const monthIndex = today.month - 1 + count;
       const year = today.year + Math.floor(monthIndex / 12);
-      const month = (monthIndex % 12) + 1;
+      const month = (((monthIndex % 12) + 12) % 12) + 1;
       return { date: { year, month, day: Math.min(today.day, daysInMonth(year, month)) } };
     }
     return { date: addDays(today, count * 7) };
@@ -205,9 +205,11 @@ export function resolveTime(
 export function resolveKoreanWhen(g: Groups, now: number, timeZone: string): KoreanWhen | undefined {
   const notes: string[] = [];
   if (g.relHours !== undefined || g.relMinutes !== undefined || g.relSeconds !== undefined || g.relDays !== undefined) {
+    // 후/뒤 is after now, 전 before it ('3일 전' is three days ago, not the 3rd).
+    const sign = g.relAgo ? -1 : 1;
     const hours = (koreanNumber(g.relHours) ?? 0) + (g.relHalf ? 0.5 : 0);
-    const days = Number(g.relDays ?? 0);
-    const delay = hours * 3_600_000 + Number(g.relMinutes ?? 0) * 60_000 + Number(g.relSeconds ?? 0) * 1000;
+    const days = sign * Number(g.relDays ?? 0);
+    const delay = sign * (hours * 3_600_000 + Number(g.relMinutes ?? 0) * 60_000 + Number(g.relSeconds ?? 0) * 1000);
     if (days === 0) return { epochMs: now + delay, notes };
     // Whole days keep the clock time across a DST change, as people expect of '3일 후'.
     const wall = wallClockOf(now, timeZone);

@@ -110,6 +110,9 @@ const phrases: [string, string][] = [
   ['2026-03-08T02:30:00', '2026-03-08T03:30:00-04:00'],
   ['now', '2026-03-06T10:00:00-05:00'],
   ['at 3pm EST', '2026-03-06T15:00:00-05:00'],
+  // chrono takes a negative offset with a colon into its match without reading it (the time was read in the zone).
+  ['tomorrow at 3pm -08:00', '2026-03-07T18:00:00-05:00'],
+  ['tomorrow at 3pm -0800', '2026-03-07T18:00:00-05:00'],
   ['tomorrow at 3pm UTC', '2026-03-07T10:00:00-05:00'],
   ['tomorrow at 15:00 +09:00', '2026-03-07T01:00:00-05:00'],
 ];

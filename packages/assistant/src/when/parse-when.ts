@@ -181,6 +181,26 @@ function koreanParser(now: number, timeZone: string): Parser {
   };
 }
 
+/**
+ * An offset written at the end of chrono's match that chrono took into the match without reading it: `at 3pm -05:00`
+ * (it reads `-0500` and `+09:00`, but a negative one with a colon is left uncertain and the time read in the zone).
+ */
+function unreadOffset(text: string): number | undefined {
+  const m = /(?:^|\s)([+-])(\d{2}):(\d{2})$/.exec(text.trim());
+  if (!m) return undefined;
+  const [hours, minutes] = [Number(m[2]), Number(m[3])];
+  if (hours > 23 || minutes > 59)
+    throw new GoondanError(
+      'E_WHEN_INVALID',
+      `The offset ${m[1]}${m[2]}:${m[3]} does not exist: offsets run from -23:59 to +23:59.`,
+      {
+        suggestion:
+          "Check the offset (today's zones run from -12:00 to +14:00; +09:00 is Seoul), or leave it out to read the time in the zone.",
+      },
+    );
+  return (m[1] === '-' ? -1 : 1) * (hours * 60 + minutes);
+}
+
 /** The instant a chrono result names: a stated or relative offset is exact; a wall-clock time is read in the zone. */
 function epochOf(result: ParsedResult, timeZone: string, notes: string[]): number {
   const start = result.start;
@@ -194,8 +214,9 @@ function epochOf(result: ParsedResult, timeZone: string, notes: string[]): numbe
     minute: get('minute'),
     second: get('second'),
   };
-  if (start.isCertain('timezoneOffset')) {
-    const offset = start.get('timezoneOffset') ?? 0;
+  const stated = start.isCertain('timezoneOffset') ? (start.get('timezoneOffset') ?? 0) : unreadOffset(result.text);
+  if (stated !== undefined) {
+    const offset = stated;
     return (
       utcEpoch(
         fields.year,
@@ -245,6 +266,15 @@ export async function parseWhen(text: string, options: ParseWhenOptions): Promis
     throw unreadable(trimmed.slice(0, 40), trimmed === '' ? '' : ` (longer than ${maxLength} characters)`);
   const iso = parseIso(trimmed, timeZone);
   if (iso) return instant(inYearRange(trimmed, iso.epochMs, timeZone), timeZone, iso.notes);
+  // A minus before a number ('-1시간 후', '-5 minutes from now', 'tomorrow -3pm') was dropped or read as an offset:
+  // an hour later, five minutes later, 22:00. Not a range (3-4pm) nor a stated offset (-0500, -05:00).
+  const negative = /(?:^|[^\p{L}\p{N}])([-\u2212]\s*\p{Nd}+)(?![\p{Nd}:])/u.exec(trimmed);
+  if (negative && !/^[-\u2212]\d{4}$/.test(negative[1] as string))
+    throw new GoondanError(
+      'E_WHEN_UNREADABLE',
+      `Could not read '${negative[1]}' in '${trimmed}': a time is not a negative amount.`,
+      { suggestion: "For the past say '1시간 전' or '5 minutes ago'; for the future give the amount without a minus." },
+    );
   if (looksRecurring(trimmed)) return parseRecurring(trimmed, now, timeZone);
   const korean = /[가-힣]/.test(trimmed);
   const { Chrono, casual } = await chrono();
