@@ -161,6 +161,26 @@ describe('gdn serve: streams, bodies and methods', () => {
     }
     const notAnEndpoint = await rawRequest(url, 'GET /v2/%ff HTTP/1.1');
     expect(notAnEndpoint.status).toBe(404);
+    // A misspelt field of a body is a 400 naming the field meant, not ignored (a turn for nobody, a deny without its
+    // reason, a schedule refused for wanting a delay it was given).
+    for (const [path, body, meant] of [
+      ['agents/helper/instances/typo/events', { input: 'Hi', usrId: 'bob' }, 'userId'],
+      ['approvals/apr_none/deny', { resaon: 'not now' }, 'reason'],
+      ['schedules', { agent: 'helper', in: 600_000, input: 'Hi' }, 'inMs'],
+    ] as const) {
+      const answer = await fetch(`${url}/v1/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const error = ((await answer.json()) as { error: { code: string; message: string } }).error;
+      expect({ path, status: answer.status, code: error.code }).toEqual({
+        path,
+        status: 400,
+        code: 'E_SERVE_BAD_REQUEST',
+      });
+      expect(error.message).toContain(`did you mean '${meant}'`);
+    }
     // What to do says where an HTTP client's key goes, not only gdn's --instance flag.
     const badKey = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',

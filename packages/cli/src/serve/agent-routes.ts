@@ -12,7 +12,7 @@ import {
 import { matching, positiveInteger, readFilters } from '../console/console-filters.ts';
 import { badRequest } from './api-error.ts';
 import { pageOfConversation } from './conversation-page.ts';
-import { readJsonBody } from './read-json-body.ts';
+import { readJsonBody, refuseUnknownFields } from './read-json-body.ts';
 import { checkServedAgent, type ServeContext } from './serve-context.ts';
 
 /** Event types an HTTP client may not send: the runtime's own, and those only the host's parts raise. */
@@ -50,6 +50,7 @@ export async function postEvent(
   params: { agent: string; instanceKey: string },
 ): Promise<Response> {
   const body = await readJsonBody(request);
+  refuseUnknownFields(body, ['input', 'type', 'data', 'userId', 'wait']);
   const agent = checkServedAgent(context, params.agent);
   if (typeof body.input !== 'string') throw badRequest("'input' must be a string.");
   if (body.wait !== undefined && typeof body.wait !== 'boolean') throw badRequest("'wait' must be true or false.");

@@ -2,7 +2,7 @@ import { type ApprovalAnswer, type ApprovalRecord, ApprovalStore, GoondanError }
 import { anyText, instanceKeyFilter, oneOf, readFilters } from '../console/console-filters.ts';
 import { type InstanceProblem, readInstances } from '../console/instance-reader.ts';
 import { badRequest } from './api-error.ts';
-import { readJsonBody } from './read-json-body.ts';
+import { readJsonBody, refuseUnknownFields } from './read-json-body.ts';
 import type { ServeContext } from './serve-context.ts';
 
 /** How long answering waits for another writer of the instance database (openInstanceDatabase's default). */
@@ -59,6 +59,8 @@ export function listApprovals(url: URL, context: ApprovalContext): Response {
 }
 
 function answerOf(action: 'approve' | 'deny', body: Record<string, unknown>): ApprovalAnswer {
+  // A reason goes with deny, a scope with approve (the model reads a reason; an approval has none).
+  refuseUnknownFields(body, action === 'approve' ? ['scope', 'by'] : ['reason', 'by']);
   const by = body.by ?? 'http';
   if (typeof by !== 'string' || by === '') throw badRequest("'by' must be a non-empty string.");
   if (action === 'approve') {

@@ -1,4 +1,4 @@
-import { GoondanError } from '@goondan/core';
+import { closestName, GoondanError } from '@goondan/core';
 import { badRequest } from './api-error.ts';
 
 /** The largest request body the API reads (1 MiB). */
@@ -73,4 +73,18 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Throws E_SERVE_BAD_REQUEST for a field of `body` the endpoint does not take, with the one most likely meant: a
+ * misspelt field (`usrId`, `resaon`, `in` for `inMs`) would otherwise be ignored, and the request do something else.
+ */
+export function refuseUnknownFields(body: Record<string, unknown>, fields: readonly string[]): void {
+  for (const field of Object.keys(body)) {
+    if (fields.includes(field)) continue;
+    const meant = closestName(field, fields);
+    throw badRequest(
+      `'${field.slice(0, 64)}' is not a field of this endpoint${meant ? ` (did you mean '${meant}'?)` : ''}; it takes ${fields.join(', ')}.`,
+    );
+  }
 }

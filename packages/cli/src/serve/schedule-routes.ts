@@ -2,13 +2,14 @@ import type { ScheduleFilter, ScheduleInput, Scheduler } from '@goondan/core';
 import { GoondanError } from '@goondan/core';
 import { anyText, instanceKeyFilter, oneOf, readFilters } from '../console/console-filters.ts';
 import { badRequest } from './api-error.ts';
-import { readJsonBody } from './read-json-body.ts';
+import { readJsonBody, refuseUnknownFields } from './read-json-body.ts';
 import type { Route } from './serve-api.ts';
 
 const stringFields = ['agent', 'instanceKey', 'at', 'rrule', 'cron', 'timeZone', 'label', 'input'] as const;
 
 /** The body of POST /v1/schedules as a ScheduleInput: field types checked here, meaning by the scheduler. */
 function scheduleInput(body: Record<string, unknown>, defaultInstance: string): ScheduleInput {
+  refuseUnknownFields(body, [...stringFields, 'inMs', 'missedPolicy']);
   for (const field of stringFields) {
     if (body[field] !== undefined && typeof body[field] !== 'string') throw badRequest(`'${field}' must be a string.`);
   }

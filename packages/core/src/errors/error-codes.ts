@@ -548,7 +548,7 @@ export const errorCodes = {
   E_SCHEDULE_IN_PAST: {
     name: 'ScheduleInPastError',
     suggestion:
-      'Give a time in the future (check its zone offset), or a delay instead (--in, or `in` over HTTP and in tools).',
+      'Give a time in the future (check its zone offset), or a delay instead (--in; `inMs` over HTTP; `in` in tools).',
   },
   E_SCHEDULE_TIME_ZONE: {
     name: 'ScheduleTimeZoneError',
