@@ -250,6 +250,22 @@ describe('gdn mcp serve (stdio): tools/call params', () => {
   });
 });
 
+describe('gdn mcp serve (stdio): a task-augmented tools/call', () => {
+  test('is run as a plain call: no tasks capability is declared, and the spec says the task metadata is then ignored', async () => {
+    const server = await rawServe();
+    server.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'calc__add', arguments: { a: 2, b: 2 }, task: { ttl: 60_000 } },
+      }),
+    );
+    // The SDK answered -32603 "Server does not support task creation (required for tools/call)".
+    expect(await server.answer(3)).toMatchObject({ result: { structuredContent: { sum: 4 } } });
+  });
+});
+
 describe('gdn mcp serve (stdio): tools and extensions that misbehave', () => {
   test('process.stdout.write in a handler goes to stderr; the protocol stream stays intact', async () => {
     const { client, output, protocolErrors } = await connect();

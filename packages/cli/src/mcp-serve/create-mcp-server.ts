@@ -13,9 +13,18 @@ import type { Served } from './open-served.ts';
 import { toolAnnotations } from './tool-annotations.ts';
 import { readToolCallParams } from './tool-call-params.ts';
 
+/**
+ * The SDK's Server, but a task-augmented request (`params.task`, MCP 2025-11-25) is run as a plain one. We declare no
+ * `tasks` capability, and the spec says a receiver that does not "MUST process requests of that type normally,
+ * ignoring any task-augmentation metadata"; the SDK answered them -32603 "does not support task creation".
+ */
+class UntaskedServer extends Server {
+  protected override assertTaskHandlerCapability(): void {}
+}
+
 /** An MCP Server whose tools are the catalog; one per client connection (stdio) or HTTP session. */
 export function createMcpServer(served: Served, logger: Console): Server {
-  const server = new Server({ name: 'goondan', version: '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new UntaskedServer({ name: 'goondan', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.onerror = (error) => logger.error(`gdn mcp serve: ${error.message}`);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await served.catalog()).items.map((item) => toMcpTool(item, served)),
