@@ -146,6 +146,13 @@ describe('workspaces', () => {
     expect(await failure(call(workspace.create, jun, { name: 'Y', expires_in_hours: 0 }))).toMatchObject({
       code: 'E_TOOL_INVALID_ARGS',
     });
+    // A workspace name is one line, like every name (lists of workspaces and their errors never break).
+    for (const name of ['Fam\nily', 'Tab\there', 'Esc\u001b[2J'])
+      expect(await failure(call(workspace.create, jun, { name }))).toMatchObject({
+        code: 'E_TOOL_INVALID_ARGS',
+        message: expect.stringContaining('control character'),
+      });
+    expect((await call(workspace.list, jun)).workspaces).toHaveLength(1);
     // A speaker whose person changes to a non-member is back in the personal space.
     await call(user.set_current, minji, { name: 'Jun' });
     expect((await call(workspace.list, minji)).workspaces[0]).toMatchObject({ id: 'personal', current: true });

@@ -5,6 +5,7 @@
  */
 import type { ToolContext } from '@goondan/core';
 import { GoondanError } from '@goondan/core/errors';
+import { displayName } from '../../src/names/display-name.ts';
 import { speakerOf } from '../../src/people/people-database.ts';
 import { currentProfile, type Profile } from '../../src/people/people-store.ts';
 import { workspaceDatabase } from '../../src/workspaces/workspace-database.ts';
@@ -32,7 +33,7 @@ function needPerson(person: Profile | null): Profile {
 }
 
 function checkedName(value: unknown): string {
-  const name = typeof value === 'string' ? value.trim().normalize('NFC') : '';
+  const name = displayName(value, 'the workspace name');
   if (name === '' || name.length > 100)
     throw new GoondanError('E_TOOL_INVALID_ARGS', "'name' must be 1 to 100 characters.", {
       suggestion: "Name the workspace after who shares it, e.g. 'Family' or '우리 팀'.",
