@@ -3,7 +3,12 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type CallToolResult, CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  ListToolsResultSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { agentBundle, cleanupTempDirs, cliEnv, editBundle, mainTs } from './helpers.ts';
 
 /**
@@ -247,6 +252,20 @@ describe('gdn mcp serve (stdio): tools/call params', () => {
     expect((await client.callTool({ name: 'calc__add', arguments: { a: 1, b: 1 } })).structuredContent).toEqual({
       sum: 2,
     });
+  });
+});
+
+describe('gdn mcp serve (stdio): tools/list with a cursor', () => {
+  test('is -32602 Invalid params: no nextCursor is ever given, so any cursor is made up', async () => {
+    const { client } = await connect();
+    const refused = await client
+      .request({ method: 'tools/list', params: { cursor: 'garbage' } }, ListToolsResultSchema)
+      .catch((e) => e);
+    // It was answered with the whole list again, which a client cannot tell from a second page.
+    expect(refused).toBeInstanceOf(McpError);
+    expect((refused as McpError).code).toBe(-32602);
+    expect((refused as McpError).message).toContain('cursor');
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 });
 

@@ -26,9 +26,17 @@ class UntaskedServer extends Server {
 export function createMcpServer(served: Served, logger: Console): Server {
   const server = new UntaskedServer({ name: 'goondan', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.onerror = (error) => logger.error(`gdn mcp serve: ${error.message}`);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await served.catalog()).items.map((item) => toMcpTool(item, served)),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    // Every tool is in one page, and no nextCursor is ever given: a cursor can only be made up. The spec: "Invalid
+    // cursors SHOULD result in an error with code -32602" (answering the whole list again would pass for a page 2).
+    if (request.params?.cursor !== undefined) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        'Invalid params: cursor: this server lists every tool in one page and gives no nextCursor; list without one',
+      );
+    }
+    return { tools: (await served.catalog()).items.map((item) => toMcpTool(item, served)) };
+  });
   // tools/call is answered here rather than with setRequestHandler: the SDK would check its params with its
   // schema first and answer a mistake with -32603 and the issues as JSON; readToolCallParams answers -32602.
   server.fallbackRequestHandler = async (request, extra) => {
