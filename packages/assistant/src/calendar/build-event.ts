@@ -42,6 +42,14 @@ export async function buildEventCalendar(event: NewEvent): Promise<string> {
   vevent.updatePropertyWithValue('dtstamp', ICAL.Time.fromJSDate(new Date(event.nowMs), true));
   const timeOf = (ms: number, dateOnly: boolean) => {
     const wall = wallClockOf(ms, event.timeZone);
+    // ical.js writes a year below 1000 unpadded (DTSTART:1-01-01TT9:00:0), which no reader, ical.js included, reads
+    // back: one such event made the whole calendar file unreadable.
+    if (wall.year < 1000)
+      throw new GoondanError(
+        'E_WHEN_INVALID',
+        `The event would be in the year ${wall.year}; a calendar event is written with a four-digit year, from 1000.`,
+        { suggestion: 'Give a date from the year 1000 on, e.g. 2030-05-01T09:00:00+09:00.' },
+      );
     return ICAL.Time.fromData(
       dateOnly
         ? { year: wall.year, month: wall.month, day: wall.day, isDate: true }

@@ -98,6 +98,26 @@ describe('calendar with a local ICS file', () => {
     });
   });
 
+  test('an event before the year 1000 is refused, so the calendar it would go into stays readable', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'c.ics', timeZone: 'Asia/Seoul' });
+    await handlers.create_event(ctx, { title: 'kept', start_date: '2027-01-05T10:00:00+09:00' });
+    const before = readFileSync(join(bundle, 'c.ics'), 'utf8');
+    for (const start_date of ['0001-01-01', '0999-06-01T12:00:00Z'])
+      expect(await failure(handlers.create_event(ctx, { title: 'ancient', start_date }))).toMatchObject({
+        code: 'E_WHEN_INVALID',
+        message: expect.stringContaining('four-digit year, from 1000'),
+      });
+    expect(readFileSync(join(bundle, 'c.ics'), 'utf8')).toBe(before);
+    const listed: Loose = await handlers.list_events(ctx, { from: '2027-01-05', days_ahead: 0 });
+    expect(listed.events.map((event: Loose) => event.title)).toEqual(['kept']);
+    expect(
+      (await handlers.create_event(ctx, { title: 'old', start_date: '1000-01-01T12:00:00Z' })) as Loose,
+    ).toMatchObject({
+      created: { title: 'old' },
+    });
+    expect(((await handlers.list_events(ctx, { from: '1000-01-01', days_ahead: 0 })) as Loose).count).toBe(1);
+  });
+
   test('line breaks and control characters in the text never break out of their property', async () => {
     const { bundle, ctx } = fileContext({ backend: 'file', file: 'c.ics', timeZone: 'UTC' });
     await handlers.create_event(ctx, {
