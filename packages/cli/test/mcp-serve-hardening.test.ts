@@ -287,6 +287,35 @@ describe('gdn mcp serve: approvals through MCP elicitation', () => {
     ]);
   });
 
+  test('a client that cannot be asked but follows progress is told the call waits for approval, and how to answer', async () => {
+    const dir = await agentBundle();
+    const client = new Client({ name: 'plain', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [mainTs, 'mcp', 'serve', '--bundle', dir],
+        env: cliEnv(),
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const told = Promise.withResolvers<string>();
+      const call = client.callTool({ name: 'bash__exec', arguments: { command: 'echo told > told.txt' } }, undefined, {
+        onprogress: (progress) => told.resolve(progress.message ?? ''),
+        timeout: 120_000,
+      });
+      // It used to be told nothing: a call that does not end, until the client's own timeout.
+      const message = await told.promise;
+      const id = /waiting for approval (apr_\S+): bash__exec/.exec(message)?.[1];
+      expect(message).toContain(`answer with 'gdn approvals approve ${id}'`);
+      expect((await gdn(['approvals', 'approve', id!, '--bundle', dir])).exitCode).toBe(0);
+      expect(((await call) as CallToolResult).isError).toBeUndefined();
+      expect(await readFile(join(workspace(dir), 'told.txt'), 'utf8')).toBe('told\n');
+    } finally {
+      await client.close();
+    }
+  });
+
   test('gdn approvals still answers while the client is asked; the question is then withdrawn from the client', async () => {
     const { dir, client, asked, received } = await connect(() => new Promise<ElicitResult>(() => {}));
     try {

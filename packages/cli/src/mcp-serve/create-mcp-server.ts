@@ -8,7 +8,7 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { canElicitForm, elicitApproval } from './elicit-approval.ts';
+import { type ApprovalAsker, canElicitForm, elicitApproval } from './elicit-approval.ts';
 import type { Served } from './open-served.ts';
 import { toolAnnotations } from './tool-annotations.ts';
 import { readToolCallParams } from './tool-call-params.ts';
@@ -44,13 +44,21 @@ export function createMcpServer(served: Served, logger: Console): Server {
     const { name, args } = readToolCallParams(request.params);
     const call: ToolCall = { id: `call_mcp_${randomUUID()}`, name, args };
     // Sent with the call's own request id, so over HTTP the question travels on the stream of this call.
+    const progressToken = extra._meta?.progressToken;
     const askApproval = canElicitForm(server.getClientCapabilities())
       ? elicitApproval({
           sendRequest: (elicit, schema, options) => extra.sendRequest(elicit, schema, options),
           clientName: server.getClientVersion()?.name ?? 'unknown',
           logger,
         })
-      : undefined;
+      : progressToken === undefined
+        ? undefined
+        : tellWaitingApproval((message) =>
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: 0, message },
+            }),
+          );
     try {
       return toCallToolResult(await served.call(call, { signal: extra.signal, askApproval }));
     } catch (thrown) {
@@ -59,6 +67,21 @@ export function createMcpServer(served: Served, logger: Console): Server {
     }
   };
   return server;
+}
+
+/**
+ * For a client that cannot be asked (no elicitation) but follows the call's progress (a progressToken): it is told
+ * the call waits for a person, and how to answer, in a progress notification. Without it, all such a client sees is
+ * a call that does not end (until its own timeout, often a minute, long before the approval's). The approval stays
+ * for `gdn approvals`.
+ */
+function tellWaitingApproval(notify: (message: string) => Promise<void>): ApprovalAsker {
+  return async (record) => {
+    await notify(
+      `waiting for approval ${record.id}: ${record.toolName} (${record.rule}); answer with 'gdn approvals approve ${record.id}' or 'gdn approvals deny ${record.id} --reason TEXT'`,
+    ).catch(() => {});
+    return null;
+  };
 }
 
 /** The catalog item as an MCP tool: parameters exactly as declared, annotations from its category. */
