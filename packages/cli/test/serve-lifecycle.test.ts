@@ -124,6 +124,39 @@ describe('gdn serve start and shutdown', () => {
     expect(ended.exitCode).toBe(130);
   }, 180_000);
 
+  test('SIGHUP (its terminal closed) drains like SIGTERM: the running turn answers its request, exit 129', async () => {
+    const bundle = await agentBundle(
+      scriptedModel([
+        { text: 'Waiting now.', toolCalls: [{ name: 'slow__wait', args: { ms: 1500 } }] },
+        { text: 'Answered after the hangup.' },
+      ]),
+    );
+    const running = await serve(bundle, ['--grace', '60000']);
+    const response = await fetch(`${running.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'helper', stream: true, messages: [{ role: 'user', content: 'wait' }] }),
+    });
+    const reader = response.body!.getReader();
+    let streamed = '';
+    const text = () => [...streamed.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join('');
+    const readUntil = async (wanted: string) => {
+      while (!text().includes(wanted)) {
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error(`the stream ended first: ${streamed}`);
+        streamed += new TextDecoder().decode(chunk.value);
+      }
+    };
+    // The turn runs (its tool waits) when the terminal goes away.
+    await readUntil('Waiting now.');
+    running.server.proc.kill('SIGHUP');
+    await running.server.waitForStderr('[serve] SIGHUP: no new requests');
+    await readUntil('Answered after the hangup.');
+    const ended = await running.server.finish();
+    expect(ended.exitCode).toBe(129);
+    expect(ended.stderr).toContain('[serve] stopped');
+  }, 180_000);
+
   test('a second gdn serve of the bundle is refused naming the first; a lock left by a killed one is free', async () => {
     const bundle = await agentBundle();
     const first = await serve(bundle);

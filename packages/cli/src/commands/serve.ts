@@ -40,10 +40,11 @@ ${natsFlagsHelp}
                    with --nats, agent processes run on gdn workers (gdn worker --nats URL), not here
   --bundle DIR     the bundle directory (default: the current directory or a parent with goondan.yaml)
 
-SIGTERM or Ctrl-C stop taking requests and let running turns finish within --grace (a second one kills the
-agents and exits at once). One gdn serve at a time serves a bundle.
-Exit status: it runs until a signal stops it, then 143 after SIGTERM, 130 after SIGINT (Ctrl-C); 1 error at start
-(invalid bundle or --instance, the bundle already served, port in use, no token beyond loopback), 2 usage error.`;
+SIGTERM, Ctrl-C or SIGHUP (its terminal closed) stop taking requests and let running turns finish within --grace
+(a second one kills the agents and exits at once). One gdn serve at a time serves a bundle.
+Exit status: it runs until a signal stops it, then 143 after SIGTERM, 130 after SIGINT (Ctrl-C), 129 after SIGHUP;
+1 error at start (invalid bundle or --instance, the bundle already served, port in use, no token beyond loopback),
+2 usage error.`;
 
 const DEFAULT_PORT = 8787;
 /** An agent process idle this long is stopped (one process per instance: a host serving many people). */
@@ -186,28 +187,33 @@ export async function serveCommand(argv: string[]): Promise<number> {
 /** Past the grace period, how long the stop may still take (connectors closing, answers written) before a kill. */
 const KILL_MARGIN_MS = 3_000;
 
+type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+const EXIT_CODES: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
 /**
- * SIGTERM and SIGINT from the start of the command: `first` resolves with the first signal, `second` (with null)
+ * SIGTERM, SIGINT and SIGHUP (the terminal it runs in closed) from the start of the command: `first` resolves with the first signal, `second` (with null)
  * at the next one. Installed before anything starts, so no state leaves a signal to the default (an exit that
  * skips killing the agents) or ignores a second one.
  */
 function watchStopSignals(log: (line: string) => void) {
-  const first = Promise.withResolvers<'SIGINT' | 'SIGTERM'>();
+  const first = Promise.withResolvers<StopSignal>();
   const second = Promise.withResolvers<null>();
-  let signalled: 'SIGINT' | 'SIGTERM' | undefined;
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+  let signalled: StopSignal | undefined;
+  const onSignal = (signal: StopSignal) => {
     if (signalled) return second.resolve(null);
     signalled = signal;
     log(`[serve] ${signal}: no new requests; letting running turns finish`);
     first.resolve(signal);
   };
-  const listeners = (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, () => onSignal(signal)] as const);
+  const listeners = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map(
+    (signal) => [signal, () => onSignal(signal)] as const,
+  );
   for (const [signal, listener] of listeners) process.on(signal, listener);
   return {
     first: first.promise,
     second: second.promise,
     signalled: () => signalled !== undefined,
-    exitCode: () => (signalled === 'SIGINT' ? 130 : 143),
+    exitCode: () => EXIT_CODES[signalled ?? 'SIGTERM'],
     dispose() {
       for (const [signal, listener] of listeners) process.off(signal, listener);
     },
