@@ -185,10 +185,23 @@ export async function createEvent(
   const zone = calendarZone(ctx, input.timeZone);
   const now = Date.now();
   const start = await readWhen(refuseRuleText(String(input.start_date)), now, zone);
-  const notes = [...start.notes];
-  let startMs = start.kind === 'instant' ? start.epochMs : start.firstEpochMs;
-  const rrule = start.kind === 'recurring' ? /RRULE:([^\n]+)/.exec(start.rrule)?.[1] : undefined;
   const allDay = input.all_day === true;
+  // A whole day has no time of day to assume.
+  const notes = start.notes.filter((note) => !(allDay && note.startsWith('No time of day was given')));
+  let startMs = start.kind === 'instant' ? start.epochMs : start.firstEpochMs;
+  let rrule = start.kind === 'recurring' ? /RRULE:([^\n]+)/.exec(start.rrule)?.[1] : undefined;
+  let repeats = start.kind === 'recurring' ? start.description : undefined;
+  if (allDay && rrule) {
+    // RFC 5545: the rule of a DATE start has no BYHOUR, BYMINUTE or BYSECOND; with them ical.js (and other readers)
+    // list no occurrence at all, so the event was created and never shown. It repeats by days at least.
+    if (/FREQ=(?:HOURLY|MINUTELY|SECONDLY)/.test(rrule))
+      throw new GoondanError('E_TOOL_INVALID_ARGS', `An all-day event cannot repeat ${repeats}.`, {
+        suggestion:
+          "Repeat it by days, weeks or months ('every monday', 'every day', '매월 1일'), or leave all_day out.",
+      });
+    rrule = rrule.replace(/;BY(?:HOUR|MINUTE|SECOND)=[^;]*/g, '');
+    repeats = repeats?.replace(/ at \d{2}:\d{2}/, '');
+  }
   let endMs: number;
   if (input.end_date !== undefined) {
     const end = await readWhen(String(input.end_date), now, zone);
@@ -240,7 +253,7 @@ export async function createEvent(
         timeZone: zone,
         calendar: (calendar as CalendarRef).name,
         ...(location ? { location } : {}),
-        ...(start.kind === 'recurring' ? { repeats: start.description } : {}),
+        ...(repeats ? { repeats } : {}),
       },
       ...(notes.length > 0 ? { notes } : {}),
     };

@@ -118,6 +118,20 @@ describe('calendar with a local ICS file', () => {
     expect(((await handlers.list_events(ctx, { from: '1000-01-01', days_ahead: 0 })) as Loose).count).toBe(1);
   });
 
+  test('an all-day repeating event has a rule without a time of day (RFC 5545), and repeats by days at least', async () => {
+    const { bundle, ctx } = fileContext({ backend: 'file', file: 'c.ics', timeZone: 'Asia/Seoul' });
+    const made: Loose = await handlers.create_event(ctx, { title: 'bins', start_date: 'every monday', all_day: true });
+    expect(made.created.repeats).toBe('every Mon (Asia/Seoul)');
+    expect(made.notes).toBeUndefined();
+    expect(readFileSync(join(bundle, 'c.ics'), 'utf8')).toContain('RRULE:FREQ=WEEKLY;BYDAY=MO\r\n');
+    expect(
+      await failure(handlers.create_event(ctx, { title: 'x', start_date: 'every 2 hours', all_day: true })),
+    ).toMatchObject({
+      code: 'E_TOOL_INVALID_ARGS',
+      message: expect.stringContaining('An all-day event cannot repeat every 2 hours'),
+    });
+  });
+
   test('line breaks and control characters in the text never break out of their property', async () => {
     const { bundle, ctx } = fileContext({ backend: 'file', file: 'c.ics', timeZone: 'UTC' });
     await handlers.create_event(ctx, {
