@@ -120,6 +120,7 @@ describe('gdn mcp serve --http: what is not JSON-RPC', () => {
         ['{"jsonrpc":"1.0","id":9,"method":"ping"}', { id: 9, error: { code: -32600 } }],
         ['{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"str"}', { id: 8, error: { code: -32602 } }],
         ['{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":5}}', { id: 7, error: { code: -32602 } }],
+        ['{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"cursor":5}}', { id: 6, error: { code: -32602 } }],
         ['"a string"', { id: null, error: { code: -32600 } }],
         ['[]', [{ id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } }]],
         ['{"jsonrpc":"2.0",', { id: null, error: { code: -32700 } }],

@@ -195,6 +195,32 @@ describe('gdn mcp serve (stdio): what does not fit the protocol', () => {
   });
 });
 
+describe('gdn mcp serve (stdio): params the SDK checks with its schemas', () => {
+  test('initialize and tools/list params of the wrong type are -32602 in one line, not -32603 and a schema dump', async () => {
+    const server = await rawServe();
+    const cases: Array<[object, string]> = [
+      [
+        {
+          method: 'initialize',
+          params: { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        },
+        'Invalid params: params.protocolVersion: expected string, received number',
+      ],
+      [{ method: 'initialize' }, 'Invalid params: params: expected object, received undefined'],
+      [
+        { method: 'tools/list', params: { cursor: 5 } },
+        'Invalid params: params.cursor: expected string, received number',
+      ],
+    ];
+    for (const [index, [request, message]] of cases.entries()) {
+      server.send(JSON.stringify({ jsonrpc: '2.0', id: 20 + index, ...request }));
+      expect((await server.answer(20 + index)).error).toEqual({ code: -32602, message });
+    }
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 30, method: 'tools/list', params: {} }));
+    expect((await server.answer(30)).result).toMatchObject({ tools: expect.any(Array) });
+  });
+});
+
 describe('gdn mcp serve (stdio): a client that stops reading', () => {
   test('its end of stdout closed (stdin still open): the next answer fails with EPIPE, said once, and the server ends', async () => {
     instances += 1;

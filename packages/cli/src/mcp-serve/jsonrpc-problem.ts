@@ -1,4 +1,10 @@
-import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  InitializeRequestSchema,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { kindOf } from './kind-of.ts';
 
 type RequestId = string | number;
@@ -41,6 +47,35 @@ export function problemOf(value: unknown): { code: number; problem: string } {
   return invalid('it is not a JSON-RPC request, notification or response (method, id, params; or id and result)');
 }
 
+/** The SDK's schemas of the requests it answers with its own handlers (tools/call is read by readToolCallParams). */
+const requestSchemas = new Map<
+  string,
+  typeof PingRequestSchema | typeof InitializeRequestSchema | typeof ListToolsRequestSchema
+>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+]);
+
+/**
+ * What is wrong, in one line, with the params of a JSON-RPC request the SDK checks with its schema before its handler
+ * (`params.protocolVersion: expected string, received number`); null when nothing is, or the method is not one of
+ * those. The SDK answers such a mistake -32603 Internal error with the schema's issues as lines of JSON; it is the
+ * client's mistake: -32602 Invalid params.
+ */
+export function paramsProblemOf(message: unknown): string | null {
+  const method = (message as { method?: unknown })?.method;
+  const schema = typeof method === 'string' ? requestSchemas.get(method) : undefined;
+  const checked = schema?.safeParse(message);
+  if (!checked || checked.success) return null;
+  const [first, ...others] = checked.error.issues;
+  const where = (first?.path ?? [])
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
+    .join('');
+  const what = (first?.message ?? 'not valid').replace(/^Invalid input: /, '');
+  return `${where || 'params'}: ${what}${others.length > 0 ? `; and ${others.length} more` : ''}`;
+}
+
 /** A JSON-RPC error answer to a message that could not be taken. */
 export interface Refusal {
   jsonrpc: '2.0';
@@ -63,7 +98,12 @@ export function refusalsOf(body: unknown): Refusal[] | null {
     return [refuse(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch')];
   }
   const refusals = (Array.isArray(body) ? body : [body]).flatMap((message) => {
-    if (JSONRPCMessageSchema.safeParse(message).success) return [];
+    if (JSONRPCMessageSchema.safeParse(message).success) {
+      const problem = paramsProblemOf(message);
+      return problem
+        ? [refuse(requestIdOf(message) ?? null, ErrorCode.InvalidParams, `Invalid params: ${problem}`)]
+        : [];
+    }
     const { code, problem } = problemOf(message);
     const label = code === ErrorCode.InvalidParams ? 'Invalid params' : 'Invalid Request';
     return [refuse(requestIdOf(message) ?? null, code, `${label}: ${problem}`)];

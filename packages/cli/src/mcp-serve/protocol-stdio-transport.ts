@@ -3,7 +3,7 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from '@modelcontextpr
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ProtocolOutput } from '../reserve-stdout.ts';
-import { problemOf, requestIdOf } from './jsonrpc-problem.ts';
+import { paramsProblemOf, problemOf, requestIdOf } from './jsonrpc-problem.ts';
 
 /** The largest message read from stdin: the SDK's own stdio limit (10 MiB). */
 export const MAX_STDIO_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -128,6 +128,16 @@ export class ProtocolStdioTransport implements Transport {
       return;
     }
     const checked = JSONRPCMessageSchema.safeParse(value);
+    const paramsProblem = checked.success && requestIdOf(value) !== undefined ? paramsProblemOf(value) : null;
+    if (paramsProblem) {
+      this.refuse({
+        ids: [requestIdOf(value)!],
+        code: ErrorCode.InvalidParams,
+        message: `Invalid params: ${paramsProblem}`,
+        log: `a request was refused: ${paramsProblem}`,
+      });
+      return;
+    }
     if (checked.success) {
       this.onmessage?.(checked.data as JSONRPCMessage);
       return;
