@@ -284,6 +284,15 @@ describe('kanban names and ids', () => {
         code: 'E_TOOL_INVALID_ARGS',
         message: expect.stringContaining('control character'),
       });
+    // Invisible characters would make a second board that looks like the first, or show a name reversed.
+    for (const name of ['Errands\u200B', 'Err\u2060ands', 'Err\uFEFFands', '\u202Esdnarre', 'a\u2066b\u2069'])
+      expect(await rejection(call(handlers.create_board, ctx, { name }))).toMatchObject({
+        code: 'E_TOOL_INVALID_ARGS',
+        message: expect.stringContaining('invisible or control character'),
+      });
+    expect((await rejection(call(handlers.create_board, ctx, { name: 'Err\u200Bands' }))).suggestion).toContain(
+      '"Errands"',
+    );
     const refused = await rejection(call(handlers.create_board, ctx, { name: 'Shop\nping' }));
     expect(refused.message).not.toContain('\n');
     expect(refused.message).toContain('Shop\\u{000A}ping');
@@ -300,6 +309,11 @@ describe('kanban names and ids', () => {
     });
     const card = await call(handlers.add_card, ctx, { board_id: 'Caf\u00e9', title: 't', column: 'Caf\u00e9 list' });
     expect(card.column).toBe('Caf\u00e9 list');
+    // Emoji sequences and scripts that need ZWJ / ZWNJ keep them.
+    expect(
+      (await call(handlers.create_board, ctx, { name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' })).name,
+    ).toBe('Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}');
+    expect((await call(handlers.create_board, ctx, { name: 'می\u200Cخواهم' })).name).toBe('می\u200Cخواهم');
   });
 
   test('a card title, label or assignee with a control character is refused like a name; descriptions keep lines', async () => {
