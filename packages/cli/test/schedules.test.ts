@@ -113,6 +113,7 @@ describe('gdn schedules', () => {
       [['--at', '2020-01-01T00:00:00Z'], 'E_SCHEDULE_IN_PAST'],
       [['--rrule', 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30'], 'E_SCHEDULE_INVALID'],
       [['--cron', '0 9 * * *', '--tz', 'Mars/Olympus'], 'E_SCHEDULE_TIME_ZONE'],
+      [['--rrule', 'FREQ=DAILY;BYHOUR=9', '--tz', '+09:00'], 'E_SCHEDULE_TIME_ZONE'],
       [['--in', '10m', '--agent', 'nobody'], 'E_AGENT_UNKNOWN'],
     ];
     for (const [flags, code] of cases) {

@@ -1,4 +1,7 @@
 import { GoondanError } from '@goondan/core/errors';
+import { resolveTimeZone } from '@goondan/core/time-zone';
+
+export { resolveTimeZone };
 
 /** Wall-clock fields of an instant in a zone. `weekday` is 0 (Sunday) … 6 (Saturday), `month` 1 … 12. */
 export interface WallClock {
@@ -38,33 +41,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 /** The host's IANA zone (UTC if it has none), named in results so a default is never silent. */
 export function hostTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-}
-
-const IANA_SUGGESTION = 'Use an IANA time zone name such as Asia/Seoul, Europe/London or America/New_York.';
-
-/**
- * The canonical IANA name of `timeZone`, or the message and suggestion saying why it is not one. A UTC offset
- * (`+09:00`, `-0530`), which Intl also takes, is refused: it keeps no daylight-saving rules, and an RFC 5545
- * `DTSTART;TZID=` and the scheduler name a zone by its IANA name (a rule in `+09:00` could not be scheduled).
- */
-export function resolveTimeZone(timeZone: string): { zone: string } | { message: string; suggestion: string } {
-  let zone: string;
-  try {
-    zone = new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
-  } catch {
-    return { message: `Unknown time zone '${timeZone}'.`, suggestion: IANA_SUGGESTION };
-  }
-  const offset = /^([+-])(\d\d):(\d\d)$/.exec(zone);
-  if (!offset) return { zone };
-  const [, sign, hours, minutes] = offset;
-  const etc =
-    minutes === '00'
-      ? `, or Etc/GMT${sign === '+' ? '-' : '+'}${Number(hours)} for a fixed ${zone} (its sign is inverted)`
-      : '';
-  return {
-    message: `'${timeZone}' is a UTC offset, not a time zone: it keeps no daylight-saving rules.`,
-    suggestion: `Use the IANA name of the place, such as Asia/Seoul or America/New_York${etc}.`,
-  };
 }
 
 /** The canonical IANA name of `timeZone`; an unknown zone or a UTC offset is E_TOOL_INVALID_ARGS with a suggestion. */

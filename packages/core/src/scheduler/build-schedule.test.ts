@@ -42,6 +42,14 @@ describe('buildSchedule refuses bad input with a coded error', () => {
     ['a cron with a bad field', { cron: '61 * * * *' }, 'E_SCHEDULE_INVALID', 'minute'],
     ['a cron that never matches', { cron: '0 0 30 2 *' }, 'E_SCHEDULE_INVALID', 'never matches'],
     ['an unknown time zone', { cron: '0 9 * * *', timeZone: 'Mars/Olympus' }, 'E_SCHEDULE_TIME_ZONE', 'Mars/Olympus'],
+    // An offset, which Intl takes: an RRULE failed in it as 'invalid date string', so no shape takes one.
+    [
+      'a UTC offset as the zone',
+      { rrule: 'FREQ=DAILY;BYHOUR=9', timeZone: '+09:00' },
+      'E_SCHEDULE_TIME_ZONE',
+      'UTC offset',
+    ],
+    ['a UTC offset without colon', { cron: '0 9 * * *', timeZone: '-0530' }, 'E_SCHEDULE_TIME_ZONE', 'UTC offset'],
     ['two shapes at once', { at: '2026-02-01T00:00:00Z', cron: '0 9 * * *' }, 'E_SCHEDULE_INVALID', 'at and cron'],
     ['no shape', {}, 'E_SCHEDULE_INVALID', 'one of at'],
     ['a zero delay', { inMs: 0 }, 'E_SCHEDULE_INVALID', 'positive'],

@@ -1,6 +1,7 @@
 import type { Cron } from 'croner';
 import type { RRuleTemporal } from 'rrule-temporal';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { resolveTimeZone } from './resolve-time-zone.ts';
 import type { ScheduleKind } from './schedule-types.ts';
 import { Temporal } from './temporal.ts';
 
@@ -14,13 +15,14 @@ export interface Recurrence {
 const rules = new Map<string, RRuleTemporal>();
 const RULE_CACHE_LIMIT = 1000;
 
-/** Throws E_SCHEDULE_TIME_ZONE unless `timeZone` is an IANA name this runtime knows. */
+/**
+ * Throws E_SCHEDULE_TIME_ZONE unless `timeZone` is an IANA name this runtime knows; returns it as given. A UTC
+ * offset is refused too: an RRULE could not be read in it (the rule failed as 'invalid date string').
+ */
 export function checkTimeZone(timeZone: string): string {
-  try {
-    return new Intl.DateTimeFormat('en', { timeZone }).resolvedOptions().timeZone && timeZone;
-  } catch {
-    throw new GoondanError('E_SCHEDULE_TIME_ZONE', `Unknown time zone '${timeZone}'.`);
-  }
+  const resolved = resolveTimeZone(timeZone);
+  if ('zone' in resolved) return timeZone;
+  throw new GoondanError('E_SCHEDULE_TIME_ZONE', resolved.message, { suggestion: resolved.suggestion });
 }
 
 /** An ISO time with an offset or `Z`, or a local date-time read in `timeZone` (DST gaps move forward). */
