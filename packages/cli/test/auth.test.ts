@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OAuthStore } from '../../core/src/oauth/oauth-store.ts';
+import { resolveOAuthKey } from '../../core/src/oauth/resolve-oauth-key.ts';
 import { followAuthorization } from '../../core/test/oauth-authorization-server.ts';
 import { freshKey } from '../../core/test/oauth-fixture.ts';
 import { type OAuthTestbed, startOAuthTestbed } from '../../core/test/oauth-testbed.ts';
@@ -9,10 +21,12 @@ import { cliEnv, gdn, startAuthLogin } from './helpers.ts';
 
 let bed: OAuthTestbed;
 let env: Record<string, string>;
+let key: string;
 
 beforeAll(async () => {
   bed = await startOAuthTestbed('goondan-auth-');
-  env = cliEnv({ GOONDAN_OAUTH_KEY: freshKey(), OAUTH_CLIENT_SECRET: bed.server.clientSecret });
+  key = freshKey();
+  env = cliEnv({ GOONDAN_OAUTH_KEY: key, OAUTH_CLIENT_SECRET: bed.server.clientSecret });
   writeFileSync(join(bed.dir, 'goondan.yaml'), bed.githubAppYaml());
 });
 afterAll(() => bed.close());
@@ -61,5 +75,32 @@ spec:
     expect(result.exitCode).toBe(1);
     expect(result.stdout + result.stderr).toContain('E_OAUTH_APP_INVALID');
     expect(result.stdout + result.stderr).toContain('redirectUri');
+  });
+
+  test('a damaged store is E_STORE_CORRUPT naming the file and what to do, not an unexpected failure', async () => {
+    const dir = join(bed.dir, 'damaged');
+    mkdirSync(join(dir, '.goondan'), { recursive: true });
+    writeFileSync(join(dir, 'goondan.yaml'), bed.githubAppYaml());
+    const file = join(dir, '.goondan', 'oauth.db');
+    // Enough grants to fill pages past the schema's, then those pages overwritten as a bad disk or copy leaves them.
+    const store = new OAuthStore(file, resolveOAuthKey({ GOONDAN_OAUTH_KEY: key }));
+    for (let i = 0; i < 100; i++) {
+      const tokens = { accessToken: `at-${i}-${'x'.repeat(400)}`, tokenType: 'Bearer', expiresAt: null };
+      store.saveGrant({ app: `OAuthApp/app${i}`, subject: 'global', tokens, scopes: ['openid'] });
+    }
+    store.close();
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096 * 8, 0x5a), 0, 4096 * 8, 4096 * 2);
+    closeSync(fd);
+    const damaged = await gdn(['auth', 'list', '--bundle', dir], { env });
+    expect(damaged.exitCode).toBe(1);
+    expect(damaged.stderr).toContain(`E_STORE_CORRUPT OAuth store ${file} is not a readable SQLite database`);
+    expect(damaged.stderr).toContain('Move ');
+    expect(damaged.stderr).not.toContain('unexpected failure');
+
+    writeFileSync(file, 'not a database at all, overwritten by something else');
+    const overwritten = await gdn(['auth', 'logout', 'github', '--bundle', dir], { env });
+    expect(overwritten.exitCode).toBe(1);
+    expect(overwritten.stderr).toContain('E_STORE_CORRUPT');
   });
 });

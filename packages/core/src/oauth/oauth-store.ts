@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { rememberSecretValue } from '../permissions/secret-registry.ts';
+import { toStoreError } from '../store/to-store-error.ts';
 import { open, seal } from './sealed-box.ts';
 
 /** The secret part of a grant; sealed at rest. */
@@ -71,7 +72,7 @@ export class OAuthStore {
   private readonly db: Database;
 
   constructor(
-    path: string,
+    private readonly path: string,
     private readonly key: Buffer,
   ) {
     try {
@@ -81,146 +82,185 @@ export class OAuthStore {
       this.db.run('PRAGMA journal_mode = WAL');
       this.db.run(schema);
     } catch (cause) {
-      throw new GoondanError('E_STORE_OPEN', `Cannot open the OAuth store ${path}.`, { cause });
+      const coded = toStoreError(cause, path, 'OAuth store');
+      throw coded instanceof GoondanError
+        ? coded
+        : new GoondanError('E_STORE_OPEN', `Cannot open the OAuth store ${path}.`, { cause });
+    }
+  }
+
+  /** A SQLite failure of the file itself (damaged, overwritten, read-only) as E_STORE_CORRUPT / E_STORE_OPEN. */
+  private guard<T>(action: () => T): T {
+    try {
+      return action();
+    } catch (error) {
+      throw toStoreError(error, this.path, 'OAuth store');
     }
   }
 
   getGrant(app: string, subject: string): StoredGrant | undefined {
-    const row = this.db
-      .query<{ sealed: string; scopes: string; version: number }, [string, string]>(
-        'SELECT sealed, scopes, version FROM oauth_grants WHERE app = ? AND subject = ?',
-      )
-      .get(app, subject);
-    if (!row) return undefined;
-    const tokens: GrantTokens = JSON.parse(
-      open({ key: this.key, identity: grantIdentity(app, subject), sealed: row.sealed }),
-    );
-    // A token read from the store is a secret of this process from now on: every output sink masks it.
-    rememberSecretValue(tokens.accessToken);
-    if (tokens.refreshToken) rememberSecretValue(tokens.refreshToken);
-    return { tokens, scopes: JSON.parse(row.scopes), version: row.version };
+    return this.guard(() => {
+      const row = this.db
+        .query<{ sealed: string; scopes: string; version: number }, [string, string]>(
+          'SELECT sealed, scopes, version FROM oauth_grants WHERE app = ? AND subject = ?',
+        )
+        .get(app, subject);
+      if (!row) return undefined;
+      const tokens: GrantTokens = JSON.parse(
+        open({ key: this.key, identity: grantIdentity(app, subject), sealed: row.sealed }),
+      );
+      // A token read from the store is a secret of this process from now on: every output sink masks it.
+      rememberSecretValue(tokens.accessToken);
+      if (tokens.refreshToken) rememberSecretValue(tokens.refreshToken);
+      return { tokens, scopes: JSON.parse(row.scopes), version: row.version };
+    });
   }
 
   saveGrant(options: { app: string; subject: string; tokens: GrantTokens; scopes: string[] }): void {
-    const { app, subject, tokens, scopes } = options;
-    const sealed = seal({ key: this.key, identity: grantIdentity(app, subject), plaintext: JSON.stringify(tokens) });
-    this.db
-      .query(
-        `INSERT INTO oauth_grants (app, subject, sealed, scopes, expires_at, version, updated_at)
-         VALUES (?, ?, ?, ?, ?, 1, ?)
-         ON CONFLICT (app, subject) DO UPDATE SET sealed = excluded.sealed, scopes = excluded.scopes,
-           expires_at = excluded.expires_at, version = version + 1, updated_at = excluded.updated_at`,
-      )
-      .run(app, subject, sealed, JSON.stringify(scopes), tokens.expiresAt, Date.now());
+    return this.guard(() => {
+      const { app, subject, tokens, scopes } = options;
+      const sealed = seal({ key: this.key, identity: grantIdentity(app, subject), plaintext: JSON.stringify(tokens) });
+      this.db
+        .query(
+          `INSERT INTO oauth_grants (app, subject, sealed, scopes, expires_at, version, updated_at)
+           VALUES (?, ?, ?, ?, ?, 1, ?)
+           ON CONFLICT (app, subject) DO UPDATE SET sealed = excluded.sealed, scopes = excluded.scopes,
+             expires_at = excluded.expires_at, version = version + 1, updated_at = excluded.updated_at`,
+        )
+        .run(app, subject, sealed, JSON.stringify(scopes), tokens.expiresAt, Date.now());
+    });
   }
 
   deleteGrant(app: string, subject: string): boolean {
-    return this.db.query('DELETE FROM oauth_grants WHERE app = ? AND subject = ?').run(app, subject).changes > 0;
+    return this.guard(() => {
+      return this.db.query('DELETE FROM oauth_grants WHERE app = ? AND subject = ?').run(app, subject).changes > 0;
+    });
   }
 
   /** Grants without their secrets, for `gdn auth list`. */
   listGrants(): { app: string; subject: string; scopes: string[]; expiresAt: number | null; updatedAt: number }[] {
-    return this.db
-      .query<{ app: string; subject: string; scopes: string; expires_at: number | null; updated_at: number }, []>(
-        'SELECT app, subject, scopes, expires_at, updated_at FROM oauth_grants ORDER BY app, subject',
-      )
-      .all()
-      .map((row) => ({
-        app: row.app,
-        subject: row.subject,
-        scopes: JSON.parse(row.scopes),
-        expiresAt: row.expires_at,
-        updatedAt: row.updated_at,
-      }));
+    return this.guard(() => {
+      return this.db
+        .query<{ app: string; subject: string; scopes: string; expires_at: number | null; updated_at: number }, []>(
+          'SELECT app, subject, scopes, expires_at, updated_at FROM oauth_grants ORDER BY app, subject',
+        )
+        .all()
+        .map((row) => ({
+          app: row.app,
+          subject: row.subject,
+          scopes: JSON.parse(row.scopes),
+          expiresAt: row.expires_at,
+          updatedAt: row.updated_at,
+        }));
+    });
   }
 
   saveSession(session: Omit<StoredSession, 'usedAt'>): void {
-    const sealed = seal({
-      key: this.key,
-      identity: sessionIdentity(session.id),
-      plaintext: JSON.stringify(session.secret),
+    return this.guard(() => {
+      const sealed = seal({
+        key: this.key,
+        identity: sessionIdentity(session.id),
+        plaintext: JSON.stringify(session.secret),
+      });
+      this.db
+        .query(
+          `INSERT INTO oauth_sessions (id, app, subject, flow, scopes, requester, shown, sealed, state_hash, expires_at,
+             interval_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          session.id,
+          session.app,
+          session.subject,
+          session.flow,
+          JSON.stringify(session.scopes),
+          session.requester ? JSON.stringify(session.requester) : null,
+          JSON.stringify(session.shown),
+          sealed,
+          session.secret.state ? hashState(session.secret.state) : null,
+          session.expiresAt,
+          session.intervalSeconds,
+        );
     });
-    this.db
-      .query(
-        `INSERT INTO oauth_sessions (id, app, subject, flow, scopes, requester, shown, sealed, state_hash, expires_at,
-           interval_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        session.id,
-        session.app,
-        session.subject,
-        session.flow,
-        JSON.stringify(session.scopes),
-        session.requester ? JSON.stringify(session.requester) : null,
-        JSON.stringify(session.shown),
-        sealed,
-        session.secret.state ? hashState(session.secret.state) : null,
-        session.expiresAt,
-        session.intervalSeconds,
-      );
   }
 
   sessionByState(state: string): StoredSession | undefined {
-    return this.readSession('state_hash = ?', hashState(state));
+    return this.guard(() => {
+      return this.readSession('state_hash = ?', hashState(state));
+    });
   }
 
   session(id: string): StoredSession | undefined {
-    return this.readSession('id = ?', id);
+    return this.guard(() => {
+      return this.readSession('id = ?', id);
+    });
   }
 
   /** A session of (app, subject) that is neither used nor expired, to show again instead of starting another. */
   openSession(app: string, subject: string, now: number): StoredSession | undefined {
-    const row = this.db
-      .query<{ id: string }, [string, string, number]>(
-        `SELECT id FROM oauth_sessions WHERE app = ? AND subject = ? AND used_at IS NULL AND expires_at > ?
-         ORDER BY expires_at DESC LIMIT 1`,
-      )
-      .get(app, subject, now);
-    return row ? this.session(row.id) : undefined;
+    return this.guard(() => {
+      const row = this.db
+        .query<{ id: string }, [string, string, number]>(
+          `SELECT id FROM oauth_sessions WHERE app = ? AND subject = ? AND used_at IS NULL AND expires_at > ?
+           ORDER BY expires_at DESC LIMIT 1`,
+        )
+        .get(app, subject, now);
+      return row ? this.session(row.id) : undefined;
+    });
   }
 
   /** Sessions `requester` started that are neither used nor expired (guidance blocks, docs/oauth.md#guidance). */
   pendingSessionsOf(requester: { agentName: string; instanceKey: string }, now: number): StoredSession[] {
-    return this.db
-      .query<{ id: string }, [string, string, number]>(
-        `SELECT id FROM oauth_sessions WHERE json_extract(requester, '$.agentName') = ?
-           AND json_extract(requester, '$.instanceKey') = ? AND used_at IS NULL AND expires_at > ? ORDER BY expires_at`,
-      )
-      .all(requester.agentName, requester.instanceKey, now)
-      .map((row) => this.session(row.id))
-      .filter((session): session is StoredSession => session !== undefined);
+    return this.guard(() => {
+      return this.db
+        .query<{ id: string }, [string, string, number]>(
+          `SELECT id FROM oauth_sessions WHERE json_extract(requester, '$.agentName') = ?
+             AND json_extract(requester, '$.instanceKey') = ? AND used_at IS NULL AND expires_at > ? ORDER BY expires_at`,
+        )
+        .all(requester.agentName, requester.instanceKey, now)
+        .map((row) => this.session(row.id))
+        .filter((session): session is StoredSession => session !== undefined);
+    });
   }
 
   /** Marks a session used; true for the one caller that did it (a callback is accepted once). */
   consumeSession(id: string, now: number): boolean {
-    return (
-      this.db.query('UPDATE oauth_sessions SET used_at = ? WHERE id = ? AND used_at IS NULL').run(now, id).changes === 1
-    );
+    return this.guard(() => {
+      return (
+        this.db.query('UPDATE oauth_sessions SET used_at = ? WHERE id = ? AND used_at IS NULL').run(now, id).changes ===
+        1
+      );
+    });
   }
 
   /** Drops sessions of (app, subject) still open (logout) and every session expired for a day. */
   dropSessions(app: string, subject: string, now: number): void {
-    this.db.query('DELETE FROM oauth_sessions WHERE app = ? AND subject = ? AND used_at IS NULL').run(app, subject);
-    this.db.query('DELETE FROM oauth_sessions WHERE expires_at < ?').run(now - 86_400_000);
+    return this.guard(() => {
+      this.db.query('DELETE FROM oauth_sessions WHERE app = ? AND subject = ? AND used_at IS NULL').run(app, subject);
+      this.db.query('DELETE FROM oauth_sessions WHERE expires_at < ?').run(now - 86_400_000);
+    });
   }
 
   /** Takes the refresh lease of (app, subject) for `ttlMs` if nobody holds it; true when taken. */
   tryLease(options: { app: string; subject: string; holder: string; ttlMs: number }): boolean {
-    const now = Date.now();
-    const result = this.db
-      .query(
-        `INSERT INTO oauth_leases (app, subject, holder, until) VALUES (?, ?, ?, ?)
-         ON CONFLICT (app, subject) DO UPDATE SET holder = excluded.holder, until = excluded.until
-         WHERE oauth_leases.until < ?`,
-      )
-      .run(options.app, options.subject, options.holder, now + options.ttlMs, now);
-    return result.changes === 1;
+    return this.guard(() => {
+      const now = Date.now();
+      const result = this.db
+        .query(
+          `INSERT INTO oauth_leases (app, subject, holder, until) VALUES (?, ?, ?, ?)
+           ON CONFLICT (app, subject) DO UPDATE SET holder = excluded.holder, until = excluded.until
+           WHERE oauth_leases.until < ?`,
+        )
+        .run(options.app, options.subject, options.holder, now + options.ttlMs, now);
+      return result.changes === 1;
+    });
   }
 
   releaseLease(options: { app: string; subject: string; holder: string }): void {
-    this.db
-      .query('DELETE FROM oauth_leases WHERE app = ? AND subject = ? AND holder = ?')
-      .run(options.app, options.subject, options.holder);
+    return this.guard(() => {
+      this.db
+        .query('DELETE FROM oauth_leases WHERE app = ? AND subject = ? AND holder = ?')
+        .run(options.app, options.subject, options.holder);
+    });
   }
 
   close(): void {

@@ -8,25 +8,21 @@ function sqliteCode(error: unknown): string | undefined {
 
 /**
  * Turns a SQLite failure that says something about the file itself into a GoondanError naming the file;
- * anything else comes back unchanged, so callers rethrow what this returns.
+ * anything else comes back unchanged, so callers rethrow what this returns. `what` names the kind of file.
  */
-export function toStoreError(error: unknown, path: string): unknown {
+export function toStoreError(error: unknown, path: string, what = 'Instance database'): unknown {
   if (error instanceof GoondanError) return error;
   const code = sqliteCode(error);
   if (code === undefined) return error;
   const reason = error instanceof Error ? error.message : String(error);
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return new GoondanError(
-      'E_STORE_CORRUPT',
-      `Instance database ${path} is not a readable SQLite database (${reason}).`,
-      {
-        suggestion: `Move ${path} aside (with ${path}-wal and ${path}-shm if present) and start again; a new, empty database is created.`,
-        cause: error,
-      },
-    );
+    return new GoondanError('E_STORE_CORRUPT', `${what} ${path} is not a readable SQLite database (${reason}).`, {
+      suggestion: `Move ${path} aside (with ${path}-wal and ${path}-shm if present) and start again; a new, empty database is created.`,
+      cause: error,
+    });
   }
   if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_PERM')) {
-    return new GoondanError('E_STORE_OPEN', `Cannot open instance database ${path} for writing (${reason}).`, {
+    return new GoondanError('E_STORE_OPEN', `Cannot open ${what.toLowerCase()} ${path} for writing (${reason}).`, {
       cause: error,
     });
   }
