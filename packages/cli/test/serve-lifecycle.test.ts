@@ -57,6 +57,27 @@ async function postEvent(url: string) {
   expect(response.status).toBe(202);
 }
 
+/** A streamed chat completion to the fixture's `helper`; `readUntil` reads it until its text holds `wanted`. */
+async function streamedChat(url: string) {
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'helper', stream: true, messages: [{ role: 'user', content: 'wait' }] }),
+  });
+  const reader = response.body!.getReader();
+  let streamed = '';
+  const text = () => [...streamed.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join('');
+  return {
+    async readUntil(wanted: string) {
+      while (!text().includes(wanted)) {
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error(`the stream ended first: ${streamed}`);
+        streamed += new TextDecoder().decode(chunk.value);
+      }
+    },
+  };
+}
+
 describe('gdn serve start and shutdown', () => {
   test('SIGTERM ends within --grace while an accepted event waits for an instance that cannot start', async () => {
     const bundle = await agentBundle();
@@ -101,20 +122,9 @@ describe('gdn serve start and shutdown', () => {
       ]),
     );
     const running = await serve(slow, ['--grace', '60000']);
-    const response = await fetch(`${running.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'helper', stream: true, messages: [{ role: 'user', content: 'wait' }] }),
-    });
+    const reply = await streamedChat(running.url);
     // The turn runs once its first text streams.
-    const reader = response.body!.getReader();
-    let streamed = '';
-    const text = () => [...streamed.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join('');
-    while (!text().includes('Waiting now.')) {
-      const chunk = await reader.read();
-      if (chunk.done) throw new Error(`the stream ended first: ${streamed}`);
-      streamed += new TextDecoder().decode(chunk.value);
-    }
+    await reply.readUntil('Waiting now.');
     running.server.proc.kill('SIGINT');
     await running.server.waitForStderr('[serve] SIGINT');
     const turnSignalledAt = Date.now();
@@ -132,26 +142,12 @@ describe('gdn serve start and shutdown', () => {
       ]),
     );
     const running = await serve(bundle, ['--grace', '60000']);
-    const response = await fetch(`${running.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'helper', stream: true, messages: [{ role: 'user', content: 'wait' }] }),
-    });
-    const reader = response.body!.getReader();
-    let streamed = '';
-    const text = () => [...streamed.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join('');
-    const readUntil = async (wanted: string) => {
-      while (!text().includes(wanted)) {
-        const chunk = await reader.read();
-        if (chunk.done) throw new Error(`the stream ended first: ${streamed}`);
-        streamed += new TextDecoder().decode(chunk.value);
-      }
-    };
+    const reply = await streamedChat(running.url);
     // The turn runs (its tool waits) when the terminal goes away.
-    await readUntil('Waiting now.');
+    await reply.readUntil('Waiting now.');
     running.server.proc.kill('SIGHUP');
     await running.server.waitForStderr('[serve] SIGHUP: no new requests');
-    await readUntil('Answered after the hangup.');
+    await reply.readUntil('Answered after the hangup.');
     const ended = await running.server.finish();
     expect(ended.exitCode).toBe(129);
     expect(ended.stderr).toContain('[serve] stopped');

@@ -121,17 +121,18 @@ interface SendBatchItem {
   stored?: () => void;
 }
 
-/** What `Orchestrator.send` takes: a user event for an agent instance, not waited for. */
+/** What `Orchestrator.send` takes: a user event for an agent instance, not waited for (`request` takes it too). */
 export interface OrchestratorSendOptions {
   input: string;
-  /** The event's id (default a new one). */
+  /** The event's id (default a new one): a caller that follows the turn's notifications knows it beforehand. */
   id?: string;
-  /** Event type (default `user.message`). */
+  /** Event type (default `user.message`; `conversation.reset` starts the conversation afresh). */
   type?: string;
   target?: string;
   instanceKey?: string;
   source?: AgentEvent['source'];
   data?: JsonValue;
+  /** Who the turn acts for (the person behind the front end: auth.userId), kept along its requests. */
   auth?: TurnAuth;
 }
 
@@ -256,21 +257,7 @@ export class Orchestrator {
    * the turn ends. Rejects with a GoondanError when the turn could not run (crash, shutdown, bad target).
    * Aborting `signal` cancels the callee's turn (it then ends `cancelled`).
    */
-  request(options: {
-    input: string;
-    /** The event's id (default a new one): a caller that follows the turn's notifications knows it beforehand. */
-    id?: string;
-    /** Event type (default `user.message`; `conversation.reset` starts the conversation afresh). */
-    type?: string;
-    target?: string;
-    instanceKey?: string;
-    source?: AgentEvent['source'];
-    data?: JsonValue;
-    /** Who the turn acts for (the person behind the front end: auth.userId), kept along its requests. */
-    auth?: TurnAuth;
-    timeoutMs?: number;
-    signal?: AbortSignal;
-  }): Promise<LocalReply> {
+  request(options: OrchestratorSendOptions & { timeoutMs?: number; signal?: AbortSignal }): Promise<LocalReply> {
     const correlationId = newId('corr');
     const event = this.inputEvent(options, { target: 'user', correlationId, timeoutMs: options.timeoutMs ?? 0 });
     const agent = options.target ?? this.topology.entryAgent;
