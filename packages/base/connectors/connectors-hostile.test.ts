@@ -1,10 +1,12 @@
 // Hostile and edge inputs for the connectors (docs/connectors.md): Connector/slack run in-process with a recording
 // ConnectorContext, a signed Events API sender and a fake Slack Web API on loopback; and the connector runner
-// process, whose own log lines must mask the Connection's secrets like ctx.logger does.
+// process, whose own log lines must mask the Connection's secrets like ctx.logger does; Connector/telegram in that
+// process against a fake Bot API that refuses its token.
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type FakeBotApi, startFakeBotApi } from '../test/fake-bot-api.ts';
 import type { ConnectorContext, ConnectorEvent, ConnectorReply } from './runtime/connector-types.ts';
 import slack from './slack/index.ts';
 import { signSlackRequest } from './slack/verify-slack-signature.ts';
@@ -223,5 +225,54 @@ describe('connector runner log lines', () => {
     expect(await child.exited).toBe(1);
     expect(messages).not.toContain('ready');
     expect(await new Response(child.stderr).text()).toContain('E_CONNECTOR_FAILED');
+  }, 20_000);
+});
+
+/** Runs Connector/telegram in the connector runner process against a fake Bot API, until it exits. */
+async function runTelegram(api: FakeBotApi, token: string) {
+  const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'pipe',
+    serialization: 'json',
+    ipc() {},
+  });
+  stops.push(() => child.kill('SIGKILL'));
+  child.send({
+    type: 'start',
+    connection: 'tg-hostile',
+    connector: 'telegram',
+    entry: resolve(import.meta.dir, 'telegram', 'index.ts'),
+    events: null,
+    secrets: { TELEGRAM_BOT_TOKEN: token },
+    config: { API_ROOT: api.apiRoot, ALLOWED_CHAT_IDS: '777', POLL_TIMEOUT_SECONDS: '1' },
+  });
+  return { exitCode: await child.exited, stderr: await new Response(child.stderr).text() };
+}
+
+describe('Connector/telegram when the Bot API refuses', () => {
+  const TOKEN = '4242:hostile-telegram-token';
+
+  test('a refused token at start is E_CHANNEL_AUTH saying what to do: no stack, no token', async () => {
+    const api = startFakeBotApi({ token: TOKEN });
+    stops.push(() => api.stop());
+    const { exitCode, stderr } = await runTelegram(api, '4242:revoked-hostile-token');
+    expect(exitCode).toBe(1);
+    expect(stderr).toContain('E_CONNECTOR_FAILED E_CHANNEL_AUTH Telegram refused the bot token');
+    expect(stderr).toContain('secrets.TELEGRAM_BOT_TOKEN');
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stderr).not.toContain('revoked-hostile-token');
+  }, 20_000);
+
+  test('a token refused while polling (revoked meanwhile) is E_CHANNEL_AUTH too, not a GrammyError stack', async () => {
+    const api = startFakeBotApi({ token: TOKEN });
+    stops.push(() => api.stop());
+    api.failNext('getUpdates', { error_code: 401, description: 'Unauthorized' });
+    const { exitCode, stderr } = await runTelegram(api, TOKEN);
+    expect(api.callsOf('getMe').map((call) => call.status)).toEqual([200]);
+    expect(exitCode).toBe(1);
+    expect(stderr).toContain('E_CHANNEL_AUTH Telegram refused the bot token (getUpdates:');
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stderr).not.toContain(TOKEN);
   }, 20_000);
 });

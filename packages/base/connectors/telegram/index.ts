@@ -13,15 +13,44 @@ import type { ConnectorContext } from '../runtime/connector-types.ts';
 /** As Extension/telegram's (not imported: that file loads @goondan/core, which this process does without). */
 const DEFAULT_API_ROOT = 'https://api.telegram.org';
 
+/**
+ * A failure the runner logs as `CODE message`, without a stack (as check-connector-event.ts does: this process
+ * does without @goondan/core). The message says what to do.
+ */
+function channelError(code: string, message: string): Error & { code: string } {
+  return Object.assign(new Error(message), { code });
+}
+
+/** A refusal of the token (401; 404 for one not even shaped like a token) is E_CHANNEL_AUTH, the rest E_CHANNEL_API. */
+function botApiError(thrown: unknown, method: string): Error & { code: string } {
+  const refused = thrown instanceof GrammyError && (thrown.error_code === 401 || thrown.error_code === 404);
+  const reason = thrown instanceof Error ? thrown.message : String(thrown);
+  return refused
+    ? channelError(
+        'E_CHANNEL_AUTH',
+        `Telegram refused the bot token (${method}: ${reason}); put the token from BotFather in secrets.TELEGRAM_BOT_TOKEN`,
+      )
+    : channelError('E_CHANNEL_API', `${method} failed: ${reason}`);
+}
+
 function chatIds(text: string | undefined): Set<number> {
   const ids = (text ?? '').split(/[\s,]+/).filter((part) => part !== '');
-  for (const id of ids) if (!/^-?\d+$/.test(id)) throw new Error(`config.ALLOWED_CHAT_IDS: "${id}" is not a chat id`);
+  for (const id of ids) {
+    if (!/^-?\d+$/.test(id)) {
+      throw channelError(
+        'E_CHANNEL_CONFIG_INVALID',
+        `config.ALLOWED_CHAT_IDS: "${id}" is not a chat id (comma-separated integers; groups are negative)`,
+      );
+    }
+  }
   return new Set(ids.map(Number));
 }
 
 export default async function telegram(ctx: ConnectorContext): Promise<void> {
   const token = ctx.secrets.TELEGRAM_BOT_TOKEN;
-  if (!token) throw new Error('secrets.TELEGRAM_BOT_TOKEN is required (the token from BotFather)');
+  if (!token) {
+    throw channelError('E_CHANNEL_CONFIG_INVALID', 'secrets.TELEGRAM_BOT_TOKEN is required (the token from BotFather)');
+  }
   const allowed = chatIds(ctx.config.ALLOWED_CHAT_IDS);
   const pollTimeout = Number(ctx.config.POLL_TIMEOUT_SECONDS ?? 30);
   const bot = new Bot(token, { client: { apiRoot: (ctx.config.API_ROOT ?? DEFAULT_API_ROOT).replace(/\/+$/, '') } });
@@ -34,10 +63,7 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
   try {
     bot.botInfo = await bot.api.getMe();
   } catch (thrown) {
-    const refused = thrown instanceof GrammyError && (thrown.error_code === 401 || thrown.error_code === 404);
-    throw new Error(
-      `${refused ? 'E_CHANNEL_AUTH Telegram refused the bot token' : 'E_CHANNEL_API getMe failed'}: ${String(thrown)}`,
-    );
+    throw botApiError(thrown, 'getMe');
   }
 
   const send = async (chatId: number, text: string, extra: object = {}) =>
@@ -121,5 +147,8 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
 
   ctx.logger.info(`@${bot.botInfo.username} is polling (${allowed.size} allowed chat(s))`);
   ctx.signal.addEventListener('abort', () => void bot.stop().catch(() => {}), { once: true });
-  await bot.start({ timeout: pollTimeout, allowed_updates: ['message', 'callback_query'] });
+  // grammy retries getUpdates itself except when the token is refused (revoked meanwhile) or another poller took it.
+  await bot.start({ timeout: pollTimeout, allowed_updates: ['message', 'callback_query'] }).catch((thrown) => {
+    throw botApiError(thrown, 'getUpdates');
+  });
 }
