@@ -46,6 +46,22 @@ describe('postSlackMessage', () => {
     expect(api.texts.join('')).toBe(text);
   });
 
+  test('a character of two UTF-16 units at the cut goes whole into the next part (no lone surrogates)', async () => {
+    const api = fakeApi([]);
+    const text = `${'a'.repeat(MAX_TEXT_CHARS - 1)}\u{1F600}${'b'.repeat(10)}`;
+    expect(await post(api.apiRoot, text)).toEqual({ ok: true });
+    expect(api.texts.every((part) => part.isWellFormed())).toBe(true);
+    expect(api.texts).toEqual(['a'.repeat(MAX_TEXT_CHARS - 1), `\u{1F600}${'b'.repeat(10)}`]);
+  });
+
+  test('a long reply with paragraphs is cut at a paragraph break, not inside a word', async () => {
+    const api = fakeApi([]);
+    const first = 'word '.repeat(MAX_TEXT_CHARS / 5 - 10).trim();
+    const text = `${first}\n\n${'second paragraph '.repeat(10).trim()}`;
+    expect(await post(api.apiRoot, text)).toEqual({ ok: true });
+    expect(api.texts).toEqual([first, 'second paragraph '.repeat(10).trim()]);
+  });
+
   test('stopping the connector ends a wait for the rate limit at once', async () => {
     const limited = fakeApi([429, 429, 429]);
     const stop = new AbortController();

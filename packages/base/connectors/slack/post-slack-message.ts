@@ -1,4 +1,5 @@
 // chat.postMessage for Connector/slack (docs/connectors.md#slack): bounded in time, waiting out Slack's rate limit.
+import { splitMessage } from '../../extensions/telegram/split-message.ts';
 import { waitUnlessAborted } from '../../src/wait-unless-aborted.ts';
 
 /** How often a post is tried again after 429 (waiting Retry-After) or a 5xx (waiting a second, then two, …). */
@@ -15,7 +16,7 @@ export interface PostOutcome {
 }
 
 /**
- * Posts `text` to a channel's thread, in parts of at most MAX_TEXT_CHARS. A 429 is waited out (its Retry-After
+ * Posts `text` to a channel's thread, in parts of at most MAX_TEXT_CHARS (cut as Telegram replies are). A 429 is waited out (its Retry-After
  * seconds) and a 5xx or a network failure retried with a growing pause, at most MAX_POST_RETRIES times per part;
  * `signal` (the connector's) ends a wait early. Slack's own refusals (`ok: false` with 200, such as
  * channel_not_found) are not retried.
@@ -29,8 +30,8 @@ export async function postSlackMessage(options: {
   signal: AbortSignal;
   onWait?: (seconds: number, why: string) => void;
 }): Promise<PostOutcome> {
-  for (let start = 0; start < options.text.length; start += MAX_TEXT_CHARS) {
-    const part = options.text.slice(start, start + MAX_TEXT_CHARS);
+  // Cut at a paragraph, line or word break where there is one, never inside a character (a surrogate pair).
+  for (const part of splitMessage(options.text, MAX_TEXT_CHARS)) {
     const outcome = await postPart({ ...options, text: part });
     if (!outcome.ok) return outcome;
   }
