@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GoondanError } from '@goondan/core/errors';
 import type { BundleRepository } from './locate-bundle-repository.ts';
@@ -79,19 +79,14 @@ export async function findChangeset(repository: BundleRepository, id: string): P
   );
 }
 
-/**
- * The environment that pins git to a changeset worktree: its administrative directory (`<common dir>/worktrees/<id>`,
- * found from the repository's side) and its files. The worktree lies in an agent's workdir, so its `.git` file is
- * the agent's to rewrite; pointed at another git directory it would make `git add` run that one's filter programs,
- * or commit straight onto the active branch past validation and policy. Git pinned this way never reads it.
- */
-export function worktreeGitEnv(repository: BundleRepository, worktree: string): Record<string, string> {
+/** git's administrative directory of `worktree` (`<common dir>/worktrees/<id>`, found from the repository's side). */
+function worktreeAdminDir(repository: BundleRepository, worktree: string): string | undefined {
   const admin = join(repository.commonDir, 'worktrees');
   let names: string[] = [];
   try {
     names = readdirSync(admin);
   } catch {
-    // No worktrees at all: refused below.
+    // No worktrees at all.
   }
   for (const name of names) {
     let gitdir = '';
@@ -100,17 +95,83 @@ export function worktreeGitEnv(repository: BundleRepository, worktree: string): 
     } catch {
       continue;
     }
-    if (dirname(gitdir) === worktree) return { GIT_DIR: join(admin, name), GIT_WORK_TREE: worktree };
+    if (dirname(gitdir) === worktree) return join(admin, name);
   }
+  return undefined;
+}
+
+/**
+ * Where a changeset's worktree leads now, when that is not where git checked it out (git records the real path):
+ * the agent's `changesets/` or the worktree itself replaced by a symbolic link. Null when it is the real path or
+ * gone. Git run there, or a deletion, would act on what the link points at: the person's files, /etc.
+ */
+export function worktreeRedirected(worktree: string): string | null {
+  let real: string;
+  try {
+    real = realpathSync(worktree);
+  } catch {
+    return null;
+  }
+  return real === worktree ? null : real;
+}
+
+/** A symbolic link at `path` or at its parent (the agent's `changesets/`): a worktree added there would land elsewhere. */
+export function plantedLink(path: string): string | null {
+  for (const candidate of [dirname(path), path]) {
+    try {
+      if (lstatSync(candidate).isSymbolicLink()) return candidate;
+    } catch {
+      // Not there (yet): git creates it.
+    }
+  }
+  return null;
+}
+
+/** E_CHANGESET_FAILED for a worktree path that leads elsewhere through a symbolic link; nothing there was touched. */
+export function redirectedWorktreeError(options: { worktree: string; leadsTo: string; changeset: string }) {
+  const { worktree, leadsTo, changeset } = options;
+  return new GoondanError(
+    'E_CHANGESET_FAILED',
+    `The workdir of changeset '${changeset}' (${worktree}) leads to ${leadsTo} through a symbolic link; nothing there was read, written or deleted.`,
+    {
+      suggestion: `Remove the symbolic link on the way to ${worktree} (a changeset is checked out only inside the workdir), then open the changeset again; one already open comes back at its last commit`,
+    },
+  );
+}
+
+/**
+ * The environment that pins git to a changeset worktree: its administrative directory (`<common dir>/worktrees/<id>`,
+ * found from the repository's side) and its files. The worktree lies in an agent's workdir, so its `.git` file is
+ * the agent's to rewrite; pointed at another git directory it would make `git add` run that one's filter programs,
+ * or commit straight onto the active branch past validation and policy. Git pinned this way never reads it, and
+ * never runs in a worktree that a symbolic link now leads elsewhere (worktreeRedirected).
+ */
+export function worktreeGitEnv(
+  repository: BundleRepository,
+  worktree: string,
+  changeset: string,
+): Record<string, string> {
+  const leadsTo = worktreeRedirected(worktree);
+  if (leadsTo) throw redirectedWorktreeError({ worktree, leadsTo, changeset });
+  const admin = worktreeAdminDir(repository, worktree);
+  if (admin) return { GIT_DIR: admin, GIT_WORK_TREE: worktree };
   throw new GoondanError('E_CHANGESET_FAILED', `git has no record of the worktree ${worktree}.`, {
     suggestion: `Run 'git worktree prune' in ${repository.repoRoot}, then open the changeset again`,
   });
 }
 
-/** Removes a changeset's worktree; one whose `.git` file was changed (git refuses it) is deleted and pruned. */
+/**
+ * Removes a changeset's worktree; one whose `.git` file was changed (git refuses it) is deleted and pruned. One that
+ * a symbolic link now leads elsewhere is never deleted through it: only git's record of it goes.
+ */
 export async function removeWorktree(repository: BundleRepository, worktree: string): Promise<void> {
   const cwd = repository.repoRoot;
-  const removed = await runGit({ cwd, args: ['worktree', 'remove', '--force', worktree] });
-  if (removed.exitCode !== 0) rmSync(worktree, { recursive: true, force: true });
+  if (worktreeRedirected(worktree)) {
+    const admin = worktreeAdminDir(repository, worktree);
+    if (admin) rmSync(admin, { recursive: true, force: true });
+  } else {
+    const removed = await runGit({ cwd, args: ['worktree', 'remove', '--force', worktree] });
+    if (removed.exitCode !== 0) rmSync(worktree, { recursive: true, force: true });
+  }
   await git({ cwd, args: ['worktree', 'prune'] });
 }

@@ -67,7 +67,7 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
   if (!open.worktree) throw new GoondanError('E_CHANGESET_NOT_FOUND', `Changeset '${changeset}' has no worktree.`);
   const worktree = open.worktree;
   // Git in the worktree is pinned to it (its .git file is the agent's to rewrite); the rest runs at the repository.
-  const pinned = worktreeGitEnv(repository, worktree);
+  const pinned = worktreeGitEnv(repository, worktree, changeset);
   const root = repository.repoRoot;
   const env: Record<string, string> = options.author
     ? {

@@ -1,11 +1,14 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   changesetBranchPrefix,
   checkChangesetId,
   findChangeset,
   listOpenChangesets,
+  plantedLink,
+  redirectedWorktreeError,
   removeWorktree,
+  worktreeRedirected,
 } from './changeset-worktrees.ts';
 import { activeRevision, type BundleRepository } from './locate-bundle-repository.ts';
 import { git } from './run-git.ts';
@@ -22,6 +25,15 @@ export interface OpenedChangeset {
   bundleDir: string;
   /** False when the changeset was already open and is handed back as it is. */
   created: boolean;
+}
+
+/** Where a symbolic link points, as it says. */
+function linkTarget(link: string): string {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return link;
+  }
 }
 
 function newChangesetId(): string {
@@ -45,8 +57,15 @@ export async function openChangeset(options: {
   const existing = (await listOpenChangesets(repository)).find((entry) => entry.changeset === id);
   let worktree = join(options.parentDir, id);
   const active = await activeRevision(repository);
+  const leadsTo = existing?.worktree ? worktreeRedirected(existing.worktree) : null;
+  if (existing?.worktree && leadsTo)
+    throw redirectedWorktreeError({ worktree: existing.worktree, leadsTo, changeset: id });
+  const link = plantedLink(worktree);
   if (existing?.worktree && existsSync(existing.worktree)) {
     worktree = existing.worktree;
+  } else if (link) {
+    // git would check the worktree out where the link points (outside the workdir).
+    throw redirectedWorktreeError({ worktree, leadsTo: linkTarget(link), changeset: id });
   } else if (existing) {
     await git({ cwd, args: ['worktree', 'prune'] });
     await git({ cwd, args: ['worktree', 'add', '--quiet', worktree, shortBranch] });

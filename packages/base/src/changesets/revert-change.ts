@@ -39,7 +39,7 @@ export async function revertChange(options: {
     throw new GoondanError('E_CHANGESET_FAILED', `Changeset '${name}' was opened by someone else meanwhile.`, {
       suggestion: `Run gdn changes revert ${revision.slice(0, 12)} again`,
     });
-  const pinned = worktreeGitEnv(repository, opened.worktree);
+  const pinned = worktreeGitEnv(repository, opened.worktree, opened.changeset);
   const parents = (await git({ cwd, args: ['rev-list', '--parents', '-n', '1', revision] })).split(' ').length - 1;
   const reverted = await runGit({
     cwd: opened.worktree,
