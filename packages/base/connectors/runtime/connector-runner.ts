@@ -2,7 +2,8 @@
 // `bun connector-runner.ts`. Its environment holds no secrets; the first IPC message carries the Connection's
 // resolved secrets and config. It imports the Connector's entry and calls its default export with a
 // ConnectorContext; events go to the host over IPC, replies come back the same way. `stop` aborts ctx.signal and
-// the process exits once the default export has returned (or after a short grace).
+// the process exits once the default export has returned (or after a short grace); signals sent to the whole
+// process group (Ctrl-C) are left to the host, which stops it that way.
 
 import type { OAuthTokenResult } from '@goondan/core';
 import { checkConnectorEvent } from './check-connector-event.ts';
@@ -166,3 +167,7 @@ process.on('message', (raw) => {
 });
 // The host is gone (it crashed or was killed): nothing would route this connector's events any more.
 process.on('disconnect', () => process.exit(0));
+// A Ctrl-C at the terminal (SIGINT), the terminal closing (SIGHUP) or a service manager stopping the whole group
+// (SIGTERM) reach this process as well as the host. The host stops it once the running turns' replies are handed
+// over (a `stop` message), and a host that dies disconnects it: dying at the signal would lose those replies.
+for (const signal of ['SIGINT', 'SIGHUP', 'SIGTERM'] as const) process.on(signal, () => {});
