@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   agentBundle,
@@ -104,6 +105,44 @@ describe('tool processes end with the process that started them', () => {
       expect(await survivors(commandPids)).toEqual([]);
     } finally {
       killAll([proc.pid, ...commandPids]);
+    }
+  });
+
+  test('kill -9 of gdn run ends an agent process whose tool blocks its event loop (its orphan check cannot run)', async () => {
+    const bundle = await agentBundle(scriptedModel([{ toolCalls: [{ name: 'spin__forever' }] }, { text: 'done' }]));
+    // Writes the agent process's pid, then never yields: no timer, IPC or disconnect handler runs in it again.
+    await writeFile(
+      join(bundle, 'tools', 'spin.ts'),
+      [
+        "import { writeFileSync } from 'node:fs';",
+        'export const handlers = {',
+        "  forever: (ctx: { workdir: string }) => { writeFileSync(ctx.workdir + '/pids', process.pid + '\\n'); for (;;) {} },",
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const spin =
+      'kind: Tool\nmetadata:\n  name: spin\nspec:\n  entry: ./tools/spin.ts\n  exports:\n    - name: forever\n';
+    const swarm =
+      'apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata:\n  name: solo\nspec:\n  entryAgent: Agent/helper\n  agents: [Agent/helper]\n---\n';
+    await editBundle(
+      bundle,
+      (text) =>
+        `${swarm}apiVersion: goondan.ai/v1\n${spin}---\n${text.replace('  tools:\n    - Tool/calc', () => '  tools:\n    - Tool/spin\n    - Tool/calc')}`,
+    );
+    const proc = Bun.spawn([launcher, 'run', '--bundle', bundle, '--input', 'go'], {
+      env: cliEnv(),
+      stdout: 'ignore',
+      stderr: 'ignore',
+    });
+    const [agentPid] = await waitForPids(join(bundle, '.goondan', 'workspaces', 'helper', 'default', 'pids'), 1);
+    try {
+      expect(agentPid).not.toBe(proc.pid);
+      proc.kill('SIGKILL');
+      await proc.exited;
+      expect(await survivors([agentPid!])).toEqual([]);
+    } finally {
+      killAll([proc.pid, agentPid!]);
     }
   });
 });

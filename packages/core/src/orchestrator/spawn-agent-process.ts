@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { environmentBlock } from '../processes/environment-block.ts';
+import { openToolProcessTree } from '../processes/open-tool-process-tree.ts';
 import type { JsonValue } from '../types.ts';
 import { controlEvent, eventTypes, formatAddress, ORCHESTRATOR } from './ipc-message.ts';
 import { isProcessAlive } from './is-process-alive.ts';
@@ -97,7 +98,9 @@ function startProcess(args: string[], publicEnv: Record<string, string>): Starte
   });
   const output: StartedProcess['output'] = {};
   const subprocess = Bun.spawn([process.execPath, agentProcessMain, ...args], {
-    env: publicEnv,
+    // Marked as a process tree of this one: its process guard kills the agent process when this process dies, even
+    // of SIGKILL, and even while a tool blocks the agent's event loop (its own orphan check cannot run then).
+    env: { ...publicEnv, ...openToolProcessTree().variables },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
