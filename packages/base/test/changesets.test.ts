@@ -269,6 +269,22 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     expect(status.open.map((entry) => entry.changeset)).toEqual(['mine']);
   });
 
+  test("a person's ignored file at a path the changeset adds (un-ignoring it) is never overwritten: failed naming it", async () => {
+    const { dir, workdir } = await gitBundle();
+    await writeFile(join(dir, '.gitignore'), '.goondan/\nlocal.yaml\n');
+    await runGit(dir, 'commit', '-q', '-am', 'ignore local.yaml');
+    const before = await runGit(dir, 'rev-parse', 'HEAD');
+    await writeFile(join(dir, 'local.yaml'), 'token: the person keeps this here\n');
+    await openAndEdit(workdir, 'unignore', () => '.goondan/\n', '.gitignore');
+    await openAndEdit(workdir, 'unignore', () => 'token: agent\n', 'local.yaml');
+    const result = await commit(workdir, 'unignore');
+    expect(result).toMatchObject({ status: 'failed', code: 'E_CHANGESET_FAILED' });
+    expect(String(result.message)).toContain('files git ignores at paths the changeset adds: local.yaml');
+    expect(String(result.suggestion)).toContain(`Move the ignored files out of ${dir}`);
+    expect(await readFile(join(dir, 'local.yaml'), 'utf8')).toBe('token: the person keeps this here\n');
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(before);
+  });
+
   test("a worktree's .git file pointed at a git directory of the agent's: none of its filters runs, the commit still lands", async () => {
     const { dir, workdir } = await gitBundle();
     const opened = await openAndEdit(workdir, 'hostile', (text) => text.replace('You build.', 'You build politely.'));

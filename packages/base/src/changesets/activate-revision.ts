@@ -53,17 +53,31 @@ async function activateLocked(options: Parameters<typeof activateRevision>[0]): 
         '--porcelain=v1',
         '-z',
         '--untracked-files=all',
+        // An ignored file at a path the change adds (a person's local secrets, un-ignored by the change) would be
+        // overwritten by read-tree just the same.
+        '--ignored',
         '--',
         ...touched.map((path) => `:(literal)${path}`),
       ],
     });
-    const dirty = splitZ(status.stdout).map((entry) => entry.slice(3));
-    if (status.exitCode !== 0 || dirty.length > 0) {
+    if (status.exitCode !== 0)
+      throw new GoondanError('E_CHANGESET_FAILED', `git status failed: ${status.stderr.trim()}`);
+    const entries = splitZ(status.stdout);
+    const dirty = entries.filter((entry) => !entry.startsWith('!! ')).map((entry) => entry.slice(3));
+    const ignored = entries.filter((entry) => entry.startsWith('!! ')).map((entry) => entry.slice(3));
+    if (dirty.length > 0 || ignored.length > 0) {
+      const edits =
+        dirty.length > 0 ? `uncommitted edits in files the changeset changes: ${dirty.slice(0, 20).join(', ')}` : '';
+      const kept =
+        ignored.length > 0 ? `files git ignores at paths the changeset adds: ${ignored.slice(0, 20).join(', ')}` : '';
       throw new GoondanError(
         'E_CHANGESET_FAILED',
-        `The working tree at ${cwd} has uncommitted edits in files the changeset changes: ${dirty.slice(0, 20).join(', ')}. Nothing was activated.`,
+        `The working tree at ${cwd} has ${[edits, kept].filter(Boolean).join('; and ')}. Nothing was activated.`,
         {
-          suggestion: `Commit or stash those edits in ${cwd} (git add … && git commit, or git stash)`,
+          suggestion:
+            dirty.length === 0
+              ? `Move the ignored files out of ${cwd} (git stash does not take them)`
+              : `Commit or stash those edits in ${cwd} (git add … && git commit, or git stash)${ignored.length > 0 ? ', and move the ignored files out of it (git stash does not take them)' : ''}`,
         },
       );
     }
