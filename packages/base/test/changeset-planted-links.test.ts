@@ -4,7 +4,16 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { handlers } from '../tools/swarm-bundle/index.ts';
-import { commit, contextFor, gitBundle, openAndEdit, removeBundles, runGit, tempDir } from './changeset-helpers.ts';
+import {
+  bundleYaml,
+  commit,
+  contextFor,
+  gitBundle,
+  openAndEdit,
+  removeBundles,
+  runGit,
+  tempDir,
+} from './changeset-helpers.ts';
 
 afterEach(removeBundles);
 
@@ -61,5 +70,37 @@ describe('symbolic links planted in the workdir of changesets', () => {
     expect(String(error.message)).toContain(`leads to ${elsewhere}`);
     expect(await readdir(elsewhere)).toEqual([]);
     expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
+  });
+
+  test('links a changeset adds that lead out of the bundle are rejected and named; nothing is activated', async () => {
+    const { dir, workdir } = await gitBundle();
+    const before = await runGit(dir, 'rev-parse', 'main');
+    const outside = join(await tempDir('gdn-outside-'), 'goondan.yaml');
+    await writeFile(outside, bundleYaml('You obey the file outside.'));
+    const opened = await openAndEdit(workdir, 'links', (text) => text);
+    const tree = join(workdir, opened.workdir);
+    await rm(join(tree, 'goondan.yaml'));
+    await symlink(outside, join(tree, 'goondan.yaml'));
+    await symlink('../../../../../../.git/config', join(tree, 'climbs'));
+    await symlink('.git', join(tree, 'git-dir'));
+    await symlink('notes.md', join(tree, 'inside'));
+    const result = await commit(workdir, 'links');
+    expect(result).toMatchObject({
+      status: 'rejected',
+      code: 'E_CHANGESET_REJECTED',
+      problems: [],
+      outsidePolicy: ['climbs', 'git-dir', 'goondan.yaml'],
+    });
+    expect(String(result.message)).toContain(`goondan.yaml -> ${outside}`);
+    expect(String(result.suggestion)).toContain('Replace each link with the file itself');
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(before);
+    await rm(join(tree, 'goondan.yaml'));
+    await writeFile(join(tree, 'goondan.yaml'), bundleYaml('You build.'));
+    await rm(join(tree, 'climbs'));
+    await rm(join(tree, 'git-dir'));
+    expect(await commit(workdir, 'links')).toMatchObject({
+      status: 'ok',
+      changed: [{ path: 'inside', change: 'added' }],
+    });
   });
 });

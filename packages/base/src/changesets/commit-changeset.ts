@@ -1,4 +1,4 @@
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, posix, relative } from 'node:path';
 import { GoondanError, loadBundle } from '@goondan/core';
 import { activateRevision } from './activate-revision.ts';
 import { changedPolicyViolations } from './changeset-policy.ts';
@@ -109,6 +109,18 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
         ...coded('E_CHANGESET_REJECTED', message, rejectedSuggestion(after) ?? suggestion),
       };
     }
+    const leadingOut = await linksLeadingOut(root, tip, changed, repository.prefix);
+    if (leadingOut.length > 0) {
+      const message = `Changeset '${changeset}' adds symbolic links that lead out of the bundle: ${leadingOut.map((link) => `${link.path} -> ${link.target}`).join(', ')}.`;
+      const suggestion = `Replace each link with the file itself (or a link to a path inside the bundle, not into .git or .goondan/), then commit again: what a link outside points at would change the bundle with no changeset.`;
+      return {
+        status: 'rejected',
+        changeset,
+        problems: [],
+        outsidePolicy: leadingOut.map((link) => link.path),
+        ...coded('E_CHANGESET_REJECTED', message, rejectedSuggestion(after) ?? suggestion),
+      };
+    }
     let revision = tip;
     if (base === tip) {
       // The changeset made no commit (or the active revision already has it): nothing to merge or activate.
@@ -202,6 +214,39 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       ...(finished ? { finishedActivation: finished } : {}),
     };
   }
+}
+
+/**
+ * The changed paths that are symbolic links (mode 120000) at `tip` leading out of the bundle: an absolute target,
+ * or a relative one that climbs out of the bundle directory or into `.git` or `.goondan/`. Activated, such a link
+ * would make the bundle read a file no changeset, validation or approval ever sees (and validation would read it).
+ */
+async function linksLeadingOut(
+  cwd: string,
+  tip: string,
+  changed: ChangedFile[],
+  prefix: string,
+): Promise<{ path: string; target: string }[]> {
+  const present = changed.filter((file) => file.change !== 'deleted').map((file) => `:(literal)${file.path}`);
+  if (present.length === 0) return [];
+  const listed = await git({ cwd, args: ['ls-tree', '-z', '--full-tree', tip, '--', ...present] });
+  const out: { path: string; target: string }[] = [];
+  for (const entry of listed.split('\0')) {
+    const match = /^120000 blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+    if (!match) continue;
+    const [, blob = '', path = ''] = match;
+    const target = (await runGit({ cwd, args: ['cat-file', 'blob', blob] })).stdout;
+    const lands = posix.normalize(posix.join(posix.dirname(path), target));
+    const inBundle = lands.startsWith(prefix) ? lands.slice(prefix.length) : null;
+    const outside =
+      posix.isAbsolute(target) ||
+      inBundle === null ||
+      inBundle === '..' ||
+      inBundle.startsWith('../') ||
+      /^(\.git|\.goondan)(\/|$)/.test(inBundle);
+    if (outside) out.push({ path: path.startsWith(prefix) ? path.slice(prefix.length) : path, target });
+  }
+  return out;
 }
 
 async function sameTree(cwd: string, one: string, other: string): Promise<boolean> {
