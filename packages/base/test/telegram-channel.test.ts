@@ -187,6 +187,18 @@ describe('telegram channel: messages', () => {
     expect(retried.payload.text).toBe(attempts[limited]!.payload.text);
     expect(retried.at - attempts[limited]!.at).toBeGreaterThanOrEqual(1000);
   });
+
+  test('a 5xx from sendMessage (Bad Gateway) is tried again after a pause, and the reply arrives once', async () => {
+    const { api } = host;
+    api.failNext('sendMessage', { error_code: 502, description: 'Bad Gateway' }, 2);
+    const before = textsTo(api, 222).length;
+    api.pushMessage(222, 'through the gateway');
+    await api.waitFor(() => textsTo(api, 222).length > before, 'the reply after two 502s');
+    const attempts = api.calls.filter((call) => call.method === 'sendMessage' && Number(call.payload.chat_id) === 222);
+    const failed = attempts.findIndex((call) => call.status === 502);
+    expect(attempts.slice(failed).map((call) => call.status)).toEqual([502, 502, 200]);
+    expect(new Set(attempts.slice(failed).map((call) => call.payload.text)).size).toBe(1);
+  });
 });
 
 describe('telegram channel: approvals', () => {

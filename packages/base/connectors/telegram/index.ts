@@ -57,7 +57,7 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
   bot.api.config.use(
     honourRetryAfter({
       signal: ctx.signal,
-      onWait: (method, seconds) => ctx.logger.warn(`${method} rate-limited; retrying in ${seconds}s`),
+      onWait: (method, seconds, why) => ctx.logger.warn(`${method} ${why}; retrying in ${seconds}s`),
     }),
   );
   try {

@@ -71,7 +71,7 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
   bot.api.config.use(
     honourRetryAfter({
       signal: stopping.signal,
-      onWait: (method, seconds) => logger.warn(`telegram ${agent}: ${method} rate-limited; retrying in ${seconds}s`),
+      onWait: (method, seconds, why) => logger.warn(`telegram ${agent}: ${method} ${why}; retrying in ${seconds}s`),
     }),
   );
   bot.botInfo = await checkToken(bot, agent, config.apiRoot, describe, options.getMeTimeoutMs ?? GET_ME_TIMEOUT_MS);
