@@ -106,7 +106,8 @@ export function completeReminder(ctx: Ctx, input: { title: string; timeZone?: st
        ORDER BY due_at IS NULL, due_at, created_at`,
     )
     .all(ctx.agentName, ctx.instanceKey);
-  const match = open.find((row) => row.title.toLowerCase() === title.toLowerCase());
+  const titled = open.filter((row) => row.title.toLowerCase() === title.toLowerCase());
+  const match = titled[0];
   if (!match) {
     throw new GoondanError('E_SCHEDULE_NOT_FOUND', `No open reminder titled '${title}'.`, {
       suggestion:
@@ -124,5 +125,17 @@ export function completeReminder(ctx: Ctx, input: { title: string; timeZone?: st
     match.id,
   );
   if (match.schedule_id) withSchedules(ctx, (scheduler) => scheduler.cancel(match.schedule_id!));
-  return view({ ...match, status: 'done', completed_at: now }, timeZone);
+  const done: ReturnType<typeof view> & { also_open?: { count: number; next_due: string | null } } = view(
+    { ...match, status: 'done', completed_at: now },
+    timeZone,
+  );
+  // Several open with the title: the soonest due was completed, and the model is told how many are left.
+  const next = titled[1];
+  if (next) {
+    done.also_open = {
+      count: titled.length - 1,
+      next_due: next.due_at === null ? null : describeAt(next.due_at, timeZone),
+    };
+  }
+  return done;
 }

@@ -123,6 +123,19 @@ describe('reminders', () => {
     expect(await codeOf(() => reminders.complete(ctx, { title: 'Call mom' }))).toBe('E_SCHEDULE_NOT_FOUND');
     expect(await codeOf(() => reminders.create(ctx, { title: '' }))).toBe('E_TOOL_INVALID_ARGS');
   });
+
+  test('two open reminders with one title: the soonest due is completed and the result says one more is open and when it is due', async () => {
+    const { ctx } = bundleCtx();
+    await reminders.create(ctx, { title: 'Take pills', due_date: 'in 5 hours' });
+    await reminders.create(ctx, { title: 'Take pills', due_date: 'in 1 hour' });
+    const first = reminders.complete(ctx, { title: 'take pills' });
+    const open = reminders.list(ctx, {}).reminders;
+    expect(open).toHaveLength(1);
+    expect(first.also_open).toEqual({ count: 1, next_due: open[0]!.due });
+    // The later one is left: the one completed was due first.
+    expect(Date.parse(open[0]!.due!.slice(0, 25))).toBeGreaterThan(Date.parse(first.due!.slice(0, 25)));
+    expect(reminders.complete(ctx, { title: 'Take pills' })).not.toHaveProperty('also_open');
+  });
 });
 
 async function errorOf(run: () => unknown): Promise<{ code: string; message: string; suggestion: string }> {
