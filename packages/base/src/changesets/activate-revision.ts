@@ -3,7 +3,7 @@ import { withActivationLock } from './activation-lock.ts';
 import { changesetCheckpoint } from './changeset-test-hook.ts';
 import { activationReason, type FinishedActivation, finishActivationLocked } from './finish-activation.ts';
 import type { BundleRepository } from './locate-bundle-repository.ts';
-import { git, runGit } from './run-git.ts';
+import { git, gitFailureHint, gitSaid, runGit } from './run-git.ts';
 
 /**
  * `moved`: the active revision is no longer `expected` (someone else won); merge again and retry. `finished`: an
@@ -101,8 +101,8 @@ async function activateLocked(options: Parameters<typeof activateRevision>[0]): 
     });
     throw new GoondanError(
       'E_CHANGESET_FAILED',
-      `Could not update the working tree at ${cwd}: ${updated.stderr.trim()}. Nothing was activated.`,
-      { suggestion: `Look at 'git status' in ${cwd} and resolve what it shows` },
+      `Could not update the working tree at ${cwd}: ${gitSaid(updated).replace(/\.$/, '')}. Nothing was activated.`,
+      { suggestion: gitFailureHint(updated) ?? `Look at 'git status' in ${cwd} and resolve what it shows` },
     );
   }
   return { type: 'activated' };

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, posix, relative } from 'node:path';
 import { GoondanError, loadBundle } from '@goondan/core';
 import { activateRevision } from './activate-revision.ts';
@@ -44,6 +45,14 @@ export async function commitChangeset(options: {
 }): Promise<CommitOutcome> {
   const { repository, changeset } = options;
   const after = options.afterFailure ?? { type: 'keep' };
+  if (options.message.includes('\0'))
+    throw new GoondanError(
+      'E_TOOL_INVALID_ARGS',
+      'The commit message contains a NUL character, which git cannot take.',
+      {
+        suggestion: 'Send the message without \\u0000.',
+      },
+    );
   let outcome: CommitOutcome;
   try {
     outcome = await commitOpen(options, after);
@@ -66,6 +75,14 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
   const open = await findChangeset(repository, changeset);
   if (!open.worktree) throw new GoondanError('E_CHANGESET_NOT_FOUND', `Changeset '${changeset}' has no worktree.`);
   const worktree = open.worktree;
+  if (!existsSync(worktree))
+    throw new GoondanError(
+      'E_CHANGESET_FAILED',
+      `The workdir of changeset '${changeset}' (${worktree}) is gone; nothing was committed.`,
+      {
+        suggestion: `Open it again (swarm-bundle__open_changeset {"name":"${changeset}"} brings it back at its last commit; edits that were only in the deleted folder are lost) and redo what is missing, or discard it`,
+      },
+    );
   // Git in the worktree is pinned to it (its .git file is the agent's to rewrite); the rest runs at the repository.
   const pinned = worktreeGitEnv(repository, worktree, changeset);
   const root = repository.repoRoot;

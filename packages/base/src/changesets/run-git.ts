@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { GoondanError } from '@goondan/core/errors';
 
 /** What one git command printed. */
@@ -33,9 +34,20 @@ export async function runGit(options: {
       stderr: 'pipe',
     });
   } catch (thrown) {
-    throw new GoondanError('E_CHANGESET_FAILED', `Could not run git: ${(thrown as Error)?.message ?? thrown}`, {
-      suggestion: 'Install git (2.38 or later) and make sure it is on PATH.',
-    });
+    // Bun says ENOENT both for no git on PATH and for a directory to run in that is gone (a deleted worktree).
+    if (!existsSync(options.cwd))
+      throw new GoondanError(
+        'E_CHANGESET_FAILED',
+        `Could not run git in ${options.cwd}: that directory does not exist.`,
+      );
+    const said = (thrown as Error)?.message ?? String(thrown);
+    throw new GoondanError(
+      'E_CHANGESET_FAILED',
+      `Could not run git: ${said}`,
+      (thrown as NodeJS.ErrnoException)?.code === 'ENOENT'
+        ? { suggestion: 'Install git (2.38 or later) and make sure it is on PATH.' }
+        : {},
+    );
   }
   const [stdout, stderr] = await Promise.all([
     new Response(proc.stdout as ReadableStream).text(),
@@ -44,12 +56,40 @@ export async function runGit(options: {
   return { exitCode: await proc.exited, stdout, stderr };
 }
 
+/**
+ * What git said, in one line: its `fatal:` / `error:` lines (the ones that name the file or ref), else its last
+ * lines; the advice git prints after them is left out.
+ */
+export function gitSaid(output: GitOutput): string {
+  const lines = (output.stderr || output.stdout)
+    .trim()
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const errors = lines.filter((line) => /^(fatal|error):/.test(line));
+  return (errors.length > 0 ? errors : lines).slice(-3).join(' ');
+}
+
+/**
+ * What to do about a git failure when git's words say it: a lock file left by a git process that was killed
+ * (kill -9 leaves it; git removes its own on any other signal). Undefined otherwise.
+ */
+export function gitFailureHint(output: GitOutput): string | undefined {
+  const lock = /Unable to create '([^']+\.lock)': File exists/.exec(output.stderr)?.[1];
+  if (lock === undefined) return undefined;
+  return `If no git process is running in this repository (one killed with kill -9 leaves its lock behind), remove ${lock}`;
+}
+
 /** Runs git and returns its trimmed stdout; a non-zero exit is E_CHANGESET_FAILED quoting git. */
 export async function git(options: { cwd: string; args: string[]; env?: Record<string, string> }): Promise<string> {
   const output = await runGit(options);
   if (output.exitCode !== 0) {
-    const said = (output.stderr || output.stdout).trim().split('\n').slice(-3).join(' ');
-    throw new GoondanError('E_CHANGESET_FAILED', `git ${options.args[0]} failed: ${said}`);
+    const hint = gitFailureHint(output);
+    throw new GoondanError(
+      'E_CHANGESET_FAILED',
+      `git ${options.args[0]} failed: ${gitSaid(output)}`,
+      hint ? { suggestion: hint } : {},
+    );
   }
   return output.stdout.trim();
 }
