@@ -25,7 +25,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-test('gdn serve --nats runs the swarm on a gdn worker; SIGTERM stops both, no agent process left', async () => {
+test('gdn serve --nats runs the swarm on a gdn worker; SIGTERM stops the host, SIGHUP the worker, no agent process left', async () => {
   server = await startNatsServer();
   const bundle = await makeTempDir('gdn-serve-nats-');
   await cp(join(repoRoot, 'examples', 'swarm'), bundle, { recursive: true });
@@ -52,7 +52,10 @@ test('gdn serve --nats runs the swarm on a gdn worker; SIGTERM stops both, no ag
 
   host.proc.kill('SIGTERM');
   expect((await host.finish()).exitCode).toBe(143);
-  worker.proc.kill('SIGTERM');
-  expect((await worker.finish()).exitCode).toBe(0);
+  // SIGHUP (its terminal closed) stops a worker as SIGTERM does: its agent processes end with it.
+  worker.proc.kill('SIGHUP');
+  const stopped = await worker.finish();
+  expect(stopped.exitCode).toBe(0);
+  expect(stopped.stderr).toContain('SIGHUP: stopping');
   for (const [, pid] of pids) expect(isAlive(pid as number)).toBe(false);
 });

@@ -20,7 +20,7 @@ ${natsFlagsHelp}
   --bundle DIR     this machine's copy of the bundle (default: the orchestrator's path, for a shared file system);
                    with it the namespace defaults to its Swarm's name
 
-SIGTERM or Ctrl-C kill the agent processes here; their orchestrator restarts them on another worker.
+SIGTERM, Ctrl-C or SIGHUP kill the agent processes here; their orchestrator restarts them on another worker.
 Exit status: 0 stopped, 1 error (NATS unreachable), 2 usage error.`;
 
 export async function workerCommand(argv: string[]): Promise<number> {
@@ -64,9 +64,9 @@ export async function workerCommand(argv: string[]): Promise<number> {
     log,
   });
   log(`${worker.workerId} serving namespace ${namespace} on ${natsServersLabel(config.servers)}`);
-  const signal = await new Promise<'SIGINT' | 'SIGTERM'>((done) => {
-    process.once('SIGINT', () => done('SIGINT'));
-    process.once('SIGTERM', () => done('SIGTERM'));
+  // SIGHUP too (the terminal it runs in closed): left to its default, it ended the worker without stopping its agents.
+  const signal = await new Promise<NodeJS.Signals>((done) => {
+    for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(name, () => done(name));
   });
   log(`${signal}: stopping ${worker.running().size} agent process(es)`);
   await worker.close();
