@@ -229,7 +229,7 @@ describe('connector runner log lines', () => {
 });
 
 /** Runs Connector/telegram in the connector runner process against a fake Bot API, until it exits. */
-async function runTelegram(api: FakeBotApi, token: string) {
+async function runTelegram(api: Pick<FakeBotApi, 'apiRoot'>, token: string, pollTimeoutSeconds = 1) {
   const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
     stdin: 'ignore',
     stdout: 'ignore',
@@ -245,12 +245,12 @@ async function runTelegram(api: FakeBotApi, token: string) {
     entry: resolve(import.meta.dir, 'telegram', 'index.ts'),
     events: null,
     secrets: { TELEGRAM_BOT_TOKEN: token },
-    config: { API_ROOT: api.apiRoot, ALLOWED_CHAT_IDS: '777', POLL_TIMEOUT_SECONDS: '1' },
+    config: { API_ROOT: api.apiRoot, ALLOWED_CHAT_IDS: '777', POLL_TIMEOUT_SECONDS: String(pollTimeoutSeconds) },
   });
   return { exitCode: await child.exited, stderr: await new Response(child.stderr).text() };
 }
 
-describe('Connector/telegram when the Bot API refuses', () => {
+describe('Connector/telegram when the Bot API refuses or does not answer', () => {
   const TOKEN = '4242:hostile-telegram-token';
 
   test('a refused token at start is E_CHANNEL_AUTH saying what to do: no stack, no token', async () => {
@@ -275,4 +275,24 @@ describe('Connector/telegram when the Bot API refuses', () => {
     expect(stderr).not.toMatch(/^\s+at /m);
     expect(stderr).not.toContain(TOKEN);
   }, 20_000);
+
+  test('a Bot API that accepts and never answers getMe is given up (E_CHANNEL_API, timed out), not waited on for minutes', async () => {
+    let asked = 0;
+    const silent = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      idleTimeout: 0,
+      fetch: () => {
+        asked++;
+        return new Promise<Response>(() => {});
+      },
+    });
+    stops.push(() => silent.stop(true));
+    const { exitCode, stderr } = await runTelegram({ apiRoot: `http://127.0.0.1:${silent.port}` }, TOKEN, 0);
+    expect(asked).toBe(1);
+    expect(exitCode).toBe(1);
+    expect(stderr).toContain('E_CONNECTOR_FAILED E_CHANNEL_API getMe failed');
+    expect(stderr).toContain('timed out after 30 seconds');
+    expect(stderr).not.toContain(TOKEN);
+  }, 90_000);
 });

@@ -6,12 +6,18 @@
 // approval shows in the chat with the same buttons as Extension/telegram's (ChatApprovals); a press goes to the host.
 import { Bot, GrammyError } from 'grammy';
 import { ChatApprovals } from '../../extensions/telegram/chat-approvals.ts';
+import { describeApiError } from '../../extensions/telegram/describe-api-error.ts';
 import { honourRetryAfter } from '../../extensions/telegram/honour-retry-after.ts';
 import { splitMessage } from '../../extensions/telegram/split-message.ts';
 import type { ConnectorContext } from '../runtime/connector-types.ts';
 
 /** As Extension/telegram's (not imported: that file loads @goondan/core, which this process does without). */
 const DEFAULT_API_ROOT = 'https://api.telegram.org';
+/**
+ * A Bot API call is given up this long after its long poll would have ended, as Extension/telegram's calls are:
+ * grammY's own bound is 500 s, so a server that accepts and never answers held getMe or a reply for minutes.
+ */
+const API_TIMEOUT_MARGIN_SECONDS = 30;
 
 /**
  * A failure the runner logs as `CODE message`, without a stack (as check-connector-event.ts does: this process
@@ -22,9 +28,9 @@ function channelError(code: string, message: string): Error & { code: string } {
 }
 
 /** A refusal of the token (401; 404 for one not even shaped like a token) is E_CHANNEL_AUTH, the rest E_CHANNEL_API. */
-function botApiError(thrown: unknown, method: string): Error & { code: string } {
+function botApiError(thrown: unknown, method: string, describe: (thrown: unknown) => string) {
   const refused = thrown instanceof GrammyError && (thrown.error_code === 401 || thrown.error_code === 404);
-  const reason = thrown instanceof Error ? thrown.message : String(thrown);
+  const reason = describe(thrown);
   return refused
     ? channelError(
         'E_CHANNEL_AUTH',
@@ -53,7 +59,13 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
   }
   const allowed = chatIds(ctx.config.ALLOWED_CHAT_IDS);
   const pollTimeout = Number(ctx.config.POLL_TIMEOUT_SECONDS ?? 30);
-  const bot = new Bot(token, { client: { apiRoot: (ctx.config.API_ROOT ?? DEFAULT_API_ROOT).replace(/\/+$/, '') } });
+  const describe = describeApiError(token);
+  const bot = new Bot(token, {
+    client: {
+      apiRoot: (ctx.config.API_ROOT ?? DEFAULT_API_ROOT).replace(/\/+$/, ''),
+      timeoutSeconds: pollTimeout + API_TIMEOUT_MARGIN_SECONDS,
+    },
+  });
   bot.api.config.use(
     honourRetryAfter({
       signal: ctx.signal,
@@ -63,12 +75,12 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
   try {
     bot.botInfo = await bot.api.getMe();
   } catch (thrown) {
-    throw botApiError(thrown, 'getMe');
+    throw botApiError(thrown, 'getMe', describe);
   }
 
   const send = async (chatId: number, text: string, extra: object = {}) =>
     bot.api.sendMessage(chatId, text, extra).catch((thrown) => {
-      ctx.logger.error(`E_CHANNEL_API sendMessage failed: ${String(thrown)}`);
+      ctx.logger.error(`E_CHANNEL_API sendMessage failed: ${describe(thrown)}`);
       return null;
     });
   const approvals = new ChatApprovals({
@@ -79,7 +91,7 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
     edit: async (chatId, messageId, text) => {
       await bot.api
         .editMessageText(chatId, messageId, text, { reply_markup: { inline_keyboard: [] } })
-        .catch((thrown) => ctx.logger.warn(`could not update an approval message: ${String(thrown)}`));
+        .catch((thrown) => ctx.logger.warn(`could not update an approval message: ${describe(thrown)}`));
     },
   });
   const chatOf = (event: { properties?: Record<string, unknown> }) => {
@@ -149,6 +161,6 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
   ctx.signal.addEventListener('abort', () => void bot.stop().catch(() => {}), { once: true });
   // grammy retries getUpdates itself except when the token is refused (revoked meanwhile) or another poller took it.
   await bot.start({ timeout: pollTimeout, allowed_updates: ['message', 'callback_query'] }).catch((thrown) => {
-    throw botApiError(thrown, 'getUpdates');
+    throw botApiError(thrown, 'getUpdates', describe);
   });
 }
