@@ -68,6 +68,30 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     expect((await commit(workdir, 'broken')).status).toBe('ok');
   });
 
+  test('a changeset rejected twice, then fixed: one revision is activated, the rejected attempts are not in history', async () => {
+    const { dir, workdir } = await gitBundle();
+    const before = await runGit(dir, 'rev-parse', 'main');
+    await openAndEdit(workdir, 'retry', (text) => text.replace('kind: Model', 'kind: Modle'));
+    expect((await commit(workdir, 'retry')).status).toBe('rejected');
+    await openAndEdit(workdir, 'retry', () => 'kind: [broken\n');
+    expect((await commit(workdir, 'retry')).status).toBe('rejected');
+    await openAndEdit(workdir, 'retry', () => bundleYaml('You build politely.'));
+    const result = await commit(workdir, 'retry');
+    expect(result).toMatchObject({ status: 'ok', previous: before, changed: [{ path: 'goondan.yaml' }] });
+    expect(await runGit(dir, 'rev-list', '--count', `${before}..main`)).toBe('1');
+    const listed = await listChanges({ repository: await locateBundleRepository(dir) });
+    expect(listed.activated.map((change) => change.revision)).toEqual([String(result.revision)]);
+    // What a revert of it brings back is the revision before the changeset, not a rejected attempt.
+    const reverted = await revertChange({
+      repository: await locateBundleRepository(dir),
+      revision: String(result.revision),
+      parentDir: join(dir, '.goondan', 'changesets'),
+      libraries: [baseBundleDir],
+    });
+    expect(reverted).toMatchObject({ status: 'ok' });
+    expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toBe(bundleYaml('You build.'));
+  });
+
   test('the changed bundle is validated with the libraries the running bundle was loaded with (ToolContext.bundle)', async () => {
     const { dir, workdir } = await gitBundle();
     const library = await tempDir('gdn-library-');

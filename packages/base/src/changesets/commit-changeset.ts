@@ -97,12 +97,18 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
   const trailer = `\n\nGoondan-Changeset: ${changeset}`;
   await git({ cwd: worktree, env: pinned, args: ['add', '-A'] });
   const staged = await runGit({ cwd: worktree, env: pinned, args: ['diff', '--cached', '--quiet'] });
-  if (staged.exitCode !== 0)
+  if (staged.exitCode !== 0) {
+    // A commit an earlier attempt made (then rejected, conflicting or failed) is replaced, not built on: activated,
+    // it would sit on the active branch with its trailer, listed as an activated revision it never was.
+    const amend = (await unactivatedAttempt(root, repository.activeRef, worktree, pinned, changeset))
+      ? ['--amend', '--allow-empty']
+      : [];
     await git({
       cwd: worktree,
       env: { ...pinned, ...env },
-      args: ['commit', '--quiet', '--no-verify', '-m', `${options.message}${trailer}`],
+      args: ['commit', '--quiet', '--no-verify', ...amend, '-m', `${options.message}${trailer}`],
     });
+  }
 
   let finished: FinishedActivation | undefined;
   for (let attempt = 1; ; attempt += 1) {
@@ -264,6 +270,29 @@ async function linksLeadingOut(
     if (outside) out.push({ path: path.startsWith(prefix) ? path.slice(prefix.length) : path, target });
   }
   return out;
+}
+
+/**
+ * Whether the worktree's HEAD is a commit of an earlier attempt at this changeset that was never activated: it
+ * carries this changeset's trailer and the active branch does not contain it. A commit a person made in the
+ * worktree (no trailer) is never replaced.
+ */
+async function unactivatedAttempt(
+  root: string,
+  activeRef: string,
+  worktree: string,
+  pinned: Record<string, string>,
+  changeset: string,
+): Promise<boolean> {
+  const head = await git({ cwd: worktree, env: pinned, args: ['rev-parse', 'HEAD'] });
+  // 1: not an ancestor; 0 (the active branch has it) or an error: leave it be.
+  const contained = await runGit({ cwd: root, args: ['merge-base', '--is-ancestor', head, activeRef] });
+  if (contained.exitCode !== 1) return false;
+  const trailer = await git({
+    cwd: root,
+    args: ['log', '-1', '--format=%(trailers:key=Goondan-Changeset,valueonly)', head, '--'],
+  });
+  return trailer.trim() === changeset;
 }
 
 async function sameTree(cwd: string, one: string, other: string): Promise<boolean> {
