@@ -2,7 +2,7 @@
 // waits for it — or, if the run stops first, stays in the target's inbox and is handled when the target next starts.
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { ConversationStore, instancePaths, Orchestrator, openInstanceDatabase, resolveSwarm } from '@goondan/core';
-import { baseDir, removeTempDirs, type StartedSwarm, startSwarm, transportOptions } from './swarm-fixture.ts';
+import { baseDir, removeTempDirs, type StartedSwarm, startSwarm, transportOptions, waitFor } from './swarm-fixture.ts';
 import { stopNatsServer, transportCases, useTransport } from './swarm-transports.ts';
 
 let swarm: StartedSwarm | undefined;
@@ -95,6 +95,43 @@ for (const kase of transportCases) {
         const all = workerInputs(swarm.dir);
         expect(all.slice(0, handledFirst.length)).toEqual(handledFirst);
         expect([...all].sort()).toEqual([...inputs].sort());
+      });
+
+      test('another orchestrator on the bundle leaves alone the stored sends of an instance the first one runs', async () => {
+        // The worker's turn for the send holds its instance: the send stays in its inbox while the first run goes on.
+        swarm = await startSwarm({
+          scripts: {
+            coordinator: [sendAll(['note']), { text: 'sent' }],
+            worker: [{ toolCalls: [{ name: 'probe__sleep', args: { ms: 600_000 } }] }, { text: 'noted' }],
+          },
+        });
+        await swarm.orchestrator.request({ input: 'go' });
+        const started = swarm;
+        await waitFor(
+          () =>
+            started.notifications.some(({ agent, event }) => agent === 'worker' && event.type === 'runtime.tool.start'),
+          30_000,
+          "the worker's turn",
+        );
+
+        // A second run on another instance key: worker/default is not its to start (it took E_INSTANCE_BUSY for
+        // it, restarting for the whole run, and its end waited the drain timeout for a send it could not handle).
+        const transport = await transportOptions();
+        closeSecond = transport.close;
+        const lines: string[] = [];
+        second = new Orchestrator({
+          ...transport.options,
+          bundle: swarm.bundle,
+          topology: resolveSwarm(swarm.bundle)!,
+          instanceKey: 'other',
+          libraries: [baseDir],
+          stateFile: null,
+          onOutput: (line) => lines.push(line),
+        });
+        expect(second.list()).toEqual([]);
+        const report = await second.shutdown({ drain: true });
+        expect(report.pendingSends ?? 0).toBe(0);
+        expect(lines).toEqual([]);
       });
     });
   });

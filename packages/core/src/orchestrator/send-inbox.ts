@@ -1,8 +1,10 @@
 import type { Database } from 'bun:sqlite';
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { AgentEvent } from '../agent/agent-event.ts';
 import { instancePaths, listInstanceDatabases } from '../agent/instance-paths.ts';
 import { InboxStore } from '../store/inbox-store.ts';
+import { isInstanceWriterLockHeld } from '../store/instance-writer-lock.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 
 /** WAL pages (4 KiB) before a commit of the orchestrator checkpoints an instance's database (SQLite's default: 1000). */
@@ -14,7 +16,11 @@ export interface SendInbox {
   put(agent: string, instanceKey: string, event: AgentEvent): void;
   /** Stores several at once: one transaction (one commit) per target database; durable when it returns. */
   putMany(entries: readonly { agent: string; instanceKey: string; event: AgentEvent }[]): void;
-  /** Instances whose inbox holds events not handled yet, with their ids (a previous run's leftovers). */
+  /**
+   * Instances whose inbox holds events not handled yet, with their ids (a previous run's leftovers). An instance
+   * whose writer lock a live process holds (an agent process of another orchestrator) is left out: its sends are that
+   * orchestrator's to handle.
+   */
   stored(agents: readonly string[]): { agent: string; instanceKey: string; eventIds: string[] }[];
   close(): void;
 }
@@ -63,7 +69,8 @@ export function createInstanceSendInbox(options: { rootDir: string; stateDir?: s
         if (!agents.includes(file.agentName)) continue;
         const db = databaseOf(file.agentName, file.instanceKey, false);
         const eventIds = db ? new InboxStore(db).pendingIds() : [];
-        if (eventIds.length > 0) found.push({ agent: file.agentName, instanceKey: file.instanceKey, eventIds });
+        if (eventIds.length === 0 || isInstanceWriterLockHeld(dirname(file.databaseFile))) continue;
+        found.push({ agent: file.agentName, instanceKey: file.instanceKey, eventIds });
       }
       return found;
     },

@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { isProcessAlive } from '../orchestrator/is-process-alive.ts';
 
 /** Who holds an instance's writer lock, as written beside it for the message of the next one who asks. */
 export interface WriterLockHolder {
@@ -109,6 +110,33 @@ export function acquireInstanceWriterLock(options: {
       db.close();
     },
   };
+}
+
+/**
+ * Whether a live process holds the writer lock of the instance in `dir` now. A probe that keeps nothing: only when
+ * the holder file names a live process is the lock itself tried (a reserved lock, rolled back at once), so it does not
+ * get in the way of a process taking the lock of an instance nobody holds.
+ */
+export function isInstanceWriterLockHeld(dir: string): boolean {
+  const holder = readHolder(dir);
+  if (!holder || !isProcessAlive(holder.pid)) return false;
+  let db: Database;
+  try {
+    db = new Database(join(dir, lockFileName), { readwrite: true });
+  } catch {
+    return false;
+  }
+  try {
+    db.run('PRAGMA busy_timeout = 0');
+    db.run('BEGIN IMMEDIATE');
+    db.run('ROLLBACK');
+    return false;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+  } finally {
+    db.close();
+  }
 }
 
 /**
