@@ -295,4 +295,55 @@ describe('Connector/telegram when the Bot API refuses or does not answer', () =>
     expect(stderr).toContain('timed out after 30 seconds');
     expect(stderr).not.toContain(TOKEN);
   }, 90_000);
+
+  test('getUpdates answered with garbage, then 502, is logged once as E_CHANNEL_API and its recovery once', async () => {
+    // A Bot API that answers getMe, then the long poll with an HTML page (200), an HTML 502, then as it should.
+    const polls: number[] = [];
+    const flaky = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      idleTimeout: 0,
+      fetch(request) {
+        const method = new URL(request.url).pathname.split('/').pop();
+        if (method === 'getMe') {
+          return Response.json({ ok: true, result: { id: 7, is_bot: true, first_name: 'Bot', username: 'test_bot' } });
+        }
+        if (method !== 'getUpdates') return Response.json({ ok: true, result: true });
+        polls.push(polls.length);
+        if (polls.length === 1) return new Response('<html>maintenance</html>', { status: 200 });
+        if (polls.length === 2) return new Response('<html>Bad Gateway</html>', { status: 502 });
+        return Response.json({ ok: true, result: [] });
+      },
+    });
+    stops.push(() => flaky.stop(true));
+    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+      serialization: 'json',
+      ipc() {},
+    });
+    stops.push(() => child.kill('SIGKILL'));
+    child.send({
+      type: 'start',
+      connection: 'tg-flaky',
+      connector: 'telegram',
+      entry: resolve(import.meta.dir, 'telegram', 'index.ts'),
+      events: null,
+      secrets: { TELEGRAM_BOT_TOKEN: TOKEN },
+      config: { API_ROOT: `http://127.0.0.1:${flaky.port}`, ALLOWED_CHAT_IDS: '777', POLL_TIMEOUT_SECONDS: '0' },
+    });
+    let stderr = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      stderr += decoder.decode(chunk, { stream: true });
+      if (stderr.includes('getUpdates answers again')) break;
+    }
+    child.send({ type: 'stop' });
+    await child.exited;
+    expect(stderr.match(/E_CHANNEL_API getUpdates failed/g)?.length).toBe(1);
+    expect(stderr).toContain('retrying every 3 s until the Bot API answers');
+    expect(stderr.match(/getUpdates answers again/g)?.length).toBe(1);
+    expect(stderr).not.toContain(TOKEN);
+  }, 60_000);
 });

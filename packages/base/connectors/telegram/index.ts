@@ -8,6 +8,7 @@ import { Bot, GrammyError } from 'grammy';
 import { ChatApprovals } from '../../extensions/telegram/chat-approvals.ts';
 import { describeApiError } from '../../extensions/telegram/describe-api-error.ts';
 import { honourRetryAfter } from '../../extensions/telegram/honour-retry-after.ts';
+import { reportRetriedFailures } from '../../extensions/telegram/report-retried-failures.ts';
 import { splitMessage } from '../../extensions/telegram/split-message.ts';
 import type { ConnectorContext } from '../runtime/connector-types.ts';
 
@@ -66,6 +67,14 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
       timeoutSeconds: pollTimeout + API_TIMEOUT_MARGIN_SECONDS,
     },
   });
+  bot.api.config.use(
+    reportRetriedFailures({
+      describe,
+      onFailing: (method, why) =>
+        ctx.logger.error(`E_CHANNEL_API ${method} failed: ${why}; retrying every 3 s until the Bot API answers`),
+      onRecovered: (method) => ctx.logger.info(`${method} answers again`),
+    }),
+  );
   bot.api.config.use(
     honourRetryAfter({
       signal: ctx.signal,

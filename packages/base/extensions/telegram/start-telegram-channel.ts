@@ -12,6 +12,7 @@ import { ChatApprovals } from './chat-approvals.ts';
 import { describeApiError } from './describe-api-error.ts';
 import { honourRetryAfter } from './honour-retry-after.ts';
 import { parseTelegramConfig, type TelegramConfig } from './parse-telegram-config.ts';
+import { reportRetriedFailures } from './report-retried-failures.ts';
 import { splitMessage } from './split-message.ts';
 import { startTyping } from './typing-indicator.ts';
 
@@ -68,6 +69,16 @@ export async function startTelegramChannel(options: StartTelegramChannelOptions)
   const bot = new Bot(token, {
     client: { apiRoot: config.apiRoot, timeoutSeconds: config.pollTimeoutSeconds + API_TIMEOUT_MARGIN_SECONDS },
   });
+  bot.api.config.use(
+    reportRetriedFailures({
+      describe,
+      onFailing: (method, why) =>
+        logger.error(
+          `E_CHANNEL_API telegram ${agent}: ${method} failed: ${why}; retrying every 3 s until the Bot API answers`,
+        ),
+      onRecovered: (method) => logger.info(`telegram ${agent}: ${method} answers again`),
+    }),
+  );
   bot.api.config.use(
     honourRetryAfter({
       signal: stopping.signal,
