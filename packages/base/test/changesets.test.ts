@@ -159,6 +159,30 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     expect(await readFile(join(dir, 'goondan.yaml'), 'utf8')).toContain('You build carefully and politely.');
   });
 
+  test("a person's git reset of the active branch is not undone: a changeset opened before it conflicts, naming what it would bring back", async () => {
+    const { dir, workdir } = await gitBundle();
+    await writeFile(join(dir, 'leaked.txt'), 'password=hunter2\n');
+    await runGit(dir, 'add', 'leaked.txt');
+    await runGit(dir, 'commit', '-q', '-m', 'oops, a secret');
+    const secret = await runGit(dir, 'rev-parse', 'HEAD');
+    await openAndEdit(workdir, 'late', (text) => `${text}more\n`, 'notes.md');
+    await runGit(dir, 'reset', '-q', '--hard', 'HEAD~1');
+    const active = await runGit(dir, 'rev-parse', 'main');
+    const result = await commit(workdir, 'late');
+    expect(result).toMatchObject({ status: 'conflict', code: 'E_CHANGESET_CONFLICT', active, files: ['leaked.txt'] });
+    expect(String(result.message)).toContain(
+      `no longer has 1 revision the changeset started from (${secret.slice(0, 12)} "oops, a secret")`,
+    );
+    expect(String(result.suggestion)).toContain('swarm-bundle__discard_changeset {"changeset":"late"}');
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(active);
+    expect(await Bun.file(join(dir, 'leaked.txt')).exists()).toBe(false);
+    // The hint works: discarded and opened again, the same edit commits without the dropped revision.
+    await handlers.discard_changeset(contextFor(workdir), { changeset: 'late' });
+    await openAndEdit(workdir, 'late', (text) => `${text}more\n`, 'notes.md');
+    expect(await commit(workdir, 'late')).toMatchObject({ status: 'ok', changed: [{ path: 'notes.md' }] });
+    expect(await runGit(dir, 'branch', '--contains', secret)).toBe('');
+  });
+
   test('a commit that discards on failure says so: a conflict then tells how to make the change again', async () => {
     const { dir, workdir } = await gitBundle();
     await openAndEdit(workdir, 'mine', (text) => text.replace('You build.', 'You build fast.'));

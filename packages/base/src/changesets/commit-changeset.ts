@@ -114,6 +114,25 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
   for (let attempt = 1; ; attempt += 1) {
     const active = await activeRevision(repository);
     const tip = await git({ cwd: worktree, env: pinned, args: ['rev-parse', 'HEAD'] });
+    const dropped = await droppedRevisions({ cwd: root, activeRef: repository.activeRef, active, tip, changeset });
+    if (dropped.length > 0) {
+      // The person rewrote the active branch (git reset, an amend) since the changeset was opened: merging would
+      // bring back what they removed. Only a changeset opened at the active revision is free of it.
+      const start = dropped[0]!.revision;
+      const files = await changedFiles(root, await git({ cwd: root, args: ['merge-base', active, start] }), start);
+      const named = dropped
+        .slice(0, 5)
+        .map((entry) => `${entry.revision.slice(0, 12)} "${entry.subject}"`)
+        .join(', ');
+      const message = `The active branch ${repository.activeRef.replace('refs/heads/', '')} was rewritten since changeset '${changeset}' was opened: it no longer has ${dropped.length} revision${dropped.length === 1 ? '' : 's'} the changeset started from (${named}), and committing would bring ${dropped.length === 1 ? 'it' : 'them'} back. Nothing was activated.`;
+      return conflictOutcome({
+        changeset,
+        active,
+        files: files.map(bundleRelative(repository.prefix)).map((file) => file.path),
+        after,
+        message,
+      });
+    }
     const base = await git({ cwd: root, args: ['merge-base', active, tip] });
     const changed = await changedFiles(root, base, tip);
     const outsidePolicy = changedPolicyViolations({
@@ -270,6 +289,37 @@ async function linksLeadingOut(
     if (outside) out.push({ path: path.startsWith(prefix) ? path.slice(prefix.length) : path, target });
   }
   return out;
+}
+
+/**
+ * The revisions a changeset started from that the active branch no longer has (newest first): commits of
+ * `active..tip` the changeset did not make (no trailer naming it) whose newest was once the tip of the active branch
+ * (its reflog says so; without a reflog, any such commit). A commit a person made in the worktree by hand was never
+ * the active tip, and is not one.
+ */
+async function droppedRevisions(options: {
+  cwd: string;
+  activeRef: string;
+  active: string;
+  tip: string;
+  changeset: string;
+}): Promise<{ revision: string; subject: string }[]> {
+  const { cwd, activeRef, active, tip, changeset } = options;
+  const log = await git({
+    cwd,
+    args: ['log', '--format=%H%x1f%s%x1f%(trailers:key=Goondan-Changeset,valueonly)%x1e', `${active}..${tip}`, '--'],
+  });
+  const foreign = log
+    .split('\x1e')
+    .map((record) => record.trim())
+    .filter((record) => record !== '')
+    .map((record) => record.split('\x1f'))
+    .filter(([, , trailer = '']) => trailer.trim() !== changeset)
+    .map(([revision = '', subject = '']) => ({ revision, subject }));
+  if (foreign.length === 0) return [];
+  const reflog = await runGit({ cwd, args: ['log', '-g', '--format=%H', activeRef, '--'] });
+  const tips = reflog.exitCode === 0 ? reflog.stdout.split('\n').filter((line) => line !== '') : [];
+  return tips.length === 0 || tips.includes(foreign[0]!.revision) ? foreign : [];
 }
 
 /**

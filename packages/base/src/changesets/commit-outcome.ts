@@ -70,16 +70,24 @@ export function conflictOutcome(options: {
   active: string;
   files: string[];
   after: AfterFailure;
+  /** What happened, when it is not two changes of the same lines (the active branch was rewritten). */
+  message?: string;
 }): CommitOutcome {
   const { changeset, active, files, after } = options;
   const short = active.slice(0, 12);
-  const message = `The active bundle moved to ${short} since the changeset started, and both changed ${files.join(', ')}.`;
+  const message =
+    options.message ??
+    `The active bundle moved to ${short} since the changeset started, and both changed ${files.join(', ')}.`;
   // A changeset merges from the revision it was opened at, so editing it again conflicts again: only a changeset
   // opened at the active revision (which has the other change) can take the edit.
+  const why = options.message
+    ? 'however it is edited: it still holds the revisions it was opened at'
+    : 'however it is edited, while it changes those lines: it still merges from the revision it was opened at';
+  const has = options.message ? 'as the branch is now' : 'which has the other change';
   const suggestion =
     after.type === 'keep'
-      ? `Committing '${changeset}' again conflicts again, however it is edited, while it changes those lines: it still merges from the revision it was opened at. Read your version in its workdir if you need it, discard it (swarm-bundle__discard_changeset {"changeset":"${changeset}"}), open it again (swarm-bundle__open_changeset {"name":"${changeset}"} starts at the active revision ${short}, which has the other change) and redo your edit there.`
-      : `The changeset was discarded; nothing was changed. ${sentence(after.retry)}: it starts from the active revision ${short}, which has the other change.`;
+      ? `Committing '${changeset}' again conflicts again, ${why}. Read your version in its workdir if you need it, discard it (swarm-bundle__discard_changeset {"changeset":"${changeset}"}), open it again (swarm-bundle__open_changeset {"name":"${changeset}"} starts at the active revision ${short}, ${has}) and redo your edit there.`
+      : `The changeset was discarded; nothing was changed. ${sentence(after.retry)}: it starts from the active revision ${short}, ${has}.`;
   return { status: 'conflict', changeset, active, files, ...coded('E_CHANGESET_CONFLICT', message, suggestion) };
 }
 
