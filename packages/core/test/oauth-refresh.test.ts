@@ -91,4 +91,36 @@ describe('refresh near expiry', () => {
     expect(bed.server.tokenErrors).not.toContain('invalid_grant');
     store.close();
   }, 120_000);
+
+  test('two hosts of one process on two stores (two bundles) refreshing the same app at once each get their own token', async () => {
+    const apps: Record<string, OAuthAppResourceSpec> = { github: bed.appSpec('authorizationCode') };
+    const caller = { agentName: 'assistant', instanceKey: 'default' };
+    const tenants = await Promise.all(
+      ['tenant-a', 'tenant-b'].map(async (name) => {
+        const store = new OAuthStore(join(bed.dir, `${name}.db`), resolveOAuthKey({ GOONDAN_OAUTH_KEY: freshKey() }));
+        const host = createOAuthHost({ bundle: oauthBundle(apps), store });
+        await bed.authorize(host, caller);
+        const planted = store.getGrant('OAuthApp/github', 'global')!;
+        store.saveGrant({
+          app: 'OAuthApp/github',
+          subject: 'global',
+          tokens: { ...planted.tokens, expiresAt: Date.now() + 5_000 },
+          scopes: planted.scopes,
+        });
+        return { store, host };
+      }),
+    );
+    const refreshesBefore = bed.server.grants.filter((grant) => grant === 'refresh_token').length;
+    const results = await Promise.all(
+      tenants.map(({ host }) => host.getAccessToken({ caller, oauthAppRef: 'OAuthApp/github' })),
+    );
+    expect(bed.server.grants.filter((grant) => grant === 'refresh_token').length - refreshesBefore).toBe(2);
+    for (const [index, { store }] of tenants.entries()) {
+      const result = results[index]!;
+      if (result.status !== 'ready') throw new Error(JSON.stringify(result));
+      expect(result.accessToken).toBe(store.getGrant('OAuthApp/github', 'global')!.tokens.accessToken);
+      store.close();
+    }
+    expect(new Set(results.map((result) => (result.status === 'ready' ? result.accessToken : ''))).size).toBe(2);
+  }, 60_000);
 });

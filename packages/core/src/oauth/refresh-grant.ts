@@ -8,7 +8,8 @@ import { scopesOf, tokensOf } from './token-answer.ts';
 /** The lease outlives the request it covers (endpoints.timeoutMs) by this much, so no second refresh starts. */
 const LEASE_MARGIN_MS = 15_000;
 const WAIT_STEP_MS = 50;
-const inFlight = new Map<string, Promise<StoredGrant>>();
+/** Refreshes running, per store: two hosts of one process (two bundles) may name the same app and subject. */
+const inFlight = new WeakMap<OAuthStore, Map<string, Promise<StoredGrant>>>();
 const holder = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
 interface RefreshGrantOptions {
@@ -28,10 +29,12 @@ interface RefreshGrantOptions {
  */
 export function refreshGrant(options: RefreshGrantOptions): Promise<StoredGrant> {
   const key = `${options.app}\u0000${options.subject}`;
-  const running = inFlight.get(key);
-  if (running) return running;
-  const started = refreshOnce(options).finally(() => inFlight.delete(key));
-  inFlight.set(key, started);
+  const running = inFlight.get(options.store) ?? new Map<string, Promise<StoredGrant>>();
+  inFlight.set(options.store, running);
+  const current = running.get(key);
+  if (current) return current;
+  const started = refreshOnce(options).finally(() => running.delete(key));
+  running.set(key, started);
   return started;
 }
 
