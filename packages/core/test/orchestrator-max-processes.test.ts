@@ -69,3 +69,48 @@ test('shutdown answers a request still waiting for a place (E_AGENT_SHUTTING_DOW
   const outcome = await Promise.race([waiting, Bun.sleep(2_000).then(() => 'never settled')]);
   expect(outcome).toBe('failed E_AGENT_SHUTTING_DOWN');
 }, 20_000);
+
+test("an agent's spawns, requests and sends start processes only up to agentProcessLimit: beyond it E_AGENT_PROCESS_LIMIT", async () => {
+  const spawn = (instanceKey: string) => ({ name: 'agents__spawn', args: { target: 'worker', instanceKey } });
+  swarm = await startSwarm(
+    {
+      scripts: {
+        // The coordinator and worker/k1 run: a third process is one too many; worker/k1 itself is still reachable.
+        coordinator: [
+          { toolCalls: [spawn('k1')] },
+          {
+            toolCalls: [
+              spawn('k2'),
+              { name: 'agents__request', args: { target: 'worker', instanceKey: 'k3', input: 'hello' } },
+              { name: 'agents__send', args: { target: 'worker', instanceKey: 'k4', input: 'note' } },
+              spawn('k1'),
+            ],
+          },
+          { text: 'done' },
+        ],
+        worker: [{ text: 'idle' }],
+      },
+    },
+    { agentProcessLimit: 2 },
+  );
+  expect((await swarm.orchestrator.request({ input: 'go' })).text).toBe('done');
+  // In the order the calls ended: the refusals come at once, the spawn of a running instance after them.
+  const results = swarm.toolResults('coordinator');
+  expect(results.map((result) => result.error?.code ?? result.status).sort()).toEqual([
+    'E_AGENT_PROCESS_LIMIT',
+    'E_AGENT_PROCESS_LIMIT',
+    'E_AGENT_PROCESS_LIMIT',
+    'ok',
+    'ok',
+  ]);
+  const refused = results.flatMap((result) => (result.error ? [result.error.message] : [])).sort();
+  expect(refused.map((message) => message.slice(0, message.indexOf(' is not running')))).toEqual([
+    'Agent worker/k2',
+    'Agent worker/k3',
+    'Agent worker/k4',
+  ]);
+  expect(swarm.orchestrator.list().map((p) => `${p.agent}/${p.instanceKey}`)).toEqual([
+    'coordinator/default',
+    'worker/k1',
+  ]);
+}, 30_000);

@@ -221,6 +221,11 @@ export const errorCodes = {
     suggestion:
       'The callee is (directly or indirectly) waiting on this agent, so a blocking request would never be answered; use agents__send or async: true.',
   },
+  E_AGENT_PROCESS_LIMIT: {
+    name: 'AgentProcessLimitError',
+    suggestion:
+      'The swarm runs as many agent processes as it may; address an instance that already runs (agents__list) instead of a new instance key.',
+  },
   E_OPTIONS_INVALID: {
     name: 'OptionsInvalidError',
     suggestion: 'Pass the option named in the message with the type the API reference gives (docs/api.md).',

@@ -52,6 +52,8 @@ export const DEFAULT_GRACE_PERIOD_MS = 10_000;
 /** How long the end of a run waits for sent events to be handled before leaving them stored for the next one. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 const DEFAULT_READY_TIMEOUT_MS = 30_000;
+/** At most this many agent processes may run for agents' own requests, sends and spawns (beyond `maxProcesses`). */
+const DEFAULT_AGENT_PROCESS_LIMIT = 128;
 const DEFAULT_RECONCILE_INTERVAL_MS = 1_000;
 const STATE_WRITE_DELAY_MS = 100;
 
@@ -96,6 +98,11 @@ export interface OrchestratorOptions {
    * an agent's own request, send or spawn starts its target at once (docs/orchestrator.md#a-limit-on-processes).
    */
   maxProcesses?: number;
+  /**
+   * An agent's own request, send or spawn that would start a process while this many run fails with
+   * E_AGENT_PROCESS_LIMIT (default 128, at least `maxProcesses`): an agent cannot start processes without end.
+   */
+  agentProcessLimit?: number;
   readyTimeoutMs?: number;
   restart?: Partial<RestartPolicy>;
   reconcileIntervalMs?: number;
@@ -491,8 +498,24 @@ export class Orchestrator {
         `Instance key '${instanceKey}' must be 1-128 letters, digits, '_', '.' or '-'.`,
       );
     }
+    if (from !== null) this.checkAgentProcessLimit(formatAddress(agent, instanceKey));
     // An agent's own request waits on its target: making it wait for a place could deadlock a chain.
     return this.supervisor.ensure(agent, instanceKey, from !== null);
+  }
+
+  /** An agent's event for an instance with no process starts one beyond `maxProcesses`, but not without end. */
+  private checkAgentProcessLimit(address: string): void {
+    const state = this.supervisor.records.get(address)?.state ?? 'stopped';
+    if (state !== 'stopped' && state !== 'waiting') return;
+    const limit = Math.max(
+      this.options.agentProcessLimit ?? DEFAULT_AGENT_PROCESS_LIMIT,
+      this.options.maxProcesses ?? 0,
+    );
+    if (this.supervisor.live() < limit) return;
+    throw new GoondanError(
+      'E_AGENT_PROCESS_LIMIT',
+      `Agent ${address} is not running, and the swarm already runs ${limit} agent processes, the most an agent may start.`,
+    );
   }
 
   /**

@@ -262,7 +262,7 @@ export class ProcessSupervisor {
   }
 
   /** Processes running or on their way (a place under `maxProcesses` each). */
-  private live(): number {
+  live(): number {
     let count = 0;
     for (const record of this.records.values()) if (record.connection) count += 1;
     return count;
