@@ -121,6 +121,19 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     expect(result).toMatchObject({ status: 'rejected', outsidePolicy: ['tools/evil.ts'], problems: [] });
   });
 
+  test('a changeset that makes git stop ignoring .goondan/ is rejected; keeping it ignored, the .gitignore change commits', async () => {
+    const { dir, workdir } = await gitBundle();
+    const before = await runGit(dir, 'rev-parse', 'main');
+    await openAndEdit(workdir, 'unignore', () => 'node_modules/\n', '.gitignore');
+    const result = await commit(workdir, 'unignore');
+    expect(result).toMatchObject({ status: 'rejected', code: 'E_CHANGESET_REJECTED', outsidePolicy: ['.gitignore'] });
+    expect(String(result.message)).toContain('makes git stop ignoring .goondan/');
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(before);
+    expect(await runGit(dir, 'status', '--porcelain')).toBe('');
+    await openAndEdit(workdir, 'unignore', () => 'node_modules/\n.goondan/\n', '.gitignore');
+    expect(await commit(workdir, 'unignore')).toMatchObject({ status: 'ok', changed: [{ path: '.gitignore' }] });
+  });
+
   test('a concurrent edit of the same lines is a conflict listing the file, with a recovery hint; the changeset stays open', async () => {
     const { dir, workdir } = await gitBundle();
     await openAndEdit(workdir, 'mine', (text) => text.replace('You build.', 'You build fast.'));

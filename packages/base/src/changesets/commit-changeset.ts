@@ -213,6 +213,22 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
         ...(finishedActivation ? { finishedActivation } : {}),
       };
     }
+    const unignoring = await stopsIgnoringState({ repository, worktree, pinned, changed });
+    if (unignoring.length > 0) {
+      const message = `Changeset '${changeset}' makes git stop ignoring .goondan/ (the runtime's state: conversations, workspaces, the changesets' own worktrees), which a person's next git add -A would commit: ${unignoring.join(', ')}.`;
+      return {
+        status: 'rejected',
+        changeset,
+        problems: [],
+        outsidePolicy: unignoring,
+        ...coded(
+          'E_CHANGESET_REJECTED',
+          message,
+          rejectedSuggestion(after) ??
+            'Keep .goondan/ in .gitignore (undo that change in the changeset), then commit again.',
+        ),
+      };
+    }
     const problems = await validate(join(worktree, repository.prefix), options.libraries);
     if (problems.length > 0) {
       const first = problems[0]!;
@@ -289,6 +305,28 @@ async function linksLeadingOut(
     if (outside) out.push({ path: path.startsWith(prefix) ? path.slice(prefix.length) : path, target });
   }
   return out;
+}
+
+/**
+ * The changed `.gitignore` files (bundle-relative) when the changed bundle no longer has git ignore `.goondan/`
+ * while the active one does; empty otherwise, and when no `.gitignore` changed.
+ */
+async function stopsIgnoringState(options: {
+  repository: BundleRepository;
+  worktree: string;
+  pinned: Record<string, string>;
+  changed: ChangedFile[];
+}): Promise<string[]> {
+  const { repository, worktree, pinned } = options;
+  const ignores = options.changed.filter((file) => posix.basename(file.path) === '.gitignore').map((file) => file.path);
+  if (ignores.length === 0) return [];
+  const probe = `${repository.prefix}.goondan/state`;
+  const check = ['check-ignore', '-q', '--no-index', '--', probe];
+  const before = await runGit({ cwd: repository.repoRoot, args: check });
+  if (before.exitCode !== 0) return [];
+  const now = await runGit({ cwd: worktree, env: pinned, args: check });
+  if (now.exitCode !== 1) return [];
+  return ignores.map((path) => (path.startsWith(repository.prefix) ? path.slice(repository.prefix.length) : path));
 }
 
 /**
