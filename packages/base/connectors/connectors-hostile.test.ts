@@ -347,3 +347,44 @@ describe('Connector/telegram when the Bot API refuses or does not answer', () =>
     expect(stderr).not.toContain(TOKEN);
   }, 60_000);
 });
+
+describe('Connector/slack that cannot start', () => {
+  /** Runs Connector/slack in the connector runner process until it exits. */
+  async function runSlack(secrets: Record<string, string>, config: Record<string, string>) {
+    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+      serialization: 'json',
+      ipc() {},
+    });
+    stops.push(() => child.kill('SIGKILL'));
+    child.send({
+      type: 'start',
+      connection: 'slack-start',
+      connector: 'slack',
+      entry: resolve(import.meta.dir, 'slack', 'index.ts'),
+      events: null,
+      secrets,
+      config,
+    });
+    return { exitCode: await child.exited, stderr: await new Response(child.stderr).text() };
+  }
+
+  test('a port in use is E_SERVE_LISTEN_FAILED naming the address and config.PORT, and no stack', async () => {
+    const taken = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+    stops.push(() => taken.stop(true));
+    const { exitCode, stderr } = await runSlack({ SLACK_SIGNING_SECRET: SIGNING_SECRET }, { PORT: String(taken.port) });
+    expect(exitCode).toBe(1);
+    expect(stderr).toContain(`E_SERVE_LISTEN_FAILED Connector/slack cannot listen on 127.0.0.1:${taken.port}`);
+    expect(stderr).toContain('set config.PORT');
+    expect(stderr).not.toMatch(/^\s+at /m);
+  }, 20_000);
+
+  test('no signing secret is E_CONNECTION_INVALID saying which secret, and no stack', async () => {
+    const { exitCode, stderr } = await runSlack({}, { PORT: '0' });
+    expect(exitCode).toBe(1);
+    expect(stderr).toContain('E_CONNECTOR_FAILED E_CONNECTION_INVALID secrets.SLACK_SIGNING_SECRET is required');
+    expect(stderr).not.toMatch(/^\s+at /m);
+  }, 20_000);
+});

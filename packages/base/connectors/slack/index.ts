@@ -43,9 +43,32 @@ function eventOf(payload: Record<string, unknown>) {
   };
 }
 
+/** A failure the runner logs as `CODE message`, without a stack (this process does without @goondan/core). */
+function codedError(code: string, message: string): Error & { code: string } {
+  return Object.assign(new Error(message), { code });
+}
+
+/** Bun.serve, its failure (a port in use) said as E_SERVE_LISTEN_FAILED with the address and what to change. */
+function listen<T>(start: () => T, address: string): T {
+  try {
+    return start();
+  } catch (thrown) {
+    const reason = thrown instanceof Error ? thrown.message : String(thrown);
+    throw codedError(
+      'E_SERVE_LISTEN_FAILED',
+      `Connector/slack cannot listen on ${address} (${reason}); set config.PORT (and HOST) to a free address`,
+    );
+  }
+}
+
 export default async function slack(ctx: ConnectorContext): Promise<void> {
   const signingSecret = ctx.secrets.SLACK_SIGNING_SECRET;
-  if (!signingSecret) throw new Error('secrets.SLACK_SIGNING_SECRET is required (the app signing secret)');
+  if (!signingSecret) {
+    throw codedError(
+      'E_CONNECTION_INVALID',
+      "secrets.SLACK_SIGNING_SECRET is required: give the Connection the Slack app's Basic Information → Signing Secret",
+    );
+  }
   const path = ctx.config.PATH ?? '/slack/events';
   const apiRoot = (ctx.config.API_ROOT ?? 'https://slack.com/api').replace(/\/+$/, '');
   // Insertion-ordered: the oldest id leaves first.
@@ -57,54 +80,60 @@ export default async function slack(ctx: ConnectorContext): Promise<void> {
     if (seen.size > SEEN_EVENT_IDS) seen.delete(seen.values().next().value as string);
     return true;
   };
-  const server = Bun.serve({
-    hostname: ctx.config.HOST ?? '127.0.0.1',
-    port: Number(ctx.config.PORT ?? 3000),
-    maxRequestBodySize: MAX_BODY_BYTES,
-    // Never Bun's development error page (it shows the source, the stack and the working directory).
-    development: false,
-    error(thrown) {
-      ctx.logger.error(`E_CONNECTOR_FAILED handling a request to ${path}: ${(thrown as Error)?.message ?? thrown}`);
-      return new Response('internal error', { status: 500 });
-    },
-    async fetch(request) {
-      const url = new URL(request.url);
-      if (url.pathname !== path) return new Response('not found', { status: 404 });
-      if (request.method !== 'POST') return new Response('method not allowed', { status: 405 });
-      const body = await request.text();
-      const refused = verifySlackSignature({
-        signingSecret,
-        timestamp: request.headers.get('x-slack-request-timestamp'),
-        signature: request.headers.get('x-slack-signature'),
-        body,
-        nowSeconds: Math.floor(Date.now() / 1000),
-      });
-      if (refused) {
-        ctx.logger.warn(`E_CONNECTOR_SIGNATURE refused a request to ${path}: ${refused}`);
-        return new Response('invalid signature', { status: 401 });
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        return new Response('body is not JSON', { status: 400 });
-      }
-      // Signed, yet not an event envelope (null, a number, an array): Slack never sends one.
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        ctx.logger.warn(`E_CONNECTOR_EVENT_INVALID refused a request to ${path}: the body is not a JSON object`);
-        return new Response('body is not a JSON object', { status: 400 });
-      }
-      const payload = parsed as Record<string, unknown>;
-      if (payload.type === 'url_verification') return Response.json({ challenge: payload.challenge });
-      // Slack sends an event again (X-Slack-Retry-Num) when it got no 200 within 3 s: skipped if that delivery was
-      // taken, emitted if it never arrived (this process was restarting). A replayed request is skipped the same way.
-      if (payload.type === 'event_callback' && firstTime(payload.event_id)) {
-        const event = eventOf(payload);
-        if (event) await ctx.emit(event).catch((thrown) => ctx.logger.warn(String(thrown)));
-      }
-      return new Response(null, { status: 200 });
-    },
-  });
+  const hostname = ctx.config.HOST ?? '127.0.0.1';
+  const port = Number(ctx.config.PORT ?? 3000);
+  const server = listen(
+    () =>
+      Bun.serve({
+        hostname,
+        port,
+        maxRequestBodySize: MAX_BODY_BYTES,
+        // Never Bun's development error page (it shows the source, the stack and the working directory).
+        development: false,
+        error(thrown) {
+          ctx.logger.error(`E_CONNECTOR_FAILED handling a request to ${path}: ${(thrown as Error)?.message ?? thrown}`);
+          return new Response('internal error', { status: 500 });
+        },
+        async fetch(request) {
+          const url = new URL(request.url);
+          if (url.pathname !== path) return new Response('not found', { status: 404 });
+          if (request.method !== 'POST') return new Response('method not allowed', { status: 405 });
+          const body = await request.text();
+          const refused = verifySlackSignature({
+            signingSecret,
+            timestamp: request.headers.get('x-slack-request-timestamp'),
+            signature: request.headers.get('x-slack-signature'),
+            body,
+            nowSeconds: Math.floor(Date.now() / 1000),
+          });
+          if (refused) {
+            ctx.logger.warn(`E_CONNECTOR_SIGNATURE refused a request to ${path}: ${refused}`);
+            return new Response('invalid signature', { status: 401 });
+          }
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(body);
+          } catch {
+            return new Response('body is not JSON', { status: 400 });
+          }
+          // Signed, yet not an event envelope (null, a number, an array): Slack never sends one.
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+            ctx.logger.warn(`E_CONNECTOR_EVENT_INVALID refused a request to ${path}: the body is not a JSON object`);
+            return new Response('body is not a JSON object', { status: 400 });
+          }
+          const payload = parsed as Record<string, unknown>;
+          if (payload.type === 'url_verification') return Response.json({ challenge: payload.challenge });
+          // Slack sends an event again (X-Slack-Retry-Num) when it got no 200 within 3 s: skipped if that delivery was
+          // taken, emitted if it never arrived (this process was restarting). A replayed request is skipped the same way.
+          if (payload.type === 'event_callback' && firstTime(payload.event_id)) {
+            const event = eventOf(payload);
+            if (event) await ctx.emit(event).catch((thrown) => ctx.logger.warn(String(thrown)));
+          }
+          return new Response(null, { status: 200 });
+        },
+      }),
+    `${hostname}:${port}`,
+  );
   ctx.logger.info(`slack events listening on http://${server.hostname}:${server.port}${path}`);
 
   ctx.onReply(async (reply: ConnectorReply) => {
