@@ -434,6 +434,24 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     expect(await runGit(dir, 'branch', '--list', 'goondan/*')).toBe('');
   });
 
+  test('a revert of a revision the active branch never had (a rejected attempt) is E_CHANGESET_NOT_FOUND; nothing changes', async () => {
+    const { dir, workdir } = await gitBundle();
+    const before = await runGit(dir, 'rev-parse', 'main');
+    await openAndEdit(workdir, 'attempt', (text) => text.replace('kind: Model', 'kind: Modle'));
+    expect((await commit(workdir, 'attempt')).status).toBe('rejected');
+    const attempt = await runGit(dir, 'rev-parse', 'goondan/changeset/attempt');
+    const error = await revertChange({
+      repository: await locateBundleRepository(dir),
+      revision: attempt,
+      parentDir: join(dir, '.goondan', 'changesets'),
+      libraries: [baseBundleDir],
+    }).catch((thrown) => thrown);
+    expect(error).toMatchObject({ code: 'E_CHANGESET_NOT_FOUND' });
+    expect(String(error.message)).toContain('is not on the active branch main');
+    expect(await runGit(dir, 'rev-parse', 'main')).toBe(before);
+    expect(await runGit(dir, 'branch', '--list', 'goondan/changeset/revert-*')).toBe('');
+  });
+
   test("a revert does not take over a changeset an agent opened under the revert's name", async () => {
     const { dir, workdir } = await gitBundle();
     await openAndEdit(workdir, 'polite', (text) => text.replace('You build.', 'You build politely.'));

@@ -29,6 +29,15 @@ export async function revertChange(options: {
       suggestion: "Pick a revision from 'gdn changes list'.",
     });
   const revision = resolved.stdout.trim();
+  // A revision the active branch does not have (an open changeset's attempt, another branch) was never active:
+  // "undoing" it would apply the reverse of a change the bundle never had.
+  const contained = await runGit({ cwd, args: ['merge-base', '--is-ancestor', revision, repository.activeRef] });
+  if (contained.exitCode !== 0)
+    throw new GoondanError(
+      'E_CHANGESET_NOT_FOUND',
+      `Revision '${options.revision}' (${revision.slice(0, 12)}) is not on the active branch ${repository.activeRef.replace('refs/heads/', '')} of ${cwd}: it was never active, so there is nothing of it to revert.`,
+      { suggestion: "Pick a revision from 'gdn changes list' (or git log of the active branch)." },
+    );
   const name = `revert-${revision.slice(0, 12)}`;
   // One left open under this name (a revert that was killed, or an agent's changeset named so) is not reused: its
   // edits would be activated as part of the person's revert.
