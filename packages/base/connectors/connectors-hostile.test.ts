@@ -388,3 +388,30 @@ describe('Connector/slack that cannot start', () => {
     expect(stderr).not.toMatch(/^\s+at /m);
   }, 20_000);
 });
+
+describe('Connector/cron with a config it cannot use', () => {
+  test('an unknown TIME_ZONE is E_SCHEDULE_TIME_ZONE naming the field and what to give, not a TypeError stack', async () => {
+    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+      serialization: 'json',
+      ipc() {},
+    });
+    stops.push(() => child.kill('SIGKILL'));
+    child.send({
+      type: 'start',
+      connection: 'cron-zone',
+      connector: 'cron',
+      entry: resolve(import.meta.dir, 'cron', 'index.ts'),
+      events: null,
+      secrets: {},
+      config: { SCHEDULE: '* * * * *', TIME_ZONE: 'Mars/Olympus' },
+    });
+    expect(await child.exited).toBe(1);
+    const stderr = await new Response(child.stderr).text();
+    expect(stderr).toContain("E_SCHEDULE_TIME_ZONE config.TIME_ZONE: Unknown time zone 'Mars/Olympus'.");
+    expect(stderr).toContain('IANA time zone name');
+    expect(stderr).not.toMatch(/^\s+at /m);
+  }, 20_000);
+});

@@ -3,6 +3,7 @@
 // `gdn serve` computes the occurrences (croner), so the expression reads as `gdn schedules add --cron` does.
 // Occurrences missed while the process was down are not made up for; use the scheduler for that.
 import { GoondanError, nextOccurrence } from '@goondan/core';
+import { resolveTimeZone } from '@goondan/core/time-zone';
 import type { ConnectorContext } from '../runtime/connector-types.ts';
 
 /** setTimeout's own limit; a longer wait is taken in steps. */
@@ -12,6 +13,11 @@ export default async function cron(ctx: ConnectorContext): Promise<void> {
   const expression = ctx.config.SCHEDULE;
   if (!expression) throw new GoondanError('E_SCHEDULE_INVALID', 'config.SCHEDULE (a cron expression) is required');
   const timeZone = ctx.config.TIME_ZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // Checked here: croner's own complaint about an unknown zone is a TypeError with its stack.
+  const zone = resolveTimeZone(timeZone);
+  if (!('zone' in zone)) {
+    throw new GoondanError('E_SCHEDULE_TIME_ZONE', `config.TIME_ZONE: ${zone.message} ${zone.suggestion}`);
+  }
   const text = ctx.config.TEXT ?? `Scheduled: ${expression}`;
   const recurrence = { kind: 'cron' as const, expression, timeZone };
   let next = nextOccurrence(recurrence, Date.now());
