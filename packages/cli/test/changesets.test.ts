@@ -355,3 +355,20 @@ describe('concurrent commits from separate processes (the activation lock holds 
     expect(await git(bundle, 'status', '--porcelain')).toBe('');
   });
 });
+
+describe('gdn changes arguments', () => {
+  test('gdn changes with wrong arguments is a usage error wherever it runs, before any bundle is looked for', async () => {
+    const empty = await makeTempDir();
+    for (const [args, said] of [
+      [['changes', 'revert', 'a', 'b'], 'revert takes one revision: gdn changes revert REV'],
+      [['changes', 'revert'], 'revert takes one revision: gdn changes revert REV'],
+      [['changes', 'list', 'extra'], "unexpected argument 'extra'"],
+      [['changes', 'list', '--limit', '0'], "--limit must be a positive integer, got '0'"],
+    ] as const) {
+      const result = await gdn([...args], { cwd: empty });
+      expect({ args, exitCode: result.exitCode }).toEqual({ args, exitCode: 2 });
+      expect(result.stderr).toContain(said);
+      expect(result.stderr).toContain('E_CLI_USAGE');
+    }
+  });
+});

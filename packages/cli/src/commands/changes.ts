@@ -42,14 +42,17 @@ export async function changesCommand(argv: string[]): Promise<number> {
     return action === undefined && !values.help ? 2 : 0;
   }
   if (action !== 'list' && action !== 'revert') throw unknownSubcommand('changes', action, ['list', 'revert']);
+  // The arguments are checked before the bundle is looked for: a usage error says so wherever it is run.
+  if (action === 'list' && rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`, 'changes');
+  if (action === 'revert' && rest.length !== 1)
+    throw new UsageError('revert takes one revision: gdn changes revert REV', 'changes');
+  const limit = values.limit === undefined ? 20 : wholeNumber(values.limit, 1);
+  if (limit === null) throw new UsageError(`--limit must be a positive integer, got '${values.limit}'`, 'changes');
   if (values.json) reserveStdoutForJson();
   const dir = bundleDirOf(values.bundle);
   const repository = await locateBundleRepository(dir);
   const color = useColor(process.stdout);
   if (action === 'list') {
-    if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`, 'changes');
-    const limit = values.limit === undefined ? 20 : wholeNumber(values.limit, 1);
-    if (limit === null) throw new UsageError(`--limit must be a positive integer, got '${values.limit}'`, 'changes');
     const overview = await listChanges({ repository, limit });
     if (values.json) {
       printJson(overview);
@@ -68,7 +71,6 @@ export async function changesCommand(argv: string[]): Promise<number> {
     return 0;
   }
   // revert
-  if (rest.length !== 1) throw new UsageError('revert takes one revision: gdn changes revert REV', 'changes');
   const outcome = await revertChange({
     repository,
     revision: rest[0]!,
