@@ -38,6 +38,19 @@ describe('postSlackMessage', () => {
     expect(refused.texts).toEqual([]);
   });
 
+  test('an answer that is not Slack JSON (an HTML page of a proxy, 200) is a failure saying so, not "200"', async () => {
+    const html = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () => new Response('<html>login to the proxy</html>', { headers: { 'content-type': 'text/html' } }),
+    });
+    servers.push(html);
+    expect(await post(`http://127.0.0.1:${html.port}/api`, 'x')).toEqual({
+      ok: false,
+      error: "HTTP 200: the answer is not Slack's JSON",
+    });
+  });
+
   test('a reply longer than Slack keeps is posted in parts, in order', async () => {
     const api = fakeApi([]);
     const text = `${'a'.repeat(MAX_TEXT_CHARS)}${'b'.repeat(10)}`;

@@ -54,9 +54,11 @@ async function postPart(options: Parameters<typeof postSlackMessage>[0]): Promis
         body,
         signal: AbortSignal.any([options.signal, AbortSignal.timeout(POST_TIMEOUT_MS)]),
       });
-      const answer = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string };
-      if (response.ok && answer.ok) return { ok: true };
-      outcome = { ok: false, error: answer.error ?? String(response.status) };
+      const answer = (await response.json().catch(() => null)) as { ok?: boolean; error?: string } | null;
+      if (response.ok && answer?.ok) return { ok: true };
+      // Slack's own `error` when it gave one; else the status, and whether the body was Slack's JSON at all.
+      const what = answer === null ? "the answer is not Slack's JSON" : 'no error given';
+      outcome = { ok: false, error: answer?.error ?? `HTTP ${response.status}: ${what}` };
       if (response.status === 429) waitSeconds = Math.max(1, Number(response.headers.get('retry-after')) || 1);
       else if (response.status >= 500) waitSeconds = 2 ** attempt;
       else return outcome;
