@@ -97,6 +97,21 @@ for (const kase of transportCases) {
         expect([...all].sort()).toEqual([...inputs].sort());
       });
 
+      test('a shutdown without drain during the drain of one under way (Ctrl-C as gdn run ends) ends the drain at once', async () => {
+        swarm = await startSwarm({
+          scripts: {
+            coordinator: [sendAll(['note']), { text: 'sent' }],
+            worker: [{ toolCalls: [{ name: 'probe__sleep', args: { ms: 600_000 } }] }, { text: 'noted' }],
+          },
+        });
+        await swarm.orchestrator.request({ input: 'go' });
+        // The end of the run waits for the send, whose turn does not end (a drain timeout far above the test's).
+        const draining = swarm.orchestrator.shutdown({ drain: true, drainTimeoutMs: 600_000, gracePeriodMs: 0 });
+        const interrupted = await swarm.orchestrator.shutdown({ reason: 'SIGINT' });
+        expect(interrupted.pendingSends).toBe(1);
+        expect(await draining).toBe(interrupted);
+      });
+
       test('another orchestrator on the bundle leaves alone the stored sends of an instance the first one runs', async () => {
         // The worker's turn for the send holds its instance: the send stays in its inbox while the first run goes on.
         swarm = await startSwarm({

@@ -365,7 +365,8 @@ export class Orchestrator {
    *
    * With `drain`, it first waits (up to `drainTimeoutMs`) until every sent event accepted so far has been handled,
    * routing as usual meanwhile (a handled event may send more). Sent events not handled by then stay stored in
-   * their target's inbox and are handled when the target next starts; `pendingSends` counts them.
+   * their target's inbox and are handled when the target next starts; `pendingSends` counts them. A call without
+   * `drain` while the drain runs (a signal as the command ends) ends it: the shutdown goes on at once.
    *
    * With `graceIncludesDrain`, the grace period counts from this call and bounds the whole shutdown: the drain
    * waits at most that long, and the processes get what is left of it (`gdn serve --grace`, where an event for an
@@ -380,6 +381,8 @@ export class Orchestrator {
       graceIncludesDrain?: boolean;
     } = {},
   ): Promise<ShutdownReport> {
+    // A shutdown without drain (Ctrl-C, SIGTERM) during the drain of one under way: the drain ends now.
+    if (this.shutdownPromise && !options.drain) for (const wake of this.drainWaiters.splice(0)) wake();
     this.shutdownPromise ??= (async () => {
       const startedAt = Date.now();
       const grace = options.gracePeriodMs ?? this.options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
