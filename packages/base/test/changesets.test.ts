@@ -184,7 +184,7 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     const result = await commit(workdir, 'late');
     expect(result).toMatchObject({ status: 'conflict', code: 'E_CHANGESET_CONFLICT', active, files: ['leaked.txt'] });
     expect(String(result.message)).toContain(
-      `no longer has 1 revision the changeset started from (${secret.slice(0, 12)} "oops, a secret")`,
+      `does not have 1 revision changeset 'late' started from (${secret.slice(0, 12)} "oops, a secret")`,
     );
     expect(String(result.suggestion)).toContain('swarm-bundle__discard_changeset {"changeset":"late"}');
     expect(await runGit(dir, 'rev-parse', 'main')).toBe(active);
@@ -194,6 +194,22 @@ describe('swarm-bundle changesets (v1 §12.4, real git)', () => {
     await openAndEdit(workdir, 'late', (text) => `${text}more\n`, 'notes.md');
     expect(await commit(workdir, 'late')).toMatchObject({ status: 'ok', changed: [{ path: 'notes.md' }] });
     expect(await runGit(dir, 'branch', '--contains', secret)).toBe('');
+  });
+
+  test('a person who checks out another branch meanwhile: a changeset opened on main does not merge main into it', async () => {
+    const { dir, workdir } = await gitBundle();
+    await runGit(dir, 'branch', 'release');
+    await writeFile(join(dir, 'draft.md'), 'only on main\n');
+    await runGit(dir, 'add', 'draft.md');
+    await runGit(dir, 'commit', '-q', '-m', 'draft on main');
+    await openAndEdit(workdir, 'fix', (text) => `${text}fix\n`, 'notes.md');
+    await runGit(dir, 'switch', '-q', 'release');
+    const release = await runGit(dir, 'rev-parse', 'release');
+    const result = await commit(workdir, 'fix');
+    expect(result).toMatchObject({ status: 'conflict', files: ['draft.md'] });
+    expect(String(result.message)).toContain("The active branch release does not have 1 revision changeset 'fix'");
+    expect(await runGit(dir, 'rev-parse', 'release')).toBe(release);
+    expect(await Bun.file(join(dir, 'draft.md')).exists()).toBe(false);
   });
 
   test('a commit that discards on failure says so: a conflict then tells how to make the change again', async () => {

@@ -116,15 +116,15 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
     const tip = await git({ cwd: worktree, env: pinned, args: ['rev-parse', 'HEAD'] });
     const dropped = await droppedRevisions({ cwd: root, activeRef: repository.activeRef, active, tip, changeset });
     if (dropped.length > 0) {
-      // The person rewrote the active branch (git reset, an amend) since the changeset was opened: merging would
-      // bring back what they removed. Only a changeset opened at the active revision is free of it.
+      // The person rewrote the active branch (git reset, an amend) or checked out another one since the changeset
+      // was opened: merging would bring in what that branch does not have. Only a changeset opened at the active revision is free of it.
       const start = dropped[0]!.revision;
       const files = await changedFiles(root, await git({ cwd: root, args: ['merge-base', active, start] }), start);
       const named = dropped
         .slice(0, 5)
         .map((entry) => `${entry.revision.slice(0, 12)} "${entry.subject}"`)
         .join(', ');
-      const message = `The active branch ${repository.activeRef.replace('refs/heads/', '')} was rewritten since changeset '${changeset}' was opened: it no longer has ${dropped.length} revision${dropped.length === 1 ? '' : 's'} the changeset started from (${named}), and committing would bring ${dropped.length === 1 ? 'it' : 'them'} back. Nothing was activated.`;
+      const message = `The active branch ${repository.activeRef.replace('refs/heads/', '')} does not have ${dropped.length} revision${dropped.length === 1 ? '' : 's'} changeset '${changeset}' started from (${named}): it was rewritten, or another branch was checked out, since the changeset was opened, and committing would bring ${dropped.length === 1 ? 'it' : 'them'} in. Nothing was activated.`;
       return conflictOutcome({
         changeset,
         active,
@@ -355,8 +355,12 @@ async function droppedRevisions(options: {
     .filter(([, , trailer = '']) => trailer.trim() !== changeset)
     .map(([revision = '', subject = '']) => ({ revision, subject }));
   if (foreign.length === 0) return [];
-  const reflog = await runGit({ cwd, args: ['log', '-g', '--format=%H', activeRef, '--'] });
-  const tips = reflog.exitCode === 0 ? reflog.stdout.split('\n').filter((line) => line !== '') : [];
+  // The active branch's reflog has it when the branch was rewritten; HEAD's when another branch was checked out.
+  const tips: string[] = [];
+  for (const ref of [activeRef, 'HEAD']) {
+    const reflog = await runGit({ cwd, args: ['log', '-g', '--format=%H', ref, '--'] });
+    if (reflog.exitCode === 0) tips.push(...reflog.stdout.split('\n').filter((line) => line !== ''));
+  }
   return tips.length === 0 || tips.includes(foreign[0]!.revision) ? foreign : [];
 }
 
