@@ -31,6 +31,9 @@ import { stderrLogger } from './stderr-logger.ts';
 import { useColor } from './terminal.ts';
 import { wholeNumber } from './whole-number.ts';
 
+/** How long the end of a swarm run waits for sent events quietly before it says so. */
+const DRAIN_NOTICE_MS = 1_000;
+
 /** One conversation a command talks to: an in-process agent instance, or an agent of a swarm run by an Orchestrator. */
 export interface AgentSession {
   mode: 'in-process' | 'swarm';
@@ -190,7 +193,18 @@ async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: Sess
     resume: async () => null,
     close: async () => {
       // Sent events still being handled are waited for (bounded); what is left stays stored for the next run.
-      const report = await orchestrator.shutdown({ reason: 'the command ended', drain: true });
+      const shutdown = orchestrator.shutdown({ reason: 'the command ended', drain: true });
+      // A wait that lasts is said: the person would otherwise see nothing happen for up to 30 s.
+      const notice = setTimeout(() => {
+        const count = orchestrator.pendingSends;
+        if (count > 0 && !flags.quiet) {
+          process.stderr.write(
+            `waiting up to 30 s for ${count} sent event(s) to be handled; what is left then stays in its target's inbox for the next run.\n`,
+          );
+        }
+      }, DRAIN_NOTICE_MS);
+      const report = await shutdown;
+      clearTimeout(notice);
       await oauth?.close();
       if (report.pendingSends && !flags.quiet) {
         process.stderr.write(

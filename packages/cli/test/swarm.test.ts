@@ -166,6 +166,26 @@ describe('gdn run with a Swarm', () => {
     expect((await ps(bundle)).orchestrators).toEqual([]);
   });
 
+  test('the end of a run says it waits for a sent event; Ctrl-C then stops it, keeping the event', async () => {
+    const bundle = await swarmBundle({
+      coordinatorScript: [
+        { toolCalls: [{ name: 'agents__send', args: { target: 'worker', input: 'note this' } }] },
+        { text: 'Sent.' },
+      ],
+      // The send's turn does not end by itself: the end of the run waits for it (the drain, up to 30 s).
+      workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 600_000 } }] }, { text: 'noted' }],
+    });
+    const run = startGdn(['run', '--bundle', bundle, '--input', 'go', '--grace', '500']);
+    await run.waitForStderr('waiting up to 30 s for 1 sent event(s) to be handled', 30_000);
+    const pids = await agentPids(bundle, 2);
+    run.proc.kill('SIGINT');
+    const result = await run.finish();
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('Sent.\n');
+    expect(result.stderr).toContain("1 sent event(s) not handled yet; kept in their target's inbox for the next run.");
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  });
+
   test('a second gdn run while the entry agent is busy says E_INSTANCE_BUSY once (no lifecycle line of its own agent)', async () => {
     const bundle = await swarmBundle({
       workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 20000 } }] }, { text: 'waited' }],

@@ -353,6 +353,11 @@ export class Orchestrator {
     return this.supervisor.info(record);
   }
 
+  /** Sent events accepted (stored) whose turn has not ended yet: what a drain waits for. */
+  get pendingSends(): number {
+    return this.acceptedSends.size;
+  }
+
   /** Every agent instance this orchestrator knows, running or not. */
   list(): AgentProcessInfo[] {
     return [...this.supervisor.records.values()].map((record) => this.supervisor.info(record));
