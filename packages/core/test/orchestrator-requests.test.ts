@@ -113,6 +113,31 @@ for (const kase of transportCases) {
         });
       });
 
+      test('data nested 50,000 levels deep is E_TOOL_INVALID_ARGS for the caller, not a failed turn', async () => {
+        // JSON.stringify of such a value overflows the stack: storing the call or sending it failed the whole turn.
+        const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+        const args = (name: string) => `{"target":"${name}","input":"hi","data":${deep}}`;
+        swarm = await startSwarm({
+          scripts: {
+            coordinator: [
+              {
+                toolCalls: [
+                  { name: 'agents__send', args: args('worker') },
+                  { name: 'agents__request', args: args('worker') },
+                ],
+              },
+              { text: 'done' },
+            ],
+            worker: [{ text: 'never asked' }],
+          },
+        });
+        expect((await swarm.orchestrator.request({ input: 'go' })).text).toBe('done');
+        const results = swarm.toolResults('coordinator');
+        expect(results.map((result) => result.error?.code)).toEqual(['E_TOOL_INVALID_ARGS', 'E_TOOL_INVALID_ARGS']);
+        expect(results[0]!.error!.message).toContain('arguments are nested more than 100 levels deep');
+        expect(swarm.orchestrator.list().map((process) => process.agent)).toEqual(['coordinator']);
+      });
+
       test('Tool/agents config.allow narrows whom an agent may call (agents__catalog shows the same)', async () => {
         swarm = await startSwarm({
           scripts: {

@@ -1,4 +1,5 @@
 import type { AssistantModelMessage, ContentPart, ProviderMetadata, ToolSet } from 'ai';
+import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from '../tools/parse-arguments.ts';
 import { toJsonSafe } from '../tools/to-json-safe.ts';
 
 type AssistantPart = Exclude<AssistantModelMessage['content'], string>[number];
@@ -43,7 +44,12 @@ export function toAssistantMessage(content: ReadonlyArray<ContentPart<ToolSet>>)
           type: 'tool-call',
           toolCallId: part.toolCallId,
           toolName: part.toolName,
-          input: part.invalid === true && typeof part.input !== 'object' ? {} : part.input,
+          // Input too deep to store (JSON.stringify overflows) is kept as `{}`, as input that did not parse.
+          input:
+            (part.invalid === true && typeof part.input !== 'object') ||
+            nestedDeeperThan(part.input, MAX_ARGUMENT_DEPTH)
+              ? {}
+              : part.input,
           ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
           ...options(part.providerMetadata),
         });

@@ -123,6 +123,16 @@ describe('argument validation', () => {
     expect(result.error?.message).toContain('extra: is not an allowed property');
   });
 
+  test('arguments nested more than 100 levels deep are E_TOOL_INVALID_ARGS, as a string or an object', async () => {
+    const { executor, catalog } = setup();
+    const deep = `{"text":${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
+    for (const args of [deep, JSON.parse(deep)]) {
+      const result = await executor.execute({ id: 'c1', name: 'echo__say', args }, { catalog, scope: testScope() });
+      expect(result.error?.code).toBe('E_TOOL_INVALID_ARGS');
+      expect(result.error?.message).toContain('arguments are nested more than 100 levels deep');
+    }
+  });
+
   test('broken JSON arguments from a model become E_TOOL_INVALID_ARGS', async () => {
     const { executor, catalog } = setup();
     const result = await executor.execute(
