@@ -138,6 +138,19 @@ for (const kase of transportCases) {
         expect(swarm.orchestrator.list().map((process) => process.agent)).toEqual(['coordinator']);
       });
 
+      test("a tool's send with data JSON cannot carry fails at once (E_OPTIONS_INVALID), not after 30 s", async () => {
+        swarm = await startSwarm({
+          scripts: {
+            coordinator: [{ toolCalls: [{ name: 'probe__deep-send', args: { depth: 50_000 } }] }, { text: 'done' }],
+            worker: [{ text: 'never sent' }],
+          },
+        });
+        expect((await swarm.orchestrator.request({ input: 'go' })).text).toBe('done');
+        const [result] = swarm.toolResults('coordinator');
+        expect(result?.error?.code).toBe('E_OPTIONS_INVALID');
+        expect(result?.error?.message).toContain('data cannot be sent to another agent');
+      });
+
       test('Tool/agents config.allow narrows whom an agent may call (agents__catalog shows the same)', async () => {
         swarm = await startSwarm({
           scripts: {

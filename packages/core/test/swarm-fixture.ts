@@ -40,6 +40,7 @@ const probeTool = {
       { name: 'explode' },
       { name: 'crash-once' },
       { name: 'pid' },
+      { name: 'deep-send', parameters: { type: 'object', properties: { depth: { type: 'integer' } } } },
       { name: 'job', parameters: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] } },
       { name: 'mark', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
     ],

@@ -53,6 +53,20 @@ export function wireError(error: WireError): GoondanError {
   return new GoondanError('E_TOOL', `${error.code}: ${error.message}`);
 }
 
+/**
+ * `data` that JSON can carry over the wire. One it cannot (nested some 10,000 levels deep, circular, a BigInt) was
+ * dropped by the pipe unnoticed, and the call waited for its timeout: it fails at once instead.
+ */
+function sendable(data: JsonValue): JsonValue {
+  try {
+    JSON.stringify(data);
+  } catch (thrown) {
+    const reason = thrown instanceof Error ? thrown.message : String(thrown);
+    throw new GoondanError('E_OPTIONS_INVALID', `data cannot be sent to another agent: ${reason}`);
+  }
+  return data;
+}
+
 interface Waiter {
   resolve(data: ReplyData): void;
   timer: PausableTimer;
@@ -250,7 +264,7 @@ export class AgentsClient implements AgentsRuntime {
       if (trace.caller) event.traceContext.caller = trace.caller;
       if (trace.auth) event.auth = trace.auth;
     }
-    if (options.data !== undefined) event.data = options.data;
+    if (options.data !== undefined) event.data = sendable(options.data);
     return event;
   }
 

@@ -37,6 +37,12 @@ export const handlers = {
       await Bun.sleep(input.ms);
       return { slept: input.ms };
     }),
+  /** Sends the worker `data` nested `depth` levels deep (more than JSON.stringify can take at 50,000). */
+  'deep-send': async (ctx: ToolContext, input: { depth: number }) => {
+    let data: unknown = [];
+    for (let level = 1; level < input.depth; level++) data = [data];
+    return ctx.agents!.send({ target: 'worker', input: 'deep', data: data as never });
+  },
   /** Which process serves this agent. */
   pid: () => ({ pid: process.pid }),
   /** Appends a line to a file in the workdir (evidence that a turn ran). */
