@@ -8,6 +8,9 @@ export const MAX_ARGUMENT_DEPTH = 100;
 
 /** Whether `value` nests arrays or objects more than `max` levels deep (walked without recursion). */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
+  // Every call's arguments come here, most of them flat: those are answered without the walk's allocations
+  // (~7 ns against ~40 ns for `{ value: 1 }`, a tenth of a tool call; docs/performance.md).
+  if (typeof value !== 'object' || value === null || (max > 0 && !holdsObject(value))) return false;
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
@@ -15,6 +18,19 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
     if (depth >= max) return true;
     for (const item of Object.values(current))
       if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+  }
+  return false;
+}
+
+/** Whether an array or object holds another one directly. */
+function holdsObject(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (const item of value) if (typeof item === 'object' && item !== null) return true;
+    return false;
+  }
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null) return true;
   }
   return false;
 }
