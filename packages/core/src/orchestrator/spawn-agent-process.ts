@@ -62,7 +62,15 @@ const DRAIN_AFTER_EXIT_MS = 200;
 
 export const agentProcessMain = fileURLToPath(new URL('./agent-process-main.ts', import.meta.url));
 
-async function forwardLines(
+/** The longest line of an agent process's output held whole; a longer one is handed on in pieces this long. */
+export const MAX_OUTPUT_LINE_CHARS = 65_536;
+
+/**
+ * Hands each line of an agent process's stdout or stderr to `write`. A line without its end in sight (a tool printing
+ * megabytes with no newline) goes on in pieces of MAX_OUTPUT_LINE_CHARS: it was held whole in the orchestrator,
+ * growing without bound while the process kept writing.
+ */
+export async function forwardLines(
   stream: ReadableStream<Uint8Array>,
   write: ((line: string, stream: 'stdout' | 'stderr') => void) | undefined,
   name: 'stdout' | 'stderr',
@@ -77,6 +85,10 @@ async function forwardLines(
       write(pending.slice(0, newline), name);
       pending = pending.slice(newline + 1);
       newline = pending.indexOf('\n');
+    }
+    while (pending.length > MAX_OUTPUT_LINE_CHARS) {
+      write(pending.slice(0, MAX_OUTPUT_LINE_CHARS), name);
+      pending = pending.slice(MAX_OUTPUT_LINE_CHARS);
     }
   }
   if (write && pending) write(pending, name);
