@@ -94,6 +94,33 @@ afterAll(async () => {
   for (const stop of stops) await stop();
 });
 
+/**
+ * Starts the connector runner process with `start` (its connection, connector, entry, secrets, config), stderr piped
+ * and IPC on; `options` adds a cwd or an IPC handler. Killed when the file's tests end.
+ */
+function startRunner(
+  start: Record<string, unknown>,
+  options: { cwd?: string; ipc?: (message: { type: string; id?: string }) => void } = {},
+) {
+  const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'pipe',
+    serialization: 'json',
+    ipc: (message) => options.ipc?.(message),
+  });
+  stops.push(() => child.kill('SIGKILL'));
+  child.send({ type: 'start', ...start });
+  return child;
+}
+
+/** startRunner, until the process exits: its exit code and what it wrote to stderr. */
+async function runToExit(start: Record<string, unknown>) {
+  const child = startRunner(start);
+  return { exitCode: await child.exited, stderr: await new Response(child.stderr).text() };
+}
+
 describe('Connector/slack under hostile deliveries', () => {
   test('a valid request delivered twice (the same event_id) is emitted once', async () => {
     const api = fakeWebApi(0);
@@ -152,35 +179,31 @@ describe('connector runner log lines', () => {
     );
     const secret = 'runner-secret-value-93';
     let stderr = '';
-    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
-      cwd: dir,
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-      serialization: 'json',
-      ipc(message: { type: string; id?: string }) {
-        if (message.type === 'event')
-          child.send({
-            type: 'reply',
-            id: message.id,
-            reply: { event: { name: 'ping' }, text: 'pong', status: 'completed', agent: 'a', instanceKey: 'k' },
-          });
+    const child = startRunner(
+      {
+        connection: 'leaky-c',
+        connector: 'leaky',
+        entry,
+        events: null,
+        secrets: { TOKEN: secret },
+        config: {},
       },
-    });
-    stops.push(() => child.kill('SIGKILL'));
+      {
+        cwd: dir,
+        ipc(message: { type: string; id?: string }) {
+          if (message.type === 'event')
+            child.send({
+              type: 'reply',
+              id: message.id,
+              reply: { event: { name: 'ping' }, text: 'pong', status: 'completed', agent: 'a', instanceKey: 'k' },
+            });
+        },
+      },
+    );
     const reading = (async () => {
       const decoder = new TextDecoder();
       for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });
     })();
-    child.send({
-      type: 'start',
-      connection: 'leaky-c',
-      connector: 'leaky',
-      entry,
-      events: null,
-      secrets: { TOKEN: secret },
-      config: {},
-    });
     const deadline = Date.now() + 10_000;
     while (!stderr.includes('handler failed') && Date.now() < deadline) await Bun.sleep(20);
     child.send({ type: 'stop' });
@@ -202,26 +225,22 @@ describe('connector runner log lines', () => {
 `,
     );
     const messages: string[] = [];
-    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
-      cwd: dir,
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-      serialization: 'json',
-      ipc(message: { type: string }) {
-        messages.push(message.type);
+    const child = startRunner(
+      {
+        connection: 'early-c',
+        connector: 'early',
+        entry,
+        events: null,
+        secrets: {},
+        config: {},
       },
-    });
-    stops.push(() => child.kill('SIGKILL'));
-    child.send({
-      type: 'start',
-      connection: 'early-c',
-      connector: 'early',
-      entry,
-      events: null,
-      secrets: {},
-      config: {},
-    });
+      {
+        cwd: dir,
+        ipc(message: { type: string }) {
+          messages.push(message.type);
+        },
+      },
+    );
     expect(await child.exited).toBe(1);
     expect(messages).not.toContain('ready');
     expect(await new Response(child.stderr).text()).toContain('E_CONNECTOR_FAILED');
@@ -229,17 +248,8 @@ describe('connector runner log lines', () => {
 });
 
 /** Runs Connector/telegram in the connector runner process against a fake Bot API, until it exits. */
-async function runTelegram(api: Pick<FakeBotApi, 'apiRoot'>, token: string, pollTimeoutSeconds = 1) {
-  const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: 'pipe',
-    serialization: 'json',
-    ipc() {},
-  });
-  stops.push(() => child.kill('SIGKILL'));
-  child.send({
-    type: 'start',
+function runTelegram(api: Pick<FakeBotApi, 'apiRoot'>, token: string, pollTimeoutSeconds = 1) {
+  return runToExit({
     connection: 'tg-hostile',
     connector: 'telegram',
     entry: resolve(import.meta.dir, 'telegram', 'index.ts'),
@@ -247,7 +257,6 @@ async function runTelegram(api: Pick<FakeBotApi, 'apiRoot'>, token: string, poll
     secrets: { TELEGRAM_BOT_TOKEN: token },
     config: { API_ROOT: api.apiRoot, ALLOWED_CHAT_IDS: '777', POLL_TIMEOUT_SECONDS: String(pollTimeoutSeconds) },
   });
-  return { exitCode: await child.exited, stderr: await new Response(child.stderr).text() };
 }
 
 describe('Connector/telegram when the Bot API refuses or does not answer', () => {
@@ -316,16 +325,7 @@ describe('Connector/telegram when the Bot API refuses or does not answer', () =>
       },
     });
     stops.push(() => flaky.stop(true));
-    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-      serialization: 'json',
-      ipc() {},
-    });
-    stops.push(() => child.kill('SIGKILL'));
-    child.send({
-      type: 'start',
+    const child = startRunner({
       connection: 'tg-flaky',
       connector: 'telegram',
       entry: resolve(import.meta.dir, 'telegram', 'index.ts'),
@@ -350,17 +350,8 @@ describe('Connector/telegram when the Bot API refuses or does not answer', () =>
 
 describe('Connector/slack that cannot start', () => {
   /** Runs Connector/slack in the connector runner process until it exits. */
-  async function runSlack(secrets: Record<string, string>, config: Record<string, string>) {
-    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-      serialization: 'json',
-      ipc() {},
-    });
-    stops.push(() => child.kill('SIGKILL'));
-    child.send({
-      type: 'start',
+  function runSlack(secrets: Record<string, string>, config: Record<string, string>) {
+    return runToExit({
       connection: 'slack-start',
       connector: 'slack',
       entry: resolve(import.meta.dir, 'slack', 'index.ts'),
@@ -368,7 +359,6 @@ describe('Connector/slack that cannot start', () => {
       secrets,
       config,
     });
-    return { exitCode: await child.exited, stderr: await new Response(child.stderr).text() };
   }
 
   test('a port in use is E_SERVE_LISTEN_FAILED naming the address and config.PORT, and no stack', async () => {
@@ -391,16 +381,7 @@ describe('Connector/slack that cannot start', () => {
 
 describe('Connector/cron with a config it cannot use', () => {
   test('an unknown TIME_ZONE is E_SCHEDULE_TIME_ZONE naming the field and what to give, not a TypeError stack', async () => {
-    const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-      serialization: 'json',
-      ipc() {},
-    });
-    stops.push(() => child.kill('SIGKILL'));
-    child.send({
-      type: 'start',
+    const { exitCode, stderr } = await runToExit({
       connection: 'cron-zone',
       connector: 'cron',
       entry: resolve(import.meta.dir, 'cron', 'index.ts'),
@@ -408,8 +389,7 @@ describe('Connector/cron with a config it cannot use', () => {
       secrets: {},
       config: { SCHEDULE: '* * * * *', TIME_ZONE: 'Mars/Olympus' },
     });
-    expect(await child.exited).toBe(1);
-    const stderr = await new Response(child.stderr).text();
+    expect(exitCode).toBe(1);
     expect(stderr).toContain("E_SCHEDULE_TIME_ZONE config.TIME_ZONE: Unknown time zone 'Mars/Olympus'.");
     expect(stderr).toContain('IANA time zone name');
     expect(stderr).not.toMatch(/^\s+at /m);
