@@ -3,7 +3,7 @@ import { absoluteDocsLinks, errorPageLink } from './docs-link.ts';
 import { noteFailure } from './json-stdout.ts';
 import { redactForOutput } from './redact-output.ts';
 import { toPathAccessError } from './system-error.ts';
-import { paint, UsageError, useColor } from './terminal.ts';
+import { paint, printable, UsageError, useColor } from './terminal.ts';
 
 /**
  * A failure as a JSON document carries it, in the shape of a ToolResult's error (docs/cli.md#json-output): code,
@@ -51,7 +51,7 @@ export function reportFailure(failure: unknown): number {
   const color = useColor(process.stderr);
   if (thrown instanceof UsageError) {
     const where = thrown.command ? `gdn ${thrown.command}` : 'gdn';
-    console.error(`${where}: ${thrown.message}`);
+    console.error(`${where}: ${printable(thrown.message)}`);
     console.error(`Run '${where} --help' for usage.`);
     console.error(`  code: ${paint(thrown.code, 'red', color)}`);
     console.error(`  help: ${errorPageLink(thrown.code)}`);
@@ -60,11 +60,12 @@ export function reportFailure(failure: unknown): number {
   if (thrown instanceof GoondanError) {
     // A failure can quote what failed (a URL with credentials, a server's answer echoing a key). The suggestion is
     // our own advice, which names flags such as `--token`: only known secret values are masked there.
-    console.error(`${paint(thrown.code, 'red', color)} ${redactForOutput(thrown.message)}`);
-    console.error(`  suggestion: ${absoluteDocsLinks(redactKnownSecrets(thrown.suggestion))}`);
+    // What failed may quote the input (an agent name, a time zone): its control characters never reach the terminal.
+    console.error(`${paint(thrown.code, 'red', color)} ${printable(redactForOutput(thrown.message))}`);
+    console.error(`  suggestion: ${printable(absoluteDocsLinks(redactKnownSecrets(thrown.suggestion)))}`);
     console.error(`  help: ${errorPageLink(thrown.code)}`);
     return 1;
   }
-  console.error(`gdn: unexpected failure: ${redactForOutput((thrown as Error)?.stack ?? String(thrown))}`);
+  console.error(`gdn: unexpected failure: ${printable(redactForOutput((thrown as Error)?.stack ?? String(thrown)))}`);
   return 1;
 }

@@ -37,3 +37,35 @@ describe("a model's escape sequences", () => {
     }
   });
 });
+
+describe("a person's escape sequences, quoted back in a failure", () => {
+  test('a coded error or usage error quoting a flag value prints it without them; --json keeps the value', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
+    const agent = await gdn(['run', '--bundle', bundle, '--agent', `x${titleAndClear}`, '--input', 'go']);
+    expect(agent.exitCode).toBe(1);
+    expect(agent.stderr).toStartWith('E_REF_UNRESOLVED');
+    expect(agent.stderr).toContain("No Agent named 'x\ufffd]0;pwned\ufffd\ufffd[2J'");
+    const zone = await gdn([
+      'schedules',
+      'add',
+      '--bundle',
+      bundle,
+      '--in',
+      '1h',
+      '--input',
+      'x',
+      '--tz',
+      titleAndClear,
+    ]);
+    expect(zone.exitCode).toBe(1);
+    expect(zone.stderr).toStartWith('E_SCHEDULE_TIME_ZONE');
+    const usage = await gdn(['trace', '--bundle', bundle, '--limit', titleAndClear]);
+    expect(usage.exitCode).toBe(2);
+    for (const output of [agent.stderr, zone.stderr, usage.stderr]) {
+      expect(output.includes(ESC)).toBe(false);
+      expect(output.includes('\u0007')).toBe(false);
+    }
+    const json = await gdn(['run', '--bundle', bundle, '--agent', `x${titleAndClear}`, '--input', 'go', '--json']);
+    expect(JSON.parse(json.stdout).error.message).toContain(`x${titleAndClear}`);
+  });
+});
