@@ -99,6 +99,18 @@ function describeLifecycle(event: ProcessLifecycleEvent): string | null {
 export async function startServeHost(options: ServeHostOptions): Promise<ServeHost> {
   checkListenAddress(options.hostname, options.token);
   let current = servedSwarm(options.bundle, options.swarm);
+  // The port first: a port in use (or an address not of this machine) fails the start before the scheduler fires
+  // or a channel takes a message. Requests that arrive while the parts start wait for them.
+  const api = Promise.withResolvers<(request: Request) => Promise<Response>>();
+  const server = listen({
+    hostname: options.hostname,
+    port: options.port,
+    // A turn may take minutes before its reply (or between two streamed chunks): no idle cut-off.
+    idleTimeout: 0,
+    // Bun's own bound (it closes the request) sits above ours, so an oversized body gets our coded 413.
+    maxRequestBodySize: BUN_MAX_REQUEST_BODY_SIZE,
+    fetch: async (request) => (await api.promise)(request),
+  });
   const streams = new TurnStreams();
   let parts: HostPart[] = [];
   // The bundle's OAuth host (docs/oauth.md#one-writer), when it declares an OAuthApp: this process owns the store,
@@ -109,6 +121,9 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
       if (!parts.some((part) => part.oauthGranted?.(requester, event) === true))
         sendGrant(orchestrator, event, requester);
     },
+  }).catch(async (thrown) => {
+    await server.stop(true);
+    throw thrown;
   });
   const oauthApps = oauthAppsOf(current.bundle);
   const orchestrator = new Orchestrator({
@@ -140,7 +155,6 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     startedAt: Date.now(),
     scheduler: null,
   };
-  let server: ReturnType<typeof Bun.serve>;
   try {
     parts = options.parts
       ? await options.parts({ orchestrator, bundle: current.bundle, topology: () => current.topology })
@@ -156,20 +170,16 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
         processes: () => orchestrator.list(),
       }),
     ]);
-    server = listen({
-      hostname: options.hostname,
-      port: options.port,
-      // A turn may take minutes before its reply (or between two streamed chunks): no idle cut-off.
-      idleTimeout: 0,
-      // Bun's own bound (it closes the request) sits above ours, so an oversized body gets our coded 413.
-      maxRequestBodySize: BUN_MAX_REQUEST_BODY_SIZE,
-      fetch: createServeApi({
+    api.resolve(
+      createServeApi({
         routes,
         allowedOrigins: options.allowedOrigins ?? [],
         ...(options.token ? { token: options.token } : {}),
       }),
-    });
+    );
   } catch (thrown) {
+    api.resolve(async () => new Response('gdn serve could not start', { status: 503 }));
+    await server.stop(true);
     await Promise.all(parts.map((part) => part.stop().catch(() => {})));
     await orchestrator.shutdown({ reason: 'gdn serve could not start' });
     await Promise.all(parts.map((part) => part.afterDrain?.().catch(() => {})));
