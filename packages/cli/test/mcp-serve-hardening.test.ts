@@ -141,6 +141,45 @@ describe('gdn mcp serve --http: what is not JSON-RPC', () => {
   });
 });
 
+describe('gdn mcp serve --http: the lifecycle, as over stdio', () => {
+  test('a request without a session is -32000 Server not initialized; a second initialize in a session is -32600', async () => {
+    const { server, url } = await serveHttp();
+    try {
+      const early = await fetch(url, {
+        method: 'POST',
+        headers: mcpHeaders,
+        body: '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+      });
+      expect(early.status).toBe(400);
+      expect(await early.json()).toMatchObject({
+        error: { code: -32000, message: 'Bad Request: Server not initialized' },
+      });
+      const init = await fetch(url, { method: 'POST', headers: mcpHeaders, body: initialize });
+      await init.text();
+      const session = {
+        ...mcpHeaders,
+        'mcp-session-id': init.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-06-18',
+      };
+      const again = await fetch(url, { method: 'POST', headers: session, body: initialize });
+      expect(again.status).toBe(400);
+      expect(await again.json()).toMatchObject({
+        error: { code: -32600, message: 'Invalid Request: Server already initialized' },
+      });
+      const listed = await fetch(url, {
+        method: 'POST',
+        headers: session,
+        body: '{"jsonrpc":"2.0","id":3,"method":"tools/list"}',
+      });
+      expect(listed.status).toBe(200);
+      expect(await listed.text()).toContain('"tools":[');
+    } finally {
+      server.proc.kill('SIGTERM');
+    }
+    expect((await server.finish()).exitCode).toBe(0);
+  });
+});
+
 describe('gdn mcp serve --http: a cancelled call', () => {
   test('notifications/cancelled aborts the tool and ends the stream of its POST, with no answer on it', async () => {
     const { server, url } = await serveHttp();
@@ -203,6 +242,34 @@ describe('gdn mcp serve: tool annotations from categories', () => {
   });
 });
 
+/** The stderr of a server the SDK's client started (stderr: 'pipe'), and waits for a line of it, by its data events. */
+function stderrOf(transport: StdioClientTransport) {
+  let text = '';
+  const waiting = new Set<() => void>();
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    for (const check of waiting) check();
+  });
+  return {
+    /** The first whole line (its newline came) that starts with `prefix`, once there is one; the test's timeout bounds it. */
+    line(prefix: string): Promise<string> {
+      const { promise, resolve } = Promise.withResolvers<string>();
+      const check = () => {
+        const found = text
+          .split('\n')
+          .slice(0, -1)
+          .find((line) => line.startsWith(prefix));
+        if (found === undefined) return;
+        waiting.delete(check);
+        resolve(found);
+      };
+      waiting.add(check);
+      check();
+      return promise;
+    },
+  };
+}
+
 interface ApprovalRow {
   toolName: string;
   status: string;
@@ -223,8 +290,9 @@ describe('gdn mcp serve: approvals through MCP elicitation', () => {
       command: process.execPath,
       args: [mainTs, 'mcp', 'serve', '--bundle', dir],
       env: cliEnv(),
-      stderr: 'ignore',
+      stderr: 'pipe',
     });
+    const stderr = stderrOf(transport);
     await client.connect(transport);
     // Every message from the server, to see a question withdrawn (notifications/cancelled).
     const received: Array<{ method?: string; params?: { requestId?: unknown } }> = [];
@@ -233,18 +301,38 @@ describe('gdn mcp serve: approvals through MCP elicitation', () => {
       received.push(message as (typeof received)[number]);
       deliver(message);
     };
-    return { dir, client, asked, received };
+    return { dir, client, asked, received, stderr };
+  }
+  /** `gdn mcp serve` for the SDK's client without capabilities (it cannot be asked), with the server's stderr. */
+  async function connectPlain() {
+    const dir = await agentBundle();
+    const client = new Client({ name: 'plain', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [mainTs, 'mcp', 'serve', '--bundle', dir],
+      env: cliEnv(),
+      stderr: 'pipe',
+    });
+    const stderr = stderrOf(transport);
+    await client.connect(transport);
+    return { dir, client, stderr };
   }
   const workspace = (dir: string) => join(dir, '.goondan', 'workspaces', 'helper', 'default');
 
   test('an ask tool asks the client (elicitation/create); approve runs it; the answer is in the approval store', async () => {
-    const { dir, client, asked } = await connect(() => ({ action: 'accept', content: { decision: 'approve' } }));
+    const { dir, client, asked, stderr } = await connect(() => ({
+      action: 'accept',
+      content: { decision: 'approve' },
+    }));
     try {
       const result = (await client.callTool({
         name: 'bash__exec',
         arguments: { command: 'echo yes > approved.txt' },
       })) as CallToolResult;
       expect(result.isError).toBeUndefined();
+      expect(await stderr.line('approval needed ')).toMatch(
+        /^approval needed apr_\S+: bash__exec \([^)]*\); asking the MCP client \(elicitation\/create\); or answer with 'gdn approvals approve apr_/,
+      );
       expect(asked).toHaveLength(1);
       expect(asked[0]).toContain('bash__exec');
       expect(asked[0]).toContain('echo yes > approved.txt');
@@ -289,16 +377,7 @@ describe('gdn mcp serve: approvals through MCP elicitation', () => {
   });
 
   test('a client that cannot be asked but follows progress is told the call waits for approval, and how to answer', async () => {
-    const dir = await agentBundle();
-    const client = new Client({ name: 'plain', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [mainTs, 'mcp', 'serve', '--bundle', dir],
-        env: cliEnv(),
-        stderr: 'ignore',
-      }),
-    );
+    const { dir, client, stderr } = await connectPlain();
     try {
       const told = Promise.withResolvers<string>();
       const call = client.callTool({ name: 'bash__exec', arguments: { command: 'echo told > told.txt' } }, undefined, {
@@ -309,9 +388,38 @@ describe('gdn mcp serve: approvals through MCP elicitation', () => {
       const message = await told.promise;
       const id = /waiting for approval (apr_\S+): bash__exec/.exec(message)?.[1];
       expect(message).toContain(`answer with 'gdn approvals approve ${id}'`);
+      // The stderr line said "asked the MCP client" here too, though the client was only told.
+      const line = await stderr.line(`approval needed ${id}`);
+      expect(line).toContain(
+        'the MCP client cannot be asked (it declares no form elicitation), so it is told in a progress notification; ',
+      );
+      expect(line).not.toContain('asking the MCP client');
       expect((await gdn(['approvals', 'approve', id!, '--bundle', dir])).exitCode).toBe(0);
       expect(((await call) as CallToolResult).isError).toBeUndefined();
       expect(await readFile(join(workspace(dir), 'told.txt'), 'utf8')).toBe('told\n');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a client that can neither be asked nor told (no progressToken): the stderr line says so; gdn approvals answers', async () => {
+    const { dir, client, stderr } = await connectPlain();
+    try {
+      const call = client.callTool(
+        { name: 'bash__exec', arguments: { command: 'echo alone > alone.txt' } },
+        undefined,
+        {
+          timeout: 120_000,
+        },
+      );
+      const line = await stderr.line('approval needed ');
+      const id = /^approval needed (apr_[^:]+):/.exec(line)?.[1];
+      expect(line).toContain(
+        `the MCP client was not asked (it declares no form elicitation) nor told (the call has no progressToken); answer with 'gdn approvals approve ${id}'`,
+      );
+      expect((await gdn(['approvals', 'approve', id!, '--bundle', dir])).exitCode).toBe(0);
+      expect(((await call) as CallToolResult).isError).toBeUndefined();
+      expect(await readFile(join(workspace(dir), 'alone.txt'), 'utf8')).toBe('alone\n');
     } finally {
       await client.close();
     }

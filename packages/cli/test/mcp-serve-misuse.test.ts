@@ -95,8 +95,8 @@ async function connect() {
   return { client, output, protocolErrors };
 }
 
-/** `gdn mcp serve` over raw stdio: lines in, parsed JSON-RPC messages out. */
-async function rawServe() {
+/** `gdn mcp serve` over raw stdio: lines in, parsed JSON-RPC messages out; initialized unless `initialize: false`. */
+async function rawServe(options: { initialize?: boolean } = {}) {
   instances += 1;
   const proc = Bun.spawn(
     [process.execPath, mainTs, 'mcp', 'serve', '--bundle', bundle, '--instance', `misuse-${instances}`],
@@ -111,7 +111,12 @@ async function rawServe() {
     proc.stdin.end();
     await proc.exited;
   });
-  const received: Array<{ id?: unknown; result?: unknown; error?: { code: number; message: string } }> = [];
+  const received: Array<{
+    jsonrpc?: string;
+    id?: unknown;
+    result?: unknown;
+    error?: { code: number; message: string };
+  }> = [];
   const output = { stdout: '', stderr: '' };
   void (async () => {
     const decoder = new TextDecoder();
@@ -140,6 +145,7 @@ async function rawServe() {
     await until(() => received.filter((message) => message.id === id).length > nth, `the answer ${id}`);
     return received.filter((message) => message.id === id)[nth]!;
   };
+  if (options.initialize === false) return { proc, send, answer, output, until, received };
   send(
     JSON.stringify({
       jsonrpc: '2.0',
@@ -150,7 +156,7 @@ async function rawServe() {
   );
   await answer(0);
   send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-  return { proc, send, answer, output, until };
+  return { proc, send, answer, output, until, received };
 }
 
 describe('gdn mcp serve (stdio): what does not fit the protocol', () => {
@@ -192,6 +198,88 @@ describe('gdn mcp serve (stdio): what does not fit the protocol', () => {
     await server.until(() => server.output.stderr.includes('jsonrpc'), 'the log lines');
     const logged = server.output.stderr.split('\n').filter((line) => line.startsWith('gdn mcp serve: stdin: '));
     expect(logged).toHaveLength(5);
+  });
+});
+
+describe('gdn mcp serve (stdio): the lifecycle (initialize first)', () => {
+  const initialize = (id: number) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+
+  test('before initialize: tools/list and tools/call get -32000 Server not initialized and no result; ping is answered', async () => {
+    const server = await rawServe({ initialize: false });
+    // It used to answer with the catalog, to a client that never initialized (no version, no capabilities agreed).
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    server.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'calc__add', arguments: { a: 1, b: 2 } },
+      }),
+    );
+    server.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }));
+    const notInitialized = {
+      code: -32000,
+      message: 'Server not initialized: send initialize first (before it, only ping is answered)',
+    };
+    expect(await server.answer(1)).toEqual({ jsonrpc: '2.0', id: 1, error: notInitialized });
+    expect(await server.answer(2)).toEqual({ jsonrpc: '2.0', id: 2, error: notInitialized });
+    expect(await server.answer(3)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+
+    // Then initialize, and everything as before.
+    server.send(initialize(4));
+    expect((await server.answer(4)).result).toMatchObject({ serverInfo: { name: 'goondan' } });
+    server.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }));
+    expect((await server.answer(5)).result).toMatchObject({ tools: expect.arrayContaining([expect.anything()]) });
+    server.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'tools/call',
+        params: { name: 'calc__add', arguments: { a: 1, b: 2 } },
+      }),
+    );
+    expect(await server.answer(6)).toMatchObject({ result: { structuredContent: { sum: 3 } } });
+    // Each early request was answered once, with the error: no result came later.
+    for (const id of [1, 2]) expect(server.received.filter((message) => message.id === id)).toHaveLength(1);
+    expect(server.received.filter((message) => message.id !== undefined && 'result' in message)).toHaveLength(4);
+    await server.until(() => server.output.stderr.includes('before initialize was ignored'), 'the log lines');
+    const logged = server.output.stderr.split('\n').filter((line) => line.startsWith('gdn mcp serve: stdin: '));
+    expect(logged).toEqual([
+      'gdn mcp serve: stdin: a request ("tools/list") before initialize was refused; answered -32000',
+      'gdn mcp serve: stdin: a request ("tools/call") before initialize was refused; answered -32000',
+      'gdn mcp serve: stdin: a notification ("notifications/initialized") before initialize was ignored',
+    ]);
+  });
+
+  test('a second initialize on the connection is -32600 Server already initialized; the session goes on', async () => {
+    const server = await rawServe();
+    server.send(initialize(2));
+    expect(await server.answer(2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32600, message: 'Invalid Request: Server already initialized; a connection is initialized once' },
+    });
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }));
+    expect((await server.answer(3)).result).toMatchObject({ tools: expect.any(Array) });
+    await server.until(() => server.output.stderr.includes('a second initialize'), 'the log line');
+    expect(server.output.stderr).toContain(
+      'gdn mcp serve: stdin: a second initialize was refused (a connection is initialized once); answered -32600',
+    );
+  });
+
+  test("the SDK's client, which initializes first, is served as before; its ping too", async () => {
+    const { client, protocolErrors } = await connect();
+    await client.ping();
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('calc__add');
+    expect(protocolErrors).toEqual([]);
   });
 });
 

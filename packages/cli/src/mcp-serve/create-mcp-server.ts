@@ -8,7 +8,7 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type ApprovalAsker, canElicitForm, elicitApproval } from './elicit-approval.ts';
+import { canElicitForm, elicitApproval, tellWaitingApproval } from './elicit-approval.ts';
 import type { Served } from './open-served.ts';
 import { toolAnnotations } from './tool-annotations.ts';
 import { readToolCallParams } from './tool-call-params.ts';
@@ -53,12 +53,14 @@ export function createMcpServer(served: Served, logger: Console): Server {
         })
       : progressToken === undefined
         ? undefined
-        : tellWaitingApproval((message) =>
-            extra.sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken, progress: 0, message },
-            }),
-          );
+        : tellWaitingApproval({
+            notify: (message) =>
+              extra.sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, progress: 0, message },
+              }),
+            logger,
+          });
     try {
       return toCallToolResult(await served.call(call, { signal: extra.signal, askApproval }));
     } catch (thrown) {
@@ -67,21 +69,6 @@ export function createMcpServer(served: Served, logger: Console): Server {
     }
   };
   return server;
-}
-
-/**
- * For a client that cannot be asked (no elicitation) but follows the call's progress (a progressToken): it is told
- * the call waits for a person, and how to answer, in a progress notification. Without it, all such a client sees is
- * a call that does not end (until its own timeout, often a minute, long before the approval's). The approval stays
- * for `gdn approvals`.
- */
-function tellWaitingApproval(notify: (message: string) => Promise<void>): ApprovalAsker {
-  return async (record) => {
-    await notify(
-      `waiting for approval ${record.id}: ${record.toolName} (${record.rule}); answer with 'gdn approvals approve ${record.id}' or 'gdn approvals deny ${record.id} --reason TEXT'`,
-    ).catch(() => {});
-    return null;
-  };
 }
 
 /** The catalog item as an MCP tool: parameters exactly as declared, annotations from its category. */

@@ -3,8 +3,35 @@ import type { ClientCapabilities, ElicitRequest } from '@modelcontextprotocol/sd
 import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { shortArgs } from '../tool-call-printer.ts';
 
-/** Asks someone to answer an approval; null when nobody could be asked (then `gdn approvals` answers it). */
-export type ApprovalAsker = (record: ApprovalRecord, signal: AbortSignal) => Promise<ApprovalAnswer | null>;
+/**
+ * How an approval a call waits for reaches its MCP client, which depends on the client (its capabilities, the call's
+ * progressToken): `elicitation`, asked with a form (elicitation/create); `progress`, it cannot be asked but is told in a
+ * progress notification of the call how to answer; `none`, neither.
+ */
+export type ApprovalReach = 'elicitation' | 'progress' | 'none';
+
+/** Puts an approval to the MCP client; the answer, or null when it gave none (then `gdn approvals` answers it). */
+export interface ApprovalAsker {
+  reach: ApprovalReach;
+  ask(record: ApprovalRecord, signal: AbortSignal): Promise<ApprovalAnswer | null>;
+}
+
+/**
+ * The stderr line of `gdn mcp serve` when a call needs approval: what was done with the MCP client (asked, told, or
+ * neither, as `reach` says) and how to answer from another terminal, which works in every case.
+ */
+export function approvalNeededLine(
+  record: Pick<ApprovalRecord, 'id' | 'toolName' | 'rule'>,
+  reach: ApprovalReach,
+): string {
+  const noForm = 'it declares no form elicitation';
+  const client = {
+    elicitation: 'asking the MCP client (elicitation/create); or ',
+    progress: `the MCP client cannot be asked (${noForm}), so it is told in a progress notification; `,
+    none: `the MCP client was not asked (${noForm}) nor told (the call has no progressToken); `,
+  }[reach];
+  return `approval needed ${record.id}: ${record.toolName} (${record.rule}); ${client}answer with 'gdn approvals approve ${record.id}' or 'gdn approvals deny ${record.id} --reason TEXT'`;
+}
 
 /** What a CallTool handler's `extra` offers for a request to the client on the same stream as the call. */
 type SendRequest = (
@@ -47,7 +74,8 @@ export function elicitApproval(options: {
   logger: Console;
 }): ApprovalAsker {
   const by = `mcp-client:${options.clientName}`;
-  return async function askMcpClient(record, signal) {
+  return { reach: 'elicitation', ask: askMcpClient };
+  async function askMcpClient(record: ApprovalRecord, signal: AbortSignal): Promise<ApprovalAnswer | null> {
     const message = [
       `Allow ${record.toolName} (${record.category})?`,
       `arguments: ${shortArgs(record.args, 400)}`,
@@ -75,5 +103,32 @@ export function elicitApproval(options: {
       }
       return null;
     }
+  }
+}
+
+/**
+ * For a client that cannot be asked (no elicitation) but follows the call's progress (a progressToken): it is told
+ * the call waits for a person, and how to answer, in a progress notification. Without it, all such a client sees is
+ * a call that does not end (until its own timeout, often a minute, long before the approval's). The approval stays
+ * for `gdn approvals`.
+ */
+export function tellWaitingApproval(options: {
+  notify: (message: string) => Promise<void>;
+  logger: Console;
+}): ApprovalAsker {
+  return {
+    reach: 'progress',
+    async ask(record) {
+      await options
+        .notify(
+          `waiting for approval ${record.id}: ${record.toolName} (${record.rule}); answer with 'gdn approvals approve ${record.id}' or 'gdn approvals deny ${record.id} --reason TEXT'`,
+        )
+        .catch((thrown) =>
+          options.logger.error(
+            `gdn mcp serve: could not tell the MCP client about ${record.id} (${(thrown as Error)?.message ?? thrown}); answer it with 'gdn approvals'`,
+          ),
+        );
+      return null;
+    },
   };
 }

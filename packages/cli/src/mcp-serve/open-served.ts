@@ -16,7 +16,7 @@ import {
   type ToolResult,
   toToolError,
 } from '@goondan/core';
-import type { ApprovalAsker } from './elicit-approval.ts';
+import { type ApprovalAsker, approvalNeededLine } from './elicit-approval.ts';
 
 /** Calls from MCP clients come from this turn source: permissions may give them rules of their own. */
 export const MCP_CLIENT_SOURCE = { kind: 'mcp', name: 'client' } as const;
@@ -32,7 +32,10 @@ export interface Served {
   catalog(): Promise<ToolCatalog>;
   /** The tool's risk category for calls from MCP clients (null: not registered). */
   categoryOf(toolName: string): RiskCategory | null;
-  /** `askApproval`: who answers an approval this call waits for (the MCP client), before `gdn approvals`. */
+  /**
+   * `askApproval`: how an approval this call waits for is put to the MCP client (asked, or told how to answer), before
+   * `gdn approvals`; none: the client is neither asked nor told.
+   */
   call(call: ToolCall, options: { signal: AbortSignal; askApproval?: ApprovalAsker }): Promise<ToolResult>;
   close(): Promise<void>;
 }
@@ -53,7 +56,7 @@ export async function openServed(options: {
   const agent = selectAgent(bundle, options.agentName);
   if (agent) {
     /** Calls in progress whose client can answer approvals, by tool call id. */
-    const askers = new Map<string, { ask: ApprovalAsker; signal: AbortSignal }>();
+    const askers = new Map<string, { asker: ApprovalAsker; signal: AbortSignal }>();
     const instance = await openAgentInstance({
       bundle,
       handlers,
@@ -67,12 +70,11 @@ export async function openServed(options: {
       observer: { onApprovalRequested: (record) => void requested(record) },
     });
     const requested = async (record: ApprovalRecord) => {
-      const asker = askers.get(record.toolCallId);
-      logger.error(
-        `approval needed ${record.id}: ${record.toolName} (${record.rule}); ${asker ? 'asked the MCP client; or ' : ''}answer with 'gdn approvals approve ${record.id}' or 'gdn approvals deny ${record.id} --reason TEXT'`,
-      );
-      if (!asker) return;
-      const answer = await asker.ask(record, asker.signal);
+      const waiting = askers.get(record.toolCallId);
+      // Says what is done with the client: asked (elicitation), told (a progress notification), or neither.
+      logger.error(approvalNeededLine(record, waiting?.asker.reach ?? 'none'));
+      if (!waiting) return;
+      const answer = await waiting.asker.ask(record, waiting.signal);
       if (!answer) return;
       try {
         instance.answerApproval(record.id, answer);
@@ -104,7 +106,7 @@ export async function openServed(options: {
         // Once the call is over (answered with gdn approvals, expired, cancelled), a question still open in the
         // client is withdrawn (notifications/cancelled).
         const over = new AbortController();
-        if (askApproval) askers.set(call.id, { ask: askApproval, signal: AbortSignal.any([signal, over.signal]) });
+        if (askApproval) askers.set(call.id, { asker: askApproval, signal: AbortSignal.any([signal, over.signal]) });
         try {
           return await instance.callTool(call, { signal, source: MCP_CLIENT_SOURCE });
         } finally {

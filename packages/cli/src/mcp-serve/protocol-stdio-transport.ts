@@ -11,6 +11,12 @@ export const MAX_STDIO_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 type RequestId = string | number;
 
 /**
+ * The code of a request before initialize: the one the SDK's streamable HTTP transport answers it with (`Bad Request:
+ * Server not initialized`), so stdio and `--http` say the same.
+ */
+export const NOT_INITIALIZED = -32000;
+
+/**
  * The server side of MCP over stdio (one JSON-RPC message per line), like the SDK's StdioServerTransport but
  * for a server that must not stop serving because one line was wrong. The SDK's transport closes when a message
  * is over its buffer limit (the server then exits, quietly, with status 0) and drops a line it cannot read without
@@ -20,6 +26,11 @@ type RequestId = string | number;
  * - not JSON: -32700 Parse error (id null);
  * - a batch (an array; MCP sends one message per line since 2025-06-18): -32600 for each request in it;
  * - not a JSON-RPC 2.0 message (another jsonrpc version, no method): -32600; params that are not an object: -32602.
+ *
+ * It also keeps MCP's lifecycle, which the SDK's Server does not (it answers tools/list before initialize): the
+ * initialization must be the first interaction. Before `initialize` a request other than `ping` is answered -32000
+ * `Server not initialized` (what the SDK's streamable HTTP transport, and so `--http`, answers a request before
+ * initialize), a notification is ignored; a second `initialize` is -32600 `Server already initialized` (as over HTTP).
  *
  * Messages are written with `output`, the real standard output (reserveStdout). When it breaks (the client closed
  * its end of the pipe: EPIPE), nobody can read an answer any more: the transport closes (the server then ends, as
@@ -35,6 +46,8 @@ export class ProtocolStdioTransport implements Transport {
   private drained: { promise: Promise<void>; resolve: () => void } | null = null;
   /** Why the output cannot be written any more. */
   private broken: Error | null = null;
+  /** Once a valid `initialize` came: from then on every message goes to the server, and another initialize is refused. */
+  private initialized = false;
 
   constructor(
     private readonly options: {
@@ -139,7 +152,7 @@ export class ProtocolStdioTransport implements Transport {
       return;
     }
     if (checked.success) {
-      this.onmessage?.(checked.data as JSONRPCMessage);
+      if (this.admits(checked.data as JSONRPCMessage)) this.onmessage?.(checked.data as JSONRPCMessage);
       return;
     }
     const { code, problem } = problemOf(value);
@@ -152,6 +165,43 @@ export class ProtocolStdioTransport implements Transport {
       message: `${code === ErrorCode.InvalidParams ? 'Invalid params' : 'Invalid Request'}: ${problem}`,
       log: `a message was skipped: ${problem}`,
     });
+  }
+
+  /**
+   * MCP's lifecycle: true when the message goes to the server; otherwise it was answered (or, a notification, ignored)
+   * here. Answers (`result`, `error`) always go on: the server says what it makes of them.
+   */
+  private admits(message: JSONRPCMessage): boolean {
+    if (!('method' in message)) return true;
+    // The method as the client wrote it, quoted (its control characters escaped) and cut, for the log line.
+    const method = `${JSON.stringify(message.method.slice(0, 60))}${message.method.length > 60 ? '...' : ''}`;
+    if (!('id' in message)) {
+      if (this.initialized) return true;
+      this.options.logger.error(`gdn mcp serve: stdin: a notification (${method}) before initialize was ignored`);
+      return false;
+    }
+    const id = message.id as RequestId;
+    if (message.method === 'initialize') {
+      if (!this.initialized) {
+        this.initialized = true;
+        return true;
+      }
+      this.refuse({
+        ids: [id],
+        code: ErrorCode.InvalidRequest,
+        message: 'Invalid Request: Server already initialized; a connection is initialized once',
+        log: 'a second initialize was refused (a connection is initialized once)',
+      });
+      return false;
+    }
+    if (this.initialized || message.method === 'ping') return true;
+    this.refuse({
+      ids: [id],
+      code: NOT_INITIALIZED,
+      message: 'Server not initialized: send initialize first (before it, only ping is answered)',
+      log: `a request (${method}) before initialize was refused`,
+    });
+    return false;
   }
 
   private refuseCut(line: CutLine): void {
