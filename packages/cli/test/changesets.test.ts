@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConversationStore, instancePaths, openInstanceDatabase } from '@goondan/core';
+import { MAX_CHANGESET_FILE_BYTES } from '../../base/src/changesets/changeset-limits.ts';
 import { cleanupTempDirs, cliEnv, gdn, gdnJson, mainTs, makeTempDir, startGdn } from './helpers.ts';
 
 afterEach(cleanupTempDirs);
@@ -223,6 +224,48 @@ describe('bundle changesets through gdn run --watch (real git, real agent proces
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain('E_CHANGESET_FAILED');
     expect(refused.stderr).toContain('git init');
+  });
+
+  test('a changeset over a size limit is refused through gdn (the tool, gdn changes revert): nothing committed, nothing left half-done', async () => {
+    const bundle = await gitBundle([{ text: 'revision one' }]);
+    const open = await gdn(['tools', 'call', '--bundle', bundle, 'swarm-bundle__open_changeset', '{"name":"big"}']);
+    expect(open.exitCode).toBe(0);
+    const worktree = join(bundle, '.goondan', 'workspaces', 'builder', 'default', 'changesets', 'big');
+    await writeFile(join(worktree, 'huge.bin'), Buffer.alloc(MAX_CHANGESET_FILE_BYTES + 1, 7));
+    const tip = await git(worktree, 'rev-parse', 'HEAD');
+    const commit = await gdnJson<{ output: Record<string, unknown> }>([
+      'tools',
+      'call',
+      '--bundle',
+      bundle,
+      'swarm-bundle__commit_changeset',
+      JSON.stringify({ changeset: 'big', message: 'big' }),
+    ]);
+    expect(commit.json.output).toMatchObject({
+      status: 'rejected',
+      code: 'E_CHANGESET_TOO_LARGE',
+      tooLarge: { overFileLimit: 1, largest: [{ path: 'huge.bin', bytes: MAX_CHANGESET_FILE_BYTES + 1 }] },
+    });
+    expect(await git(worktree, 'rev-parse', 'HEAD')).toBe(tip);
+    expect(await git(worktree, 'status', '--porcelain')).toBe('?? huge.bin');
+    const listed = await gdnJson<{ open: { changeset: string }[] }>(['changes', 'list', '--bundle', bundle, '--json']);
+    expect(listed.json.open).toMatchObject([{ changeset: 'big' }]);
+
+    // A person's revert that would bring back a file over the limit: refused, and no changeset is left behind.
+    await writeFile(join(bundle, 'huge.bin'), Buffer.alloc(MAX_CHANGESET_FILE_BYTES + 1, 8));
+    await git(bundle, 'add', 'huge.bin');
+    await git(bundle, 'commit', '-q', '-m', 'add a huge file');
+    await git(bundle, 'rm', '-q', 'huge.bin');
+    await git(bundle, 'commit', '-q', '-m', 'remove it');
+    const head = await git(bundle, 'rev-parse', 'HEAD');
+    const revert = await gdn(['changes', 'revert', 'HEAD', '--bundle', bundle]);
+    expect(revert.exitCode).toBe(1);
+    expect(revert.stderr).toStartWith('E_CHANGESET_TOO_LARGE ');
+    expect(revert.stderr).toContain('huge.bin (10 MiB (10485761 bytes))');
+    expect(revert.stderr).toContain(`then run gdn changes revert ${head.slice(0, 12)} again.`);
+    expect(revert.stderr).toContain('errors/E_CHANGESET_TOO_LARGE.md');
+    expect(await git(bundle, 'rev-parse', 'HEAD')).toBe(head);
+    expect(await git(bundle, 'branch', '--list', 'goondan/changeset/revert-*')).toBe('');
   });
 });
 

@@ -2,6 +2,14 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, posix, relative } from 'node:path';
 import { GoondanError, loadBundle } from '@goondan/core';
 import { activateRevision } from './activate-revision.ts';
+import {
+  formatBytes,
+  MAX_CHANGESET_BYTES,
+  MAX_CHANGESET_FILE_BYTES,
+  MAX_CHANGESET_FILES,
+  measureChangeset,
+  type SizeVerdict,
+} from './changeset-limits.ts';
 import { changedPolicyViolations } from './changeset-policy.ts';
 import { findChangeset, removeWorktree, worktreeGitEnv } from './changeset-worktrees.ts';
 import {
@@ -95,6 +103,16 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       }
     : {};
   const trailer = `\n\nGoondan-Changeset: ${changeset}`;
+  // Measured before git add: a changeset over a limit leaves nothing in the object store, its index and branch as
+  // they were (docs/changesets.md#limits).
+  const head = await git({ cwd: worktree, env: pinned, args: ['rev-parse', 'HEAD'] });
+  const started = await runGit({ cwd: root, args: ['merge-base', await activeRevision(repository), head] });
+  const verdict = await measureChangeset({
+    worktree,
+    env: pinned,
+    base: started.exitCode === 0 ? started.stdout.trim() : head,
+  });
+  if (verdict) return tooLargeOutcome({ changeset, verdict, prefix: repository.prefix, after });
   await git({ cwd: worktree, env: pinned, args: ['add', '-A'] });
   const staged = await runGit({ cwd: worktree, env: pinned, args: ['diff', '--cached', '--quiet'] });
   if (staged.exitCode !== 0) {
@@ -272,6 +290,51 @@ async function commitOpen(options: Parameters<typeof commitChangeset>[0], after:
       ...(finished ? { finishedActivation: finished } : {}),
     };
   }
+}
+
+/** The `rejected` answer of a changeset over a limit: which limit, what it holds, what to do. */
+function tooLargeOutcome(options: {
+  changeset: string;
+  verdict: SizeVerdict;
+  prefix: string;
+  after: AfterFailure;
+}): CommitOutcome {
+  const { changeset, verdict, prefix, after } = options;
+  const { size } = verdict;
+  const largest = size.largest.map((file) => ({
+    ...file,
+    path: file.path.startsWith(prefix) ? file.path.slice(prefix.length) : file.path,
+  }));
+  const named = (files: typeof largest) => files.map((file) => `${file.path} (${formatBytes(file.bytes)})`).join(', ');
+  const untouched = 'Nothing was committed; the files in its workdir are as they were.';
+  let message: string;
+  let fix: string;
+  if (verdict.over === 'files') {
+    message = `Changeset '${changeset}' adds, changes or deletes ${size.files} files; at most ${MAX_CHANGESET_FILES} can be in one changeset. ${untouched}`;
+    fix =
+      'Make the change in smaller changesets: undo (or delete from the workdir) what this one does not need, and list files git should not hold (build output, dependencies) in .gitignore';
+  } else if (verdict.over === 'file') {
+    const over = largest.filter((file) => file.bytes > MAX_CHANGESET_FILE_BYTES);
+    const more = size.overFileLimit > over.length ? ` and ${size.overFileLimit - over.length} more` : '';
+    message = `Changeset '${changeset}' adds or changes ${size.overFileLimit === 1 ? 'a file' : `${size.overFileLimit} files`} over ${formatBytes(MAX_CHANGESET_FILE_BYTES)}, the most one file of a changeset may hold: ${named(over)}${more}. ${untouched}`;
+    fix = `Make ${size.overFileLimit === 1 ? 'that file' : 'those files'} smaller, or delete ${size.overFileLimit === 1 ? 'it' : 'them'} from the changeset workdir (a file this large belongs outside the bundle, or in .gitignore)`;
+  } else {
+    message = `Changeset '${changeset}' adds or changes ${formatBytes(size.bytes)} in ${size.files} files; at most ${formatBytes(MAX_CHANGESET_BYTES)} can be in one changeset (largest: ${named(largest.slice(0, 5))}). ${untouched}`;
+    fix =
+      'Make the change in smaller changesets: undo (or delete from the workdir) the files this one does not need, and list files git should not hold (build output, dependencies) in .gitignore';
+  }
+  const suggestion =
+    after.type === 'keep'
+      ? `${fix}, then commit again; the changeset is still open.`
+      : `The changeset was discarded; nothing was changed. ${fix}, then ${after.retry}.`;
+  return {
+    status: 'rejected',
+    changeset,
+    problems: [],
+    outsidePolicy: [],
+    tooLarge: { ...size, largest },
+    ...coded('E_CHANGESET_TOO_LARGE', message, suggestion),
+  };
 }
 
 /**

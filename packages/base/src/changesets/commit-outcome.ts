@@ -1,4 +1,5 @@
 import { type ErrorCode, errorCodes, helpUrlFor } from '@goondan/core';
+import type { ChangesetSize } from './changeset-limits.ts';
 import type { FinishedActivation } from './finish-activation.ts';
 
 /** One file the change touches, relative to the bundle directory. */
@@ -24,7 +25,8 @@ interface Coded {
 }
 
 /**
- * The answer of a commit (v1 §12.4 rule 1): exactly one of ok, rejected, conflict, failed. An `ok` whose
+ * The answer of a commit (v1 §12.4 rule 1): exactly one of ok, rejected, conflict, failed (`rejected` with code
+ * E_CHANGESET_TOO_LARGE when the changeset is over a limit, changeset-limits.ts). An `ok` whose
  * `revision` equals `previous` (and `changed` is empty) changed nothing: no revision was made. `finishedActivation`:
  * an earlier activation, interrupted before the files followed it, was finished first.
  */
@@ -38,7 +40,14 @@ export type CommitOutcome =
       changed: ChangedFile[];
       finishedActivation?: FinishedActivation;
     }
-  | ({ status: 'rejected'; changeset: string; problems: ChangesetProblem[]; outsidePolicy: string[] } & Coded)
+  | ({
+      status: 'rejected';
+      changeset: string;
+      problems: ChangesetProblem[];
+      outsidePolicy: string[];
+      /** A changeset over a limit (code E_CHANGESET_TOO_LARGE): what it holds, paths bundle-relative. */
+      tooLarge?: ChangesetSize;
+    } & Coded)
   | ({ status: 'conflict'; changeset: string; active: string; files: string[] } & Coded)
   | ({ status: 'failed'; changeset: string } & Coded);
 

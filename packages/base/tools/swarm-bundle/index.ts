@@ -63,6 +63,15 @@ export const handlers = {
           ...problem,
           at: `${join(at, problem.file)}:${problem.line}:${problem.column}`,
         })),
+        // The files of a changeset over a limit, as the file-system tool takes them (to shrink or delete).
+        ...(outcome.tooLarge
+          ? {
+              tooLarge: {
+                ...outcome.tooLarge,
+                largest: outcome.tooLarge.largest.map((file) => ({ ...file, at: join(at, file.path) })),
+              },
+            }
+          : {}),
       };
     }
     if (outcome.status !== 'ok') return outcome;

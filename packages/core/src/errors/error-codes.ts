@@ -405,6 +405,11 @@ export const errorCodes = {
     name: 'ChangesetFailedError',
     suggestion: 'A git or file operation failed; read the message, fix what it names, then try again.',
   },
+  E_CHANGESET_TOO_LARGE: {
+    name: 'ChangesetTooLargeError',
+    suggestion:
+      'Make the changeset smaller (fewer or smaller files; build output and dependencies belong in .gitignore), then commit again; nothing was committed and the changeset stays open.',
+  },
   E_CHANGESET_NOT_FOUND: {
     name: 'ChangesetNotFoundError',
     suggestion:
