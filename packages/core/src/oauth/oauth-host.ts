@@ -10,7 +10,7 @@ import { type OAuthEndpoints, resolveOAuthEndpoints } from './oauth-endpoints.ts
 import { checkScopes, findOAuthApp, subjectOf } from './oauth-request-checks.ts';
 import type { OAuthStore, StoredSession } from './oauth-store.ts';
 import type { OAuthCaller, OAuthService, OAuthTokenRequest, OAuthTokenResult } from './oauth-types.ts';
-import { pollDeviceAuthorization } from './poll-device-authorization.ts';
+import { type DevicePollRetry, pollDeviceAuthorization } from './poll-device-authorization.ts';
 import { refreshGrant } from './refresh-grant.ts';
 import { authorizationRequired, startAuthorization } from './start-authorization.ts';
 
@@ -41,6 +41,8 @@ export function createOAuthHost(options: {
   /** The bound of each request to an authorization server; default GOONDAN_OAUTH_TIMEOUT_MS, else 30 s. */
   requestTimeoutMs?: number;
   onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void;
+  /** Told of every device-code poll that failed for a reason that may pass and is retried (a 5xx, no answer). */
+  onDevicePollRetry?: (retry: DevicePollRetry) => void;
 }): OAuthHost {
   const { bundle, store } = options;
   const now = options.now ?? Date.now;
@@ -81,7 +83,14 @@ export function createOAuthHost(options: {
     let polling = devicePolls.get(session.id);
     if (!polling) {
       polling = endpointsOf(session.app)
-        .then(({ endpoints }) => pollDeviceAuthorization({ store, endpoints, session }))
+        .then(({ endpoints }) =>
+          pollDeviceAuthorization({
+            store,
+            endpoints,
+            session,
+            ...(options.onDevicePollRetry ? { onRetry: options.onDevicePollRetry } : {}),
+          }),
+        )
         .then(granted)
         .finally(() => devicePolls.delete(session.id));
       polling.catch(() => {});

@@ -6,6 +6,7 @@ import { InboxStore } from '../store/inbox-store.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { createOAuthHost, type OAuthHost } from './oauth-host.ts';
 import { OAuthStore } from './oauth-store.ts';
+import type { DevicePollRetry } from './poll-device-authorization.ts';
 import { resolveOAuthKey } from './resolve-oauth-key.ts';
 
 /**
@@ -18,12 +19,15 @@ export function openOAuthHost(options: {
   stateDir?: string;
   /** Delivers `auth.granted` instead of the inbox write (a running orchestrator routes it to the live process). */
   onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void;
+  /** Told of every device-code poll that failed for a reason that may pass and is retried (`message` is a log line). */
+  onDevicePollRetry?: (retry: DevicePollRetry) => void;
 }): OAuthHost {
   const stateDir = options.stateDir ?? join(options.bundle.rootDir, '.goondan');
   const store = new OAuthStore(join(stateDir, 'oauth.db'), resolveOAuthKey());
   return createOAuthHost({
     bundle: options.bundle,
     store,
+    ...(options.onDevicePollRetry ? { onDevicePollRetry: options.onDevicePollRetry } : {}),
     onGranted:
       options.onGranted ??
       ((event, requester) => {
