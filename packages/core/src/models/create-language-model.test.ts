@@ -3,6 +3,7 @@ import { generateText } from 'ai';
 import type { ModelResource, ModelResourceSpec } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { createLanguageModel } from './create-language-model.ts';
+import type { ScriptedModel } from './scripted-model.ts';
 
 function model(spec: Partial<ModelResourceSpec> & Pick<ModelResourceSpec, 'provider'>): ModelResource {
   return {
@@ -102,6 +103,9 @@ describe('createLanguageModel', () => {
   test('a scripted Model plays spec.script; a malformed script is E_MODEL_CONFIG with the field path', async () => {
     const scripted = createLanguageModel(model({ provider: 'scripted', script: [{ text: 'from YAML' }] }));
     expect((await generateText({ model: scripted, prompt: 'x' })).text).toBe('from YAML');
+    // A declared Model answers for as long as gdn serve runs: its record of calls (each with its prompt) is bounded.
+    for (let call = 0; call < 20; call += 1) await generateText({ model: scripted, prompt: 'again' });
+    expect((scripted as ScriptedModel).calls.length).toBe(8);
     const bad = codeAndMessage(() => createLanguageModel(model({ provider: 'scripted', script: [{ text: 1 }] })));
     expect(bad).toBe("E_MODEL_CONFIG: Model 'main' spec.script[0].text must be a string.");
   });

@@ -9,6 +9,9 @@ import { baseURLIssue } from './model-config-issues.ts';
 import { parseScriptedSteps } from './parse-scripted-steps.ts';
 import { createScriptedModel } from './scripted-model.ts';
 
+/** How many of its latest calls a scripted Model declared in a bundle keeps in its `calls` record. */
+const DECLARED_SCRIPTED_KEPT_CALLS = 8;
+
 export interface CreateLanguageModelOptions {
   /** Where API keys are read from; process.env by default. */
   env?: ModelEnv;
@@ -97,6 +100,9 @@ export function createLanguageModel(
     case 'scripted':
       return createScriptedModel(parseScriptedSteps(spec.script, `Model '${metadata.name}' spec.script`), {
         modelId: spec.model,
+        // Nobody reads a declared Model's record, and each call kept holds its whole prompt: under `gdn serve` an
+        // instance's record grew with every turn, its prompts with the conversation (hundreds of MB in minutes).
+        keepCalls: DECLARED_SCRIPTED_KEPT_CALLS,
       });
     default: {
       const provider: never = spec.provider;

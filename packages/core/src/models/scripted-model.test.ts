@@ -112,6 +112,22 @@ describe('createScriptedModel through the real AI SDK', () => {
     expect(model.calls.map((call) => call.step)).toEqual([0, 1, -1]);
   });
 
+  test('keepCalls bounds the record to the latest calls; call numbers still count every call', async () => {
+    const model = createScriptedModel([{ text: 'one' }], { keepCalls: 2 });
+    for (const prompt of ['a', 'b', 'c', 'd']) await generateText({ model, prompt });
+    expect(model.calls.map((call) => call.prompt.at(-1)?.content)).toEqual([
+      [{ type: 'text', text: 'c' }],
+      [{ type: 'text', text: 'd' }],
+    ]);
+    expect(model.calls.map((call) => call.step)).toEqual([-1, -1]);
+    const fifth = await generateText({ model, prompt: 'e' });
+    expect(fifth.text).toContain('call 5 has nothing scripted');
+    expect(fifth.response.id).toBe('scripted-5');
+    const none = createScriptedModel([{ text: 'one' }], { keepCalls: 0 });
+    expect((await generateText({ model: none, prompt: 'a' })).text).toBe('one');
+    expect(none.calls).toEqual([]);
+  });
+
   test('an error step fails like a provider: generateText throws an APICallError, streamText emits an error part', async () => {
     const model = createScriptedModel([{ error: 'rate limited' }, { error: 'overloaded' }]);
     const thrown = await generateText({ model, prompt: 'x' }).catch((error: unknown) => error);

@@ -43,10 +43,16 @@ export interface ScriptedModelCall {
 
 export interface ScriptedModelOptions {
   modelId?: string;
+  /**
+   * How many of the latest calls `calls` keeps (default: every one). Each holds its whole prompt, so a model that
+   * answers for a long time (a Model declared in YAML, under `gdn serve`) keeps a few.
+   */
+  keepCalls?: number;
 }
 
 /** A LanguageModelV4 that plays back steps, recording each call it receives. */
 export interface ScriptedModel extends LanguageModelV4 {
+  /** The calls received, oldest first (the latest `keepCalls` of them when that is set). */
   readonly calls: ScriptedModelCall[];
   /** Steps not played yet. */
   readonly remainingSteps: number;
@@ -69,20 +75,27 @@ export interface ScriptedModel extends LanguageModelV4 {
 export function createScriptedModel(steps: readonly ScriptedStep[], options: ScriptedModelOptions = {}): ScriptedModel {
   const modelId = options.modelId ?? 'scripted';
   const calls: ScriptedModelCall[] = [];
+  const keepCalls = options.keepCalls ?? Number.POSITIVE_INFINITY;
+  /** Calls received, including those no longer kept. */
+  let received = 0;
   let cursor = 0;
 
   async function play(callOptions: LanguageModelV4CallOptions, mode: ScriptedModelCall['mode']) {
     const index = cursor < steps.length ? cursor++ : -1;
-    const step = index >= 0 ? steps[index]! : { text: endedText(steps.length, calls.length + 1) };
+    received += 1;
+    const callNumber = received;
+    const step = index >= 0 ? steps[index]! : { text: endedText(steps.length, callNumber) };
     const { prompt, tools = [], abortSignal, headers: _headers, ...settings } = callOptions;
-    calls.push({
-      step: index,
-      mode,
-      prompt,
-      toolNames: tools.map((tool) => tool.name),
-      tools: tools.filter((tool): tool is LanguageModelV4FunctionTool => tool.type === 'function'),
-      settings,
-    });
+    if (calls.length >= keepCalls) calls.splice(0, calls.length - keepCalls + 1);
+    if (keepCalls > 0)
+      calls.push({
+        step: index,
+        mode,
+        prompt,
+        toolNames: tools.map((tool) => tool.name),
+        tools: tools.filter((tool): tool is LanguageModelV4FunctionTool => tool.type === 'function'),
+        settings,
+      });
     await wait(step.delayMs ?? 0, abortSignal);
     if (step.error !== undefined) {
       throw new APICallError({
@@ -93,7 +106,6 @@ export function createScriptedModel(steps: readonly ScriptedStep[], options: Scr
         isRetryable: false,
       });
     }
-    const callNumber = calls.length;
     const toolCalls = (step.toolCalls ?? []).map((call, position) => ({
       toolCallId: call.id ?? `call_${callNumber}_${position}`,
       toolName: call.name,
