@@ -34,8 +34,11 @@ function fakeWebApi(limited: number) {
   return { calls, apiRoot: `http://127.0.0.1:${server.port}/api`, stop: () => server.stop(true) };
 }
 
-/** Runs Connector/slack with a context that records what it emits and lets the test hand it replies. */
-async function startSlack(apiRoot: string) {
+/**
+ * Runs Connector/slack with a context that records what it emits and lets the test hand it replies; while
+ * `refusing()` holds, emit is refused as the host refuses it at shutdown.
+ */
+async function startSlack(apiRoot: string, refusing: () => boolean = () => false) {
   const emitted: ConnectorEvent[] = [];
   const replyHandlers: ((reply: ConnectorReply) => void | Promise<void>)[] = [];
   const lines: string[] = [];
@@ -47,6 +50,8 @@ async function startSlack(apiRoot: string) {
     secrets: { SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_BOT_TOKEN: BOT_TOKEN },
     config: { PORT: '0', API_ROOT: apiRoot },
     async emit(event) {
+      if (refusing())
+        throw Object.assign(new Error('gdn serve takes no more events'), { code: 'E_AGENT_SHUTTING_DOWN' });
       emitted.push(event);
     },
     onReply: (handler) => void replyHandlers.push(handler),
@@ -54,6 +59,7 @@ async function startSlack(apiRoot: string) {
     answerApproval: async () => false,
     oauth: { getAccessToken: async () => ({ status: 'error' }) as never, onGranted: () => {} },
     logger: { info: log, warn: log, error: log },
+    quiesced: abort.signal,
     signal: abort.signal,
   };
   const running = slack(ctx);
@@ -100,7 +106,7 @@ afterAll(async () => {
  */
 function startRunner(
   start: Record<string, unknown>,
-  options: { cwd?: string; ipc?: (message: { type: string; id?: string }) => void } = {},
+  options: { cwd?: string; ipc?: (message: { type: string; id?: string; event?: { name: string } }) => void } = {},
 ) {
   const child = Bun.spawn([process.execPath, resolve(import.meta.dir, 'runtime', 'connector-runner.ts')], {
     ...(options.cwd ? { cwd: options.cwd } : {}),
@@ -143,6 +149,61 @@ describe('Connector/slack under hostile deliveries', () => {
     });
     expect(retried.status).toBe(200);
     expect(slackConnector.emitted.map((event) => event.properties?.ts)).toEqual(['11.1']);
+  });
+
+  test('a delivery the host refuses (shutting down) is answered 503, not 200, and its retry is emitted', async () => {
+    const api = fakeWebApi(0);
+    let refusing = true;
+    const slackConnector = await startSlack(api.apiRoot, () => refusing);
+    stops.push(api.stop, slackConnector.stop);
+    const event = mention('Ev0REFUSED', 'C4', '13.1');
+    expect((await slackConnector.send(event)).status).toBe(503);
+    expect(slackConnector.emitted).toEqual([]);
+    expect(slackConnector.lines.join('\n')).toContain('E_AGENT_SHUTTING_DOWN app_mention Ev0REFUSED answered 503');
+    refusing = false;
+    const retried = await slackConnector.send(event, {
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_error',
+    });
+    expect(retried.status).toBe(200);
+    expect(slackConnector.emitted.map((emitted) => emitted.properties?.ts)).toEqual(['13.1']);
+  });
+
+  test('a mention delivered as app_mention and as message (two event ids) is emitted once, as app_mention', async () => {
+    const api = fakeWebApi(0);
+    const slackConnector = await startSlack(api.apiRoot);
+    stops.push(api.stop, slackConnector.stop);
+    const both = (ts: string) => {
+      const appMention = { ...mention(`Ev0A${ts}`, 'C5', ts), authorizations: [{ user_id: 'B1', is_bot: true }] };
+      return {
+        appMention,
+        message: { ...appMention, event_id: `Ev0M${ts}`, event: { ...appMention.event, type: 'message' } },
+      };
+    };
+    // app_mention first; then the message first (it waits for its app_mention).
+    const first = both('14.1');
+    expect((await slackConnector.send(first.appMention)).status).toBe(200);
+    expect((await slackConnector.send(first.message)).status).toBe(200);
+    const second = both('14.2');
+    // Sent first, so it usually arrives first (the order of the two is the unit test's: once-per-message.test.ts).
+    const message = slackConnector.send(second.message);
+    expect((await slackConnector.send(second.appMention)).status).toBe(200);
+    expect((await message).status).toBe(200);
+    expect(slackConnector.emitted.map((event) => [event.name, event.properties?.ts])).toEqual([
+      ['app_mention', '14.1'],
+      ['app_mention', '14.2'],
+    ]);
+    // A plain message, and a mention no app_mention follows (as in a direct message): each emitted once.
+    const plain = {
+      ...mention('Ev0PLAIN', 'C5', '14.3'),
+      event: { type: 'message', channel: 'C5', user: 'U1', ts: '14.3', text: 'hello' },
+    };
+    expect((await slackConnector.send(plain)).status).toBe(200);
+    expect((await slackConnector.send(both('14.4').message)).status).toBe(200);
+    expect(slackConnector.emitted.slice(2).map((event) => [event.name, event.properties?.ts])).toEqual([
+      ['message', '14.3'],
+      ['message', '14.4'],
+    ]);
   });
 
   test('a reply answered 429 with Retry-After is posted again after the wait, once', async () => {
@@ -211,6 +272,61 @@ describe('connector runner log lines', () => {
     await reading;
     expect(stderr).toContain('handler failed');
     expect(stderr).not.toContain(secret);
+  }, 20_000);
+
+  test("emit settles with the host's answer; after quiesce it is refused at once, and stop refuses what waits", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gdn-connector-emit-'));
+    stops.push(() => rm(dir, { recursive: true, force: true }));
+    const entry = join(dir, 'probe.ts');
+    await writeFile(
+      entry,
+      `export default async function probe(ctx) {
+  const report = (what, sent) =>
+    sent.then(() => ctx.logger.info(what + ': taken'), (thrown) => ctx.logger.info(what + ': ' + thrown.code));
+  await report('one', ctx.emit({ name: 'one' }));
+  await report('two', ctx.emit({ name: 'two' }));
+  const three = report('three', ctx.emit({ name: 'three' }));
+  await new Promise((resolve) => ctx.quiesced.addEventListener('abort', resolve, { once: true }));
+  await report('four', ctx.emit({ name: 'four' }));
+  await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+  await three;
+}
+`,
+    );
+    const received: string[] = [];
+    const child = startRunner(
+      { connection: 'probe-c', connector: 'probe', entry, events: null, secrets: {}, config: {} },
+      {
+        cwd: dir,
+        ipc(message) {
+          if (message.type !== 'event') return;
+          const { id } = message;
+          const name = message.event?.name ?? '';
+          received.push(name);
+          // one is taken, two refused; three gets no answer before the host quiesces.
+          if (name === 'one') child.send({ type: 'event-answered', id });
+          if (name === 'two')
+            child.send({ type: 'event-answered', id, refused: { code: 'E_AGENT_SHUTTING_DOWN', message: 'no' } });
+          if (name === 'three') child.send({ type: 'quiesce' });
+        },
+      },
+    );
+    let stderr = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });
+    })();
+    const deadline = Date.now() + 10_000;
+    while (!stderr.includes('four: ') && Date.now() < deadline) await Bun.sleep(20);
+    child.send({ type: 'stop' });
+    expect(await child.exited).toBe(0);
+    await reading;
+    expect(stderr).toContain('one: taken');
+    expect(stderr).toContain('two: E_AGENT_SHUTTING_DOWN');
+    expect(stderr).toContain('four: E_AGENT_SHUTTING_DOWN');
+    expect(stderr).toContain('three: E_AGENT_SHUTTING_DOWN');
+    expect(stderr.indexOf('four: ')).toBeLessThan(stderr.indexOf('three: '));
+    expect(received).toEqual(['one', 'two', 'three']);
   }, 20_000);
 
   test('a connector that fails at once is never reported ready (it was said to be running, then restarted)', async () => {

@@ -1,7 +1,8 @@
 // Connector/cron of @goondan/base (docs/connectors.md#cron): emits a `tick` event at every occurrence of a cron
 // expression (5 fields, or 6 with seconds first), in a time zone, with the text to give the agent. The scheduler of
 // `gdn serve` computes the occurrences (croner), so the expression reads as `gdn schedules add --cron` does.
-// Occurrences missed while the process was down are not made up for; use the scheduler for that.
+// Occurrences missed while the process was down are not made up for; use the scheduler for that. It stops ticking
+// when the host takes no more events (ctx.quiesced: shutdown).
 import { GoondanError, nextOccurrence } from '@goondan/core';
 import { resolveTimeZone } from '@goondan/core/time-zone';
 import type { ConnectorContext } from '../runtime/connector-types.ts';
@@ -24,11 +25,12 @@ export default async function cron(ctx: ConnectorContext): Promise<void> {
   ctx.logger.info(
     `cron '${expression}' (${timeZone}); next at ${next === null ? 'never' : new Date(next).toISOString()}`,
   );
-  while (next !== null && !ctx.signal.aborted) {
+  const quiesced = ctx.quiesced;
+  while (next !== null && !quiesced.aborted) {
     const due = next;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.min(MAX_TIMER_MS, Math.max(0, due - Date.now())));
-      ctx.signal.addEventListener(
+      quiesced.addEventListener(
         'abort',
         () => {
           clearTimeout(timer);
@@ -37,7 +39,7 @@ export default async function cron(ctx: ConnectorContext): Promise<void> {
         { once: true },
       );
     });
-    if (ctx.signal.aborted) return;
+    if (quiesced.aborted) break;
     if (Date.now() < due) continue;
     await ctx.emit({
       name: 'tick',

@@ -1,9 +1,11 @@
 // The process of one connector (docs/connectors.md#processes), started by the host with an IPC channel:
 // `bun connector-runner.ts`. Its environment holds no secrets; the first IPC message carries the Connection's
 // resolved secrets and config. It imports the Connector's entry and calls its default export with a
-// ConnectorContext; events go to the host over IPC, replies come back the same way. `stop` aborts ctx.signal and
-// the process exits once the default export has returned (or after a short grace); signals sent to the whole
-// process group (Ctrl-C) are left to the host, which stops it that way.
+// ConnectorContext; events go to the host over IPC, each answered taken or refused (ctx.emit settles then), and
+// replies come back the same way. `quiesce` (shutdown) aborts ctx.quiesced: emit is refused from then on, so the
+// connector leaves new input with the platform. `stop` aborts ctx.signal and the process exits once the default
+// export has returned (or after a short grace); signals sent to the whole process group (Ctrl-C) are left to the
+// host, which stops it that way.
 
 import type { OAuthTokenResult } from '@goondan/core';
 import { checkConnectorEvent } from './check-connector-event.ts';
@@ -12,6 +14,7 @@ import type {
   ConnectorContext,
   ConnectorMain,
   ConnectorReply,
+  EventRefusal,
   HostMessage,
 } from './connector-types.ts';
 
@@ -31,15 +34,25 @@ function describe(thrown: unknown): string {
 }
 
 const send = (message: unknown) => process.send?.(message);
+/** A refusal as ctx.emit rejects with it: an Error with the code (the runner logs `CODE message`). */
+const refusal = ({ code, message }: EventRefusal) => Object.assign(new Error(message), { code });
+const shuttingDown = (why: string) =>
+  refusal({
+    code: 'E_AGENT_SHUTTING_DOWN',
+    message: `the event was not taken: ${why}; leave it with the platform, which delivers it again`,
+  });
 const replyHandlers: ((reply: ConnectorReply) => void | Promise<void>)[] = [];
 const approvalHandlers: ((approval: ConnectorApproval) => void | Promise<void>)[] = [];
 const answers = new Map<number, (accepted: boolean) => void>();
 const grantHandlers: ((grant: { oauthApp: string }) => void | Promise<void>)[] = [];
 const tokenAnswers = new Map<number, (result: OAuthTokenResult) => void>();
+/** Events sent to the host and not answered yet: each emit waits for the host to take (or refuse) its event. */
+const emits = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
 /** The Connection's secrets and every token handed to this connector: masked in its log lines. */
 const secrets: string[] = [];
 /** Reply and approval handlers still running: a stop waits for them (a reply being sent is delivered). */
 const handling = new Set<Promise<void>>();
+const quiescing = new AbortController();
 const stopping = new AbortController();
 let running: Promise<void> = Promise.resolve();
 let nextId = 1;
@@ -59,9 +72,15 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
     connector: message.connector,
     secrets: Object.freeze({ ...message.secrets }),
     config: Object.freeze({ ...message.config }),
-    async emit(event) {
+    emit(event) {
       const checked = checkConnectorEvent(event, message.events);
-      send({ type: 'event', id: `cev_${process.pid}_${nextId++}`, event: checked });
+      if (quiescing.signal.aborted) return Promise.reject(shuttingDown('gdn serve takes no more events'));
+      if (!process.connected) return Promise.reject(shuttingDown('gdn serve is gone'));
+      const id = `cev_${process.pid}_${nextId++}`;
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      emits.set(id, { resolve, reject });
+      send({ type: 'event', id, event: checked });
+      return promise;
     },
     onReply(handler) {
       replyHandlers.push(handler);
@@ -90,6 +109,7 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
       },
     },
     logger,
+    quiesced: quiescing.signal,
     signal: stopping.signal,
   };
   let main: unknown;
@@ -109,6 +129,11 @@ async function start(message: Extract<HostMessage, { type: 'start' }>): Promise<
     .then(() => (main as ConnectorMain)(ctx))
     .catch((thrown) => {
       if (stopping.signal.aborted) return;
+      // An emit the host refused at shutdown, not caught: the connector ends its input, and replies still come.
+      if (quiescing.signal.aborted && (thrown as { code?: unknown } | null)?.code === 'E_AGENT_SHUTTING_DOWN') {
+        logger.warn(describe(thrown));
+        return;
+      }
       logger.error(`E_CONNECTOR_FAILED ${describe(thrown)}`);
       process.exit(1);
     });
@@ -129,6 +154,12 @@ function stoppedAnswer(): OAuthTokenResult {
   };
 }
 
+/** Every emit still waiting is refused (the host will not answer it any more). */
+function refuseWaitingEmits(why: string): void {
+  for (const { reject } of emits.values()) reject(shuttingDown(why));
+  emits.clear();
+}
+
 /** Runs handlers of one message, each on its own: one that throws is logged and the others still run. */
 function dispatch<T>(handlers: ((value: T) => void | Promise<void>)[], value: T, what: string): void {
   for (const handler of handlers) {
@@ -144,6 +175,16 @@ function dispatch<T>(handlers: ((value: T) => void | Promise<void>)[], value: T,
 process.on('message', (raw) => {
   const message = raw as HostMessage;
   if (message.type === 'start') void start(message);
+  else if (message.type === 'event-answered') {
+    const waiting = emits.get(message.id);
+    emits.delete(message.id);
+    const { refused } = message;
+    if (refused)
+      waiting?.reject(refused.code === 'E_AGENT_SHUTTING_DOWN' ? shuttingDown(refused.message) : refusal(refused));
+    else waiting?.resolve();
+  }
+  // Events sent before this still get their answers (the host answers each one it received).
+  else if (message.type === 'quiesce') quiescing.abort();
   else if (message.type === 'reply') dispatch(replyHandlers, message.reply, 'a reply');
   else if (message.type === 'approval') dispatch(approvalHandlers, message.approval, 'an approval');
   else if (message.type === 'approval-answered') {
@@ -156,7 +197,9 @@ process.on('message', (raw) => {
   } else if (message.type === 'oauth-granted') {
     dispatch(grantHandlers, { oauthApp: message.oauthApp }, 'a grant');
   } else if (message.type === 'stop') {
+    quiescing.abort();
     stopping.abort();
+    refuseWaitingEmits('the connector is stopping');
     for (const resolve of answers.values()) resolve(false);
     for (const resolve of tokenAnswers.values()) resolve(stoppedAnswer());
     tokenAnswers.clear();
@@ -166,7 +209,10 @@ process.on('message', (raw) => {
   }
 });
 // The host is gone (it crashed or was killed): nothing would route this connector's events any more.
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => {
+  refuseWaitingEmits('gdn serve is gone');
+  process.exit(0);
+});
 // A Ctrl-C at the terminal (SIGINT), the terminal closing (SIGHUP) or a service manager stopping the whole group
 // (SIGTERM) reach this process as well as the host. The host stops it once the running turns' replies are handed
 // over (a `stop` message), and a host that dies disconnects it: dying at the signal would lose those replies.

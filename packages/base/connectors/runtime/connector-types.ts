@@ -71,7 +71,12 @@ export interface ConnectorContext {
   secrets: Readonly<Record<string, string>>;
   /** The Connection's `config`, resolved. */
   config: Readonly<Record<string, string>>;
-  /** Sends an event to the host, which routes it by the Connection's ingress rules; rejects E_CONNECTOR_EVENT_INVALID. */
+  /**
+   * Sends an event to the host, which routes it by the Connection's ingress rules. Resolves once the host has taken
+   * it (confirm it to the platform then, not before); rejects E_CONNECTOR_EVENT_INVALID, or E_AGENT_SHUTTING_DOWN
+   * when the host does not take it (it is shutting down, the connector is stopping, the host is gone): leave such
+   * an event unconfirmed, so the platform delivers it again.
+   */
   emit(event: ConnectorEvent): Promise<void>;
   /** Receives the agent's reply to each emitted event (optional: connectors that only push events ignore it). */
   onReply(handler: (reply: ConnectorReply) => void | Promise<void>): void;
@@ -85,6 +90,12 @@ export interface ConnectorContext {
   /** Tokens of the bundle's OAuthApps (spec §12.6), asked of the host, which owns the OAuth store. */
   oauth: ConnectorOAuth;
   logger: ConnectorLogger;
+  /**
+   * Aborted when the host takes no more events (it is shutting down, or stops this connector): stop taking input
+   * and leave what arrives with the platform (emit rejects E_AGENT_SHUTTING_DOWN from then on). Replies of turns
+   * already taken still come, until `signal` aborts.
+   */
+  quiesced: AbortSignal;
   /** Aborted when the host stops the connector: close servers and timers. */
   signal: AbortSignal;
 }
@@ -93,6 +104,12 @@ export interface ConnectorContext {
 export type ConnectorMain = (ctx: ConnectorContext) => void | Promise<void>;
 
 export type DeclaredEvents = NonNullable<ConnectorResourceSpec['events']>;
+
+/** Why the host did not take an event: E_AGENT_SHUTTING_DOWN (emit it again later) or E_CONNECTOR_EVENT_INVALID. */
+export interface EventRefusal {
+  code: string;
+  message: string;
+}
 
 /** Host → connector process. */
 export type HostMessage =
@@ -105,6 +122,10 @@ export type HostMessage =
       secrets: Record<string, string>;
       config: Record<string, string>;
     }
+  /** The host's answer to an `event`: taken (no `refused`), or refused with a code (E_AGENT_SHUTTING_DOWN, …). */
+  | { type: 'event-answered'; id: string; refused?: EventRefusal }
+  /** The host takes no more events (shutdown): the connector stops taking input; replies still come. */
+  | { type: 'quiesce' }
   | { type: 'reply'; id: string; reply: ConnectorReply }
   | { type: 'approval'; approval: ConnectorApproval }
   | { type: 'approval-answered'; requestId: number; accepted: boolean }

@@ -18,7 +18,7 @@ import {
 import type { ChannelLogger, ChannelOrchestrator } from '../../extensions/telegram/channel-types.ts';
 import { checkConnectorEvent } from './check-connector-event.ts';
 import { CONNECTION_REQUESTER, checkConnectorTokenRequest, connectionOfRequester } from './connector-token-request.ts';
-import type { ConnectorEvent } from './connector-types.ts';
+import type { ConnectorEvent, EventRefusal } from './connector-types.ts';
 import { matchIngressRule } from './match-ingress-rule.ts';
 import { type SupervisedConnector, superviseConnector } from './supervise-connector.ts';
 import { checkTelegramPollers, isTelegramConnector, type TelegramPoller } from './telegram-pollers.ts';
@@ -53,7 +53,10 @@ export interface BundleConnections {
    * that cannot start (an unset variable, a second poller of a Telegram token) is logged and left as it was.
    */
   reload(bundle: Bundle, topology: SwarmTopology): Promise<ConnectionsReload>;
-  /** Shutdown, first step: events that arrive from now on are dropped (logged); turns already routed go on. */
+  /**
+   * Shutdown, first step: connectors are told to take no more input, and events that arrive from now on are refused
+   * (E_AGENT_SHUTTING_DOWN, logged), so their connectors leave them with the platform; turns already routed go on.
+   */
   quiesce(): void;
   /** Waits for the replies of turns already routed (the Orchestrator has drained), then stops every connector. */
   stop(): Promise<void>;
@@ -191,15 +194,21 @@ export async function startBundleConnections(options: {
     const events = connector.spec.events ?? null;
     const rules = connection.spec.ingress?.rules ?? [{}];
     const label = `[connection ${name}]`;
-    const route = (id: string, raw: ConnectorEvent) => {
+    // Answered at once (the connector's emit waits for it): taken, even when no rule routes it (a platform that
+    // delivered it again would get the same answer), or refused.
+    const route = (id: string, raw: ConnectorEvent): EventRefusal | undefined => {
       let event: ConnectorEvent;
       try {
         event = checkConnectorEvent(raw, events);
       } catch (thrown) {
-        return logger.warn(`${label} E_CONNECTOR_EVENT_INVALID ${(thrown as Error).message}; dropped`);
+        logger.warn(`${label} E_CONNECTOR_EVENT_INVALID ${(thrown as Error).message}; dropped`);
+        return { code: 'E_CONNECTOR_EVENT_INVALID', message: (thrown as Error).message };
       }
       if (!accepting) {
-        return logger.warn(`${label} E_AGENT_SHUTTING_DOWN event ${event.name} arrived during shutdown; dropped`);
+        logger.warn(
+          `${label} E_AGENT_SHUTTING_DOWN event ${event.name} arrived during shutdown; refused (left with the platform)`,
+        );
+        return { code: 'E_AGENT_SHUTTING_DOWN', message: 'gdn serve is shutting down' };
       }
       const target = matchIngressRule({
         rules,
@@ -207,8 +216,10 @@ export async function startBundleConnections(options: {
         entryAgent: topology.entryAgent,
         defaultInstanceKey: options.defaultInstanceKey,
       });
-      if (!target)
-        return logger.warn(`${label} E_CONNECTION_NO_ROUTE event ${event.name} matched no ingress rule; dropped`);
+      if (!target) {
+        logger.warn(`${label} E_CONNECTION_NO_ROUTE event ${event.name} matched no ingress rule; dropped`);
+        return undefined;
+      }
       const eventId = newId('evt');
       turns.set(eventId, { live: self, event });
       const turn = orchestrator
@@ -250,6 +261,7 @@ export async function startBundleConnections(options: {
             if (entry.live === self && entry.event === event) traces.delete(traceId);
         });
       routed.add(turn);
+      return undefined;
     };
     const self: Live = {
       name,
@@ -352,12 +364,19 @@ export async function startBundleConnections(options: {
       for (const [name, item] of wanted) {
         if (live.has(name)) continue;
         if (!result.restarted.includes(name)) result.started.push(name);
-        live.set(name, launch(item));
+        const started = launch(item);
+        if (!accepting) started.process.quiesce();
+        live.set(name, started);
       }
       return result;
     },
     quiesce() {
       accepting = false;
+      if (live.size === 0) return;
+      for (const connection of live.values()) connection.process.quiesce();
+      logger.warn(
+        '[serve] connections take no more events: what arrives now is left with its platform, which delivers it again',
+      );
     },
     async stop() {
       accepting = false;

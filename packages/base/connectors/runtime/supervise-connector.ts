@@ -6,6 +6,7 @@ import type {
   ConnectorEvent,
   ConnectorMessage,
   ConnectorReply,
+  EventRefusal,
   HostMessage,
 } from './connector-types.ts';
 
@@ -24,6 +25,8 @@ export interface SupervisedConnector {
   approval(approval: ConnectorApproval): void;
   /** Tells the running process an authorization it asked for was granted. */
   granted(oauthApp: string): void;
+  /** Tells the process (and any it is restarted as) that no more events are taken: it stops taking input. */
+  quiesce(): void;
   stop(): Promise<void>;
 }
 
@@ -31,12 +34,14 @@ export interface SupervisedConnector {
  * Runs one connector in a Bun process of its own (docs/connectors.md#processes) and keeps it running: a process
  * that exits is started again after restartDelay (0.2 s doubling to 30 s; back to 0.2 s once it stayed up 10 s),
  * each crash logged as E_CONNECTOR_FAILED. Its environment block holds no secrets; the resolved secrets and config
- * are its first IPC message. `stop()` asks it to stop (its ctx.signal aborts) and kills it after 5 s.
+ * are its first IPC message. Each event it emits is answered with what `onEvent` says (taken, or refused), so its
+ * ctx.emit settles. `stop()` asks it to stop (its ctx.signal aborts) and kills it after 5 s.
  */
 export function superviseConnector(options: {
   start: Extract<HostMessage, { type: 'start' }>;
   cwd: string;
-  onEvent(id: string, event: ConnectorEvent): void;
+  /** Routes an event of the running process: nothing when the host took it, else why not (the connector is told). */
+  onEvent(id: string, event: ConnectorEvent): EventRefusal | undefined;
   /** A person's answer to an approval, from the connector: true when it reached the waiting instance. */
   onAnswer?(id: string, answer: ApprovalAnswer): boolean;
   /** A token request of the connector (its fields unchecked: they come from the connector's code). */
@@ -48,6 +53,7 @@ export function superviseConnector(options: {
   const label = `[connection ${options.start.connection}]`;
   let process: ReturnType<typeof Bun.spawn> | null = null;
   let stopping = false;
+  let quiesced = false;
   let attempt = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const ready = Promise.withResolvers<void>();
@@ -70,6 +76,15 @@ export function superviseConnector(options: {
     }
   };
 
+  /** Sends to one process; one gone meanwhile is restarted (or was stopped), and nobody waits for the message. */
+  const tell = (child: ReturnType<typeof Bun.spawn>, message: HostMessage) => {
+    try {
+      child.send(message);
+    } catch {
+      // Gone meanwhile.
+    }
+  };
+
   const spawn = () => {
     const startedAt = Date.now();
     const child = Bun.spawn([globalThis.process.execPath, runnerPath], {
@@ -82,23 +97,26 @@ export function superviseConnector(options: {
       ipc: (raw) => {
         const message = raw as ConnectorMessage;
         if (message.type === 'ready') ready.resolve();
-        else if (message.type === 'event' && child === process) options.onEvent(message.id, message.event);
-        else if (message.type === 'answer-approval') {
+        else if (message.type === 'event') {
+          // A process being replaced or stopped takes no more events: what it emits now stays with the platform.
+          const refused =
+            child === process && !stopping
+              ? options.onEvent(message.id, message.event)
+              : { code: 'E_AGENT_SHUTTING_DOWN', message: 'the connector is stopping' };
+          tell(child, { type: 'event-answered', id: message.id, ...(refused ? { refused } : {}) });
+        } else if (message.type === 'answer-approval') {
           const accepted = child === process && (options.onAnswer?.(message.id, message.answer) ?? false);
           child.send({ type: 'approval-answered', requestId: message.requestId, accepted } satisfies HostMessage);
         } else if (message.type === 'oauth-token') {
-          void answerToken(message.request).then((result) => {
-            try {
-              child.send({ type: 'oauth-token-answered', requestId: message.requestId, result } satisfies HostMessage);
-            } catch {
-              // Gone meanwhile: nobody waits for the answer.
-            }
-          });
+          void answerToken(message.request).then((result) =>
+            tell(child, { type: 'oauth-token-answered', requestId: message.requestId, result }),
+          );
         }
       },
     });
     process = child;
     child.send(options.start satisfies HostMessage);
+    if (quiesced) tell(child, { type: 'quiesce' });
     void child.exited.then((code) => {
       if (process === child) process = null;
       if (stopping) return;
@@ -118,19 +136,17 @@ export function superviseConnector(options: {
       if (!id.startsWith(`cev_${process?.pid}_`)) return;
       process?.send({ type: 'reply', id, reply } satisfies HostMessage);
     },
+    // A process gone meanwhile is restarted: the approval can still be answered elsewhere, and its next token
+    // request finds the grant anyway.
     approval(approval) {
-      try {
-        process?.send({ type: 'approval', approval } satisfies HostMessage);
-      } catch {
-        // Gone meanwhile: it is restarted, and the approval can still be answered elsewhere.
-      }
+      if (process) tell(process, { type: 'approval', approval });
     },
     granted(oauthApp) {
-      try {
-        process?.send({ type: 'oauth-granted', oauthApp } satisfies HostMessage);
-      } catch {
-        // Gone meanwhile: the next token request finds the grant anyway.
-      }
+      if (process) tell(process, { type: 'oauth-granted', oauthApp });
+    },
+    quiesce() {
+      quiesced = true;
+      if (process) tell(process, { type: 'quiesce' });
     },
     async stop() {
       stopping = true;

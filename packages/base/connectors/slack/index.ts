@@ -2,9 +2,12 @@
 // carry a valid v0 signature made with the app's signing secret, no older than 5 minutes; anything else is
 // answered 401 and emits nothing. `url_verification` is answered with its challenge; `app_mention` and `message`
 // events (not from bots, not edits) are emitted, each event_id once (a replay or Slack's retry of a delivery already
-// taken is acknowledged and skipped; a retry of one that never arrived is emitted). The agent's reply is posted to
-// the same thread with chat.postMessage when SLACK_BOT_TOKEN is given (post-slack-message.ts).
+// taken is acknowledged and skipped; a retry of one that never arrived is emitted), and each message once (a
+// mention comes as app_mention and as message: once-per-message.ts). A delivery is answered 200 only once the host
+// has taken its event: one it refuses at shutdown is answered 503, so Slack delivers it again later. The agent's
+// reply is posted to the same thread with chat.postMessage when SLACK_BOT_TOKEN is given (post-slack-message.ts).
 import type { ConnectorContext, ConnectorReply } from '../runtime/connector-types.ts';
+import { oncePerMessage } from './once-per-message.ts';
 import { postSlackMessage } from './post-slack-message.ts';
 import { verifySlackSignature } from './verify-slack-signature.ts';
 
@@ -12,6 +15,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const EMITTED = new Set(['app_mention', 'message']);
 /** Event ids taken, remembered this many (Slack retries within minutes; a signature is good for 5). */
 const SEEN_EVENT_IDS = 10_000;
+/** How long a `message` that mentions the app waits for its `app_mention` (Slack sends both at once; 3 s to answer). */
+const MENTION_HOLD_MS = 1_000;
 
 interface SlackEvent {
   type?: string;
@@ -23,6 +28,16 @@ interface SlackEvent {
   channel_type?: string;
   ts?: string;
   thread_ts?: string;
+}
+
+/** Whether `text` mentions the app's bot user (`<@U…>`), named by the payload's authorizations (authed_users before). */
+function mentionsApp(payload: Record<string, unknown>, text: string): boolean {
+  const authorizations = Array.isArray(payload.authorizations) ? payload.authorizations : [];
+  const ids = [
+    ...authorizations.map((authorization) => (authorization as { user_id?: unknown } | null)?.user_id),
+    ...(Array.isArray(payload.authed_users) ? payload.authed_users : []),
+  ].filter((id): id is string => typeof id === 'string' && id !== '');
+  return ids.some((id) => text.includes(`<@${id}>`) || text.includes(`<@${id}|`));
 }
 
 function eventOf(payload: Record<string, unknown>) {
@@ -80,6 +95,31 @@ export default async function slack(ctx: ConnectorContext): Promise<void> {
     if (seen.size > SEEN_EVENT_IDS) seen.delete(seen.values().next().value as string);
     return true;
   };
+  const messages = oncePerMessage({ holdMs: MENTION_HOLD_MS, limit: SEEN_EVENT_IDS });
+  /** Emits one delivery's event: 200 once the host took it (or it is not to be emitted), 503 when it refused. */
+  const deliver = async (payload: Record<string, unknown>): Promise<Response> => {
+    const event = eventOf(payload);
+    if (!event) return new Response(null, { status: 200 });
+    const key = `${event.properties.channel_id} ${event.properties.ts}`;
+    const mention = event.name === 'message' && mentionsApp(payload, event.message.text);
+    if (!(await messages.take(key, mention))) return new Response(null, { status: 200 });
+    try {
+      await ctx.emit(event);
+    } catch (thrown) {
+      if ((thrown as { code?: unknown } | null)?.code !== 'E_AGENT_SHUTTING_DOWN') {
+        ctx.logger.warn(String(thrown));
+        return new Response(null, { status: 200 });
+      }
+      // Not taken (gdn serve is shutting down): unconfirmed, so Slack sends it again, and that delivery is emitted.
+      if (typeof payload.event_id === 'string') seen.delete(payload.event_id);
+      messages.forget(key);
+      ctx.logger.warn(
+        `E_AGENT_SHUTTING_DOWN ${event.name} ${payload.event_id ?? ''} answered 503: Slack delivers it again`,
+      );
+      return new Response('shutting down', { status: 503 });
+    }
+    return new Response(null, { status: 200 });
+  };
   const hostname = ctx.config.HOST ?? '127.0.0.1';
   const port = Number(ctx.config.PORT ?? 3000);
   const server = listen(
@@ -125,10 +165,7 @@ export default async function slack(ctx: ConnectorContext): Promise<void> {
           if (payload.type === 'url_verification') return Response.json({ challenge: payload.challenge });
           // Slack sends an event again (X-Slack-Retry-Num) when it got no 200 within 3 s: skipped if that delivery was
           // taken, emitted if it never arrived (this process was restarting). A replayed request is skipped the same way.
-          if (payload.type === 'event_callback' && firstTime(payload.event_id)) {
-            const event = eventOf(payload);
-            if (event) await ctx.emit(event).catch((thrown) => ctx.logger.warn(String(thrown)));
-          }
+          if (payload.type === 'event_callback' && firstTime(payload.event_id)) return deliver(payload);
           return new Response(null, { status: 200 });
         },
       }),

@@ -4,6 +4,8 @@
 // 4096 characters, honouring 429 retry_after (the same code as Extension/telegram, docs/channels.md). Messages from
 // chats not in ALLOWED_CHAT_IDS are refused with a log line and emit nothing. A tool call of its turn that waits for
 // approval shows in the chat with the same buttons as Extension/telegram's (ChatApprovals); a press goes to the host.
+// Telegram is told only of updates the host took (poll-updates.ts): one refused at shutdown is fetched again at the
+// next start.
 import { Bot, GrammyError } from 'grammy';
 import { ChatApprovals } from '../../extensions/telegram/chat-approvals.ts';
 import { describeApiError } from '../../extensions/telegram/describe-api-error.ts';
@@ -11,6 +13,7 @@ import { honourRetryAfter } from '../../extensions/telegram/honour-retry-after.t
 import { reportRetriedFailures } from '../../extensions/telegram/report-retried-failures.ts';
 import { splitMessage } from '../../extensions/telegram/split-message.ts';
 import type { ConnectorContext } from '../runtime/connector-types.ts';
+import { pollUpdates } from './poll-updates.ts';
 
 /** As Extension/telegram's (not imported: that file loads @goondan/core, which this process does without). */
 const DEFAULT_API_ROOT = 'https://api.telegram.org';
@@ -150,7 +153,6 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
       await update.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
     }
   });
-  bot.catch((error) => ctx.logger.error(`E_CHANNEL_API handling an update failed: ${error.message}`));
 
   ctx.onReply(async (reply) => {
     const chatId = chatOf(reply.event);
@@ -167,9 +169,22 @@ export default async function telegram(ctx: ConnectorContext): Promise<void> {
   });
 
   ctx.logger.info(`@${bot.botInfo.username} is polling (${allowed.size} allowed chat(s))`);
-  ctx.signal.addEventListener('abort', () => void bot.stop().catch(() => {}), { once: true });
-  // grammy retries getUpdates itself except when the token is refused (revoked meanwhile) or another poller took it.
-  await bot.start({ timeout: pollTimeout, allowed_updates: ['message', 'callback_query'] }).catch((thrown) => {
+  // getUpdates is retried except when the token is refused (revoked meanwhile) or another poller took it.
+  const left = await pollUpdates({
+    bot,
+    timeoutSeconds: pollTimeout,
+    allowedUpdates: ['message', 'callback_query'],
+    signal: ctx.signal,
+    onError: (thrown) => ctx.logger.error(`E_CHANNEL_API handling an update failed: ${describe(thrown)}`),
+  }).catch((thrown) => {
     throw botApiError(thrown, 'getUpdates', describe);
   });
+  if (left !== undefined) {
+    ctx.logger.warn(
+      `E_AGENT_SHUTTING_DOWN update ${left} left with Telegram (gdn serve takes no more events); fetched again at the next start`,
+    );
+  }
+  // An update refused at shutdown ended the poll: the replies of turns still running come until the stop.
+  if (!ctx.signal.aborted)
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
 }
