@@ -1,4 +1,5 @@
 import type { AgentEvent, Bundle, OAuthHost, Orchestrator } from '@goondan/core';
+import { printable } from './terminal.ts';
 
 /** A grant's `auth.granted`, sent to the live agent instance that asked for it (spec v1 §12.6.4.5). */
 export function sendGrant(
@@ -36,7 +37,11 @@ export async function openBundleOAuth(
   if (![...bundle.resources.values()].some((resource) => resource.kind === 'OAuthApp')) return null;
   // Imported here: only a bundle with an OAuthApp needs the OAuth modules (and the whole core API they come with).
   const { openOAuthHost, provideOAuthService, serveOAuthCallbacks } = await import('@goondan/core');
-  const host = openOAuthHost({ bundle, ...(options.onGranted ? { onGranted: options.onGranted } : {}) });
+  const host = openOAuthHost({
+    bundle,
+    ...(options.onGranted ? { onGranted: options.onGranted } : {}),
+    onDevicePollRetry: (retry) => process.stderr.write(`${printable(retry.message)}\n`),
+  });
   let callbacks: { stop(): Promise<void> } | null = null;
   try {
     callbacks = serveOAuthCallbacks({ bundle, host });

@@ -8,7 +8,7 @@ import {
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
-import { UsageError } from '../terminal.ts';
+import { printable, UsageError } from '../terminal.ts';
 
 export const authHelp = `Usage: gdn auth list [--json] | login APP | logout APP [--user ID] [--bundle DIR]
 
@@ -49,7 +49,8 @@ export async function authCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const bundle = opened.bundle;
-  const host = openOAuthHost({ bundle });
+  // A poll of the token endpoint that failed for a moment (a 503, a connection refused) is retried: said on stderr.
+  const host = openOAuthHost({ bundle, onDevicePollRetry: (retry) => console.error(printable(retry.message)) });
   try {
     const caller = values.user ? { agentName: 'gdn-auth', instanceKey: 'cli', userId: values.user } : undefined;
     const oauthAppRef = app?.includes('/') ? app : `OAuthApp/${app}`;
