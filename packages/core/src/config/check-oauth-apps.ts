@@ -13,8 +13,9 @@ export function checkOAuthApps(declared: readonly DeclaredResource[]): BundlePro
     const spec = (entry.resource as OAuthAppResource).spec;
     const problem = (path: string[], message: string) =>
       problems.push(problemAt(entry.document, { code: 'E_OAUTH_APP_INVALID', path, message }));
-    if (!spec.issuer === !spec.endpoints) {
-      problem(['spec'], 'Give exactly one of spec.issuer (discovery) or spec.endpoints.');
+    // Both: the endpoints as given (no discovery), the issuer what the server's ID tokens name (its `iss`).
+    if (!spec.issuer && !spec.endpoints) {
+      problem(['spec'], 'Give spec.issuer (discovery), spec.endpoints, or both (the issuer then checks ID tokens).');
     }
     if (spec.flow === 'authorizationCode') {
       if (!spec.redirectUri) {

@@ -102,10 +102,21 @@ export function describe(cause: unknown): string {
   if (cause instanceof oauth.ResponseBodyError || cause instanceof oauth.AuthorizationResponseError) {
     return `${cause.error}${cause.error_description ? ` (${cause.error_description})` : ''}`;
   }
+  const comparison = cause instanceof oauth.OperationProcessingError ? issuerMismatch(cause.cause) : null;
+  if (comparison) {
+    return `the ID token names the issuer ${JSON.stringify(comparison.named)}, not ${JSON.stringify(comparison.expected)}; set the OAuthApp's spec.issuer to ${JSON.stringify(comparison.named)} if that is its server`;
+  }
   if (cause instanceof oauth.OperationProcessingError && cause.cause instanceof Response) {
     return `${cause.message} (HTTP ${cause.cause.status})`;
   }
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** The ID token's `iss` and the issuer expected, when that is what oauth4webapi refused. */
+function issuerMismatch(detail: unknown): { named: unknown; expected: unknown } | null {
+  const found = detail as { claim?: unknown; expected?: unknown; claims?: { iss?: unknown } } | null | undefined;
+  if (found?.claim !== 'iss') return null;
+  return { named: found.claims?.iss, expected: found.expected };
 }
 
 /** Whether a request failed because its time (OAuthEndpoints.timeoutMs) ran out. */
