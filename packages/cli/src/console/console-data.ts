@@ -13,6 +13,7 @@ import {
 } from '@goondan/core';
 import { pageOfConversation } from '../serve/conversation-page.ts';
 import type { ConsoleSource } from './console-source.ts';
+import { boundContent, fitPage } from './conversation-bounds.ts';
 import { readInstances } from './instance-reader.ts';
 
 export interface TraceListFilter {
@@ -190,24 +191,35 @@ export function consoleConversation(
   const known = listInstanceDatabases({ rootDir: source.rootDir() }).find(
     (file) => file.agentName === agent && file.instanceKey === instanceKey,
   );
-  if (!known)
-    throw new GoondanError('E_INSTANCE_NOT_FOUND', `Agent instance ${agent}/${instanceKey} has never run here.`);
+  if (!known) {
+    // The address is the requester's text: echoed short.
+    const name = `${agent}/${instanceKey}`;
+    const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
+    throw new GoondanError('E_INSTANCE_NOT_FOUND', `Agent instance ${shown} has never run here.`);
+  }
   const db = openInstanceDatabase(known.databaseFile, { busyTimeoutMs: 1000 });
   try {
     const messages = new ConversationStore(db).load();
     const { shown, earlier } = pageOfConversation(messages, page);
+    // A huge message is shown cut, and a page stops at PAGE_CHARS: a 10 MB text is not 10 MB of answer and of DOM.
+    const bounded = shown.map((message) => {
+      const { content, cutChars } = boundContent(message.data.content);
+      return {
+        id: message.id,
+        role: message.data.role,
+        content,
+        ...(cutChars > 0 ? { cutChars } : {}),
+        source: message.source,
+        createdAt: message.createdAt,
+      };
+    });
+    const { kept, dropped } = fitPage(bounded);
     return {
       agent,
       instanceKey,
       total: messages.length,
-      earlier,
-      messages: shown.map((message) => ({
-        id: message.id,
-        role: message.data.role,
-        content: message.data.content,
-        source: message.source,
-        createdAt: message.createdAt,
-      })),
+      earlier: dropped > 0 ? kept[0]!.id : earlier,
+      messages: kept,
     };
   } finally {
     db.close();

@@ -27,13 +27,32 @@ export const consolePage = `<!doctype html>
 </html>
 `;
 
-/** Where the page may load from and talk to: itself only (no CDN, no inline script). */
+/**
+ * Where the page may load from and talk to: itself only (no CDN, no inline script), in no frame of another page
+ * (clickjacking an Approve button), with DOM sinks that take HTML (innerHTML, …) refused (Trusted Types: the
+ * script builds every node with createElement and text nodes, so text stored by a model or a tool never becomes
+ * markup).
+ */
 export const consoleSecurityHeaders = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
   'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
 };
+
+/**
+ * Headers of the script, the stylesheet and every answer of /console/api: read as what they say they are, by this
+ * origin only (a page of another site cannot pull them in with <script> or <img>, which send no Origin), and the
+ * data never kept in the browser's cache.
+ */
+export const consoleAssetHeaders = {
+  'x-content-type-options': 'nosniff',
+  'cross-origin-resource-policy': 'same-origin',
+};
+export const consoleDataHeaders = { ...consoleAssetHeaders, 'cache-control': 'no-store' };
 
 /** A docs page (Markdown) shown as preformatted text, escaped. */
 export function errorDocPage(code: string, markdown: string, link?: string): string {

@@ -1,6 +1,6 @@
 import { listInstanceDatabases, permissionDecisions } from '@goondan/core';
 import { errorPageLink } from '../docs-link.ts';
-import { badRequest } from '../serve/api-error.ts';
+import { apiErrorResponse, badRequest } from '../serve/api-error.ts';
 import type { Route } from '../serve/serve-api.ts';
 import { consoleScript, consoleStyle, errorPage } from './console-assets.ts';
 import {
@@ -19,7 +19,13 @@ import {
   readFilters,
   time,
 } from './console-filters.ts';
-import { consolePage, consoleSecurityHeaders, errorDocPage } from './console-page.ts';
+import {
+  consoleAssetHeaders,
+  consoleDataHeaders,
+  consolePage,
+  consoleSecurityHeaders,
+  errorDocPage,
+} from './console-page.ts';
 import type { ConsoleSource } from './console-source.ts';
 import { TraceChanges } from './trace-changes.ts';
 import { checkTraceExists, consoleSpanDetail, consoleTraceOutline } from './trace-outline.ts';
@@ -76,6 +82,24 @@ function liveTrace(request: Request, changes: TraceChanges, traceId: string): Re
   });
 }
 
+/** A route of /console/api whose answers, failures included, carry consoleDataHeaders. */
+function dataRoute(path: string, handle: Route['handle']): Route {
+  return {
+    method: 'GET',
+    path,
+    handle: async (request, url, params) => {
+      let response: Response;
+      try {
+        response = await handle(request, url, params);
+      } catch (thrown) {
+        response = apiErrorResponse(thrown);
+      }
+      for (const [name, value] of Object.entries(consoleDataHeaders)) response.headers.set(name, value);
+      return response;
+    },
+  };
+}
+
 /**
  * The web console (docs/console.md): its page, script and style (public: no data), and the read endpoints its
  * views use. Approving and denying go through the approvals API (/v1/approvals).
@@ -93,14 +117,18 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
       path: '/console/app.js',
       public: true,
       handle: async () =>
-        new Response(await consoleScript(), { headers: { 'content-type': 'text/javascript; charset=utf-8' } }),
+        new Response(await consoleScript(), {
+          headers: { 'content-type': 'text/javascript; charset=utf-8', ...consoleAssetHeaders },
+        }),
     },
     {
       method: 'GET',
       path: '/console/app.css',
       public: true,
       handle: async () =>
-        new Response(await consoleStyle(), { headers: { 'content-type': 'text/css; charset=utf-8' } }),
+        new Response(await consoleStyle(), {
+          headers: { 'content-type': 'text/css; charset=utf-8', ...consoleAssetHeaders },
+        }),
     },
     {
       method: 'GET',
@@ -115,78 +143,58 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
         return html(errorDocPage(code, `No page for ${code} in this installation.`, errorPageLink(code)), 404);
       },
     },
-    { method: 'GET', path: '/console/api/overview', handle: () => Response.json(consoleOverview(source)) },
-    {
-      method: 'GET',
-      path: '/console/api/traces',
-      handle: (_request, url) => {
-        const filters = readFilters(url, {
-          agent,
-          instance: instanceKeyFilter,
-          status: oneOf(['running', 'ok', 'error', 'cancelled']),
-          tool: matching(/^[A-Za-z0-9_-]{1,64}$/, 'a tool name (calc__add) or a Tool resource (calc)'),
-          error: errorCode,
-          since: time,
-          until: time,
-          limit: positiveInteger(1000),
-        });
-        const { error, limit, ...rest } = filters;
-        if (rest.since !== undefined && rest.until !== undefined && rest.since > rest.until) {
-          throw badRequest("'since' is after 'until'.");
-        }
-        return Response.json(
-          consoleTraceList(source, { ...rest, limit: limit ?? 100, ...(error ? { errorCode: error } : {}) }),
-        );
-      },
-    },
-    {
-      method: 'GET',
-      path: '/console/api/traces/:id',
-      handle: (_request, _url, params) => Response.json(consoleTraceOutline(source, params.id!)),
-    },
-    {
-      method: 'GET',
-      path: '/console/api/traces/:id/spans/:span',
-      handle: (_request, _url, params) => Response.json(consoleSpanDetail(source, params.id!, params.span!)),
-    },
-    {
-      method: 'GET',
-      path: '/console/api/traces/:id/live',
-      handle: (request, _url, params) => {
-        checkTraceExists(source, params.id!);
-        return liveTrace(request, changes, params.id!);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/console/api/audit',
-      handle: (_request, url) => {
-        const { limit, ...filters } = readFilters(url, {
-          agent,
-          tool: matching(/^[A-Za-z0-9_*-]{1,128}$/, 'a tool name, or a glob of one (bash__*)'),
-          decision: oneOf([...permissionDecisions, 'refused']),
-          limit: positiveInteger(5000),
-        });
-        return Response.json(consoleAudit(source, { ...filters, limit: limit ?? 200 }));
-      },
-    },
-    {
-      method: 'GET',
-      path: '/console/api/conversation/:agent/:key',
-      handle: (_request, url, params) => {
-        const { limit, before } = readFilters(url, {
-          limit: positiveInteger(5000),
-          before: matching(/^[\w.:-]{1,128}$/, 'a message id (the `earlier` of the page after it)'),
-        });
-        return Response.json(
-          consoleConversation(source, params.agent!, params.key!, {
-            limit: limit ?? 200,
-            ...(before === undefined ? {} : { before }),
-          }),
-        );
-      },
-    },
-    { method: 'GET', path: '/console/api/schedules', handle: () => Response.json(consoleSchedules(source)) },
+    dataRoute('/console/api/overview', () => Response.json(consoleOverview(source))),
+    dataRoute('/console/api/traces', (_request, url) => {
+      const filters = readFilters(url, {
+        agent,
+        instance: instanceKeyFilter,
+        status: oneOf(['running', 'ok', 'error', 'cancelled']),
+        tool: matching(/^[A-Za-z0-9_-]{1,64}$/, 'a tool name (calc__add) or a Tool resource (calc)'),
+        error: errorCode,
+        since: time,
+        until: time,
+        limit: positiveInteger(1000),
+      });
+      const { error, limit, ...rest } = filters;
+      if (rest.since !== undefined && rest.until !== undefined && rest.since > rest.until) {
+        throw badRequest("'since' is after 'until'.");
+      }
+      return Response.json(
+        consoleTraceList(source, { ...rest, limit: limit ?? 100, ...(error ? { errorCode: error } : {}) }),
+      );
+    }),
+    dataRoute('/console/api/traces/:id', (_request, _url, params) =>
+      Response.json(consoleTraceOutline(source, params.id!)),
+    ),
+    dataRoute('/console/api/traces/:id/spans/:span', (_request, _url, params) =>
+      Response.json(consoleSpanDetail(source, params.id!, params.span!)),
+    ),
+    dataRoute('/console/api/traces/:id/live', (request, _url, params) => {
+      checkTraceExists(source, params.id!);
+      return liveTrace(request, changes, params.id!);
+    }),
+    dataRoute('/console/api/audit', (_request, url) => {
+      const { limit, ...filters } = readFilters(url, {
+        agent,
+        tool: matching(/^[A-Za-z0-9_*-]{1,128}$/, 'a tool name, or a glob of one (bash__*)'),
+        decision: oneOf([...permissionDecisions, 'refused']),
+        limit: positiveInteger(5000),
+      });
+      return Response.json(consoleAudit(source, { ...filters, limit: limit ?? 200 }));
+    }),
+    dataRoute('/console/api/conversation/:agent/:key', (_request, url, params) => {
+      const { limit, before } = readFilters(url, {
+        limit: positiveInteger(5000),
+        before: matching(/^[\w.:-]{1,128}$/, 'a message id (the `earlier` of the page after it)'),
+      });
+      return Response.json(
+        consoleConversation(source, params.agent!, params.key!, {
+          limit: limit ?? 200,
+          ...(before === undefined ? {} : { before }),
+        }),
+      );
+    }),
+    dataRoute('/console/api/schedules', () => Response.json(consoleSchedules(source))),
     {
       method: 'GET',
       path: '/',

@@ -60,6 +60,14 @@ function askForToken(): void {
   input.focus();
 }
 
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 async function route(): Promise<void> {
   current?.abort();
   const controller = new AbortController();
@@ -68,7 +76,8 @@ async function route(): Promise<void> {
   const context: ViewContext = { main, signal: controller.signal, say, fail };
   const hash = location.hash.replace(/^#\/?/, '');
   const [path = '', search = ''] = hash.split('?');
-  const parts = path.split('/').map(decodeURIComponent);
+  // An address typed or linked by hand may hold a `%` that is not percent-encoding (#/trace/%ff): kept as typed.
+  const parts = path.split('/').map(decodePart);
   for (const link of document.querySelectorAll('nav a')) {
     const here =
       (link as HTMLAnchorElement).hash.slice(2) === (parts[0] === 'trace' ? 'traces' : parts[0] || 'instances');

@@ -301,19 +301,30 @@ interface StoredMessage {
   id: string;
   role: string;
   content: unknown;
+  /** Characters of the stored message the server did not send (a huge text, a tool result of megabytes). */
+  cutChars?: number;
   source: { type: string; agentName?: string };
   createdAt: string;
 }
 
+/** A value the server cut (conversation-bounds.ts): the start of its JSON text. */
+function shownValue(value: unknown, max: number): string {
+  const cut = value as { truncated?: unknown; preview?: unknown } | null;
+  if (cut && typeof cut === 'object' && cut.truncated === true && typeof cut.preview === 'string')
+    return preview(`${cut.preview}…`, max);
+  return preview(value, max);
+}
+
 function contentOf(content: unknown): (HTMLElement | string)[] {
   if (typeof content === 'string') return [content];
-  if (!Array.isArray(content)) return [preview(content, 2000)];
-  return content.map((part: Record<string, unknown>) => {
+  if (!Array.isArray(content)) return [shownValue(content, 2000)];
+  return content.map((part: Record<string, unknown> | null) => {
+    if (part === null || typeof part !== 'object') return h('p', { class: 'muted' }, shownValue(part, 300));
     if (part.type === 'text') return h('p', {}, String(part.text ?? ''));
     if (part.type === 'tool-call')
-      return h('p', { class: 'call' }, '→ ', h('code', {}, String(part.toolName)), ' ', preview(part.input, 300));
+      return h('p', { class: 'call' }, '→ ', h('code', {}, String(part.toolName)), ' ', shownValue(part.input, 300));
     if (part.type === 'tool-result')
-      return h('p', { class: 'call' }, '← ', h('code', {}, String(part.toolName)), ' ', preview(part.output, 300));
+      return h('p', { class: 'call' }, '← ', h('code', {}, String(part.toolName)), ' ', shownValue(part.output, 300));
     return h('p', { class: 'muted' }, String(part.type));
   });
 }
@@ -361,6 +372,9 @@ export async function conversationView(
             formatTime(Date.parse(m.createdAt)),
           ),
           ...contentOf(m.content),
+          m.cutChars
+            ? h('p', { class: 'muted' }, `… ${m.cutChars} more characters of this message are not shown here.`)
+            : '',
         ),
       ),
     ),

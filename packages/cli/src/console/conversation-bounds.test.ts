@@ -1,0 +1,70 @@
+import { describe, expect, test } from 'bun:test';
+import {
+  boundContent,
+  FIELDS,
+  fitPage,
+  MESSAGE_CHARS,
+  NAME_CHARS,
+  PAGE_CHARS,
+  PARTS,
+  TEXT_CHARS,
+  VALUE_CHARS,
+} from './conversation-bounds.ts';
+
+const size = (value: unknown) => JSON.stringify(value).length;
+
+describe('boundContent', () => {
+  test('short content is shown whole', () => {
+    const parts = [
+      { type: 'text', text: 'hello' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'calc__add', input: { a: 1, b: 2 } },
+    ];
+    expect(boundContent('hi')).toEqual({ content: 'hi', cutChars: 0 });
+    expect(boundContent(parts)).toEqual({ content: parts, cutChars: 0 });
+    expect(boundContent({ any: 'object' })).toEqual({ content: { any: 'object' }, cutChars: 0 });
+  });
+
+  test('a 10 MB string, a huge text part, tool input and output, a long tool name are cut, and the cut counted', () => {
+    const whole = boundContent('x'.repeat(10_000_000));
+    expect(whole.content).toBe('x'.repeat(TEXT_CHARS));
+    expect(whole.cutChars).toBe(10_000_000 - TEXT_CHARS);
+
+    const shown = boundContent([
+      { type: 'text', text: 't'.repeat(1_000_000) },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'n'.repeat(5000), input: { data: 'i'.repeat(1_000_000) } },
+      { type: 'tool-result', toolCallId: 'c1', toolName: 'bash__exec', output: 'o'.repeat(1_000_000) },
+    ]);
+    const [text, call, result] = shown.content as Record<string, unknown>[];
+    expect(text!.text).toBe('t'.repeat(TEXT_CHARS));
+    expect((call!.toolName as string).length).toBe(NAME_CHARS);
+    expect(call!.input).toMatchObject({ truncated: true, originalChars: size({ data: 'i'.repeat(1_000_000) }) });
+    expect((call!.input as { preview: string }).preview.length).toBe(VALUE_CHARS);
+    expect(result!.output).toBe('o'.repeat(VALUE_CHARS));
+    expect(shown.cutChars).toBeGreaterThan(2_900_000);
+    expect(size(shown.content)).toBeLessThan(MESSAGE_CHARS + 1000);
+  });
+
+  test('many parts, parts of many fields, and field names of a page are bounded too', () => {
+    const manyParts = boundContent(Array.from({ length: 10_000 }, () => ({ type: 'text', text: 'p'.repeat(1000) })));
+    expect((manyParts.content as unknown[]).length).toBe(PARTS);
+    expect(size(manyParts.content)).toBeLessThan(MESSAGE_CHARS + PARTS * 100);
+    const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`f${index}`, index]));
+    const [part] = boundContent([{ type: 'file', ...wide }]).content as Record<string, unknown>[];
+    expect(Object.keys(part!).length).toBe(FIELDS);
+    const [named] = boundContent([{ type: 'file', ['k'.repeat(100_000)]: 1 }]).content as Record<string, unknown>[];
+    expect(named).toEqual({ type: 'file' });
+  });
+});
+
+describe('fitPage', () => {
+  test('keeps the newest messages that fit in PAGE_CHARS, at least one', () => {
+    const messages = Array.from({ length: 100 }, (_, index) => ({ id: `m${index}`, text: 'y'.repeat(50_000) }));
+    const { kept, dropped } = fitPage(messages);
+    expect(kept.at(-1)!.id).toBe('m99');
+    expect(dropped + kept.length).toBe(100);
+    expect(size(kept)).toBeLessThanOrEqual(PAGE_CHARS + kept.length);
+    expect(size(kept) + 50_000).toBeGreaterThan(PAGE_CHARS);
+    expect(fitPage([{ id: 'huge', text: 'z'.repeat(PAGE_CHARS * 2) }]).kept).toHaveLength(1);
+    expect(fitPage([{ id: 'a' }, { id: 'b' }])).toEqual({ kept: [{ id: 'a' }, { id: 'b' }], dropped: 0 });
+  });
+});
