@@ -7,9 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type FakeBotApi, startFakeBotApi } from '../test/fake-bot-api.ts';
+import { postSlackEvent } from '../test/fake-slack.ts';
 import type { ConnectorContext, ConnectorEvent, ConnectorReply } from './runtime/connector-types.ts';
 import slack from './slack/index.ts';
-import { signSlackRequest } from './slack/verify-slack-signature.ts';
 
 const SIGNING_SECRET = 'hostile-signing-secret-41';
 const BOT_TOKEN = 'xoxb-hostile-token';
@@ -65,20 +65,8 @@ async function startSlack(apiRoot: string, refusing: () => boolean = () => false
   const running = slack(ctx);
   while (!lines.some((line) => line.includes('listening on'))) await Bun.sleep(5);
   const url = /listening on (\S+)/.exec(lines.find((line) => line.includes('listening on'))!)![1]!;
-  const send = (payload: unknown, headers: Record<string, string> = {}) => {
-    const body = JSON.stringify(payload);
-    const timestamp = Math.floor(Date.now() / 1000);
-    return fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-slack-request-timestamp': String(timestamp),
-        'x-slack-signature': signSlackRequest({ signingSecret: SIGNING_SECRET, timestamp, body }),
-        ...headers,
-      },
-      body,
-    });
-  };
+  const send = (payload: unknown, headers: Record<string, string> = {}) =>
+    postSlackEvent(url, payload, { signingSecret: SIGNING_SECRET, headers });
   const reply = (reply: ConnectorReply) => Promise.all(replyHandlers.map((handler) => handler(reply)));
   const stop = async () => {
     abort.abort();

@@ -206,6 +206,15 @@ export function serverModel(baseURL: string, options: { model?: string; settings
 }
 
 /** A copy of the `agent` fixture whose Model is the given YAML. */
+/** Waits until `predicate` holds (checked every 20 ms), failing with `what` after `timeoutMs`. */
+export async function waitUntil(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
 export async function agentBundle(modelYaml?: string): Promise<string> {
   const dir = await copyFixture('agent');
   if (modelYaml !== undefined) await setModel(dir, modelYaml);

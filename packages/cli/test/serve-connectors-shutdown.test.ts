@@ -7,40 +7,12 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { signSlackRequest } from '@goondan/base';
 import { type FakeBotApi, startFakeBotApi } from '../../base/test/fake-bot-api.ts';
-import { cleanupTempDirs, cliEnv, makeTempDir, startGdn } from './helpers.ts';
+import { postSlackEvent, startFakeSlackApi } from '../../base/test/fake-slack.ts';
+import { cleanupTempDirs, cliEnv, makeTempDir, startGdn, waitUntil } from './helpers.ts';
 
 const SIGNING_SECRET = 'shutdown-signing-secret-5d1';
 const BOT_TOKEN = '4646:shutdown-test-token';
-
-interface PostedMessage {
-  channel: string;
-  text: string;
-  thread_ts?: string;
-}
-
-/** A fake Slack Web API: records chat.postMessage calls and answers { ok: true }. */
-function startFakeSlackApi() {
-  const posted: PostedMessage[] = [];
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(request) {
-      posted.push((await request.json()) as PostedMessage);
-      return Response.json({ ok: true, ts: '1.1' });
-    },
-  });
-  return { posted, apiRoot: `http://127.0.0.1:${server.port}/api`, stop: () => server.stop(true) };
-}
-
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 const bundleYaml = (options: { slackApi: string; botApi: string }) => `apiVersion: goondan.ai/v1
 kind: Package
@@ -136,6 +108,9 @@ export const handlers = {
 `;
 
 const slackApi = startFakeSlackApi();
+
+const slackRequest = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+  postSlackEvent(url, payload, { signingSecret: SIGNING_SECRET, headers });
 const botApi: FakeBotApi = startFakeBotApi({ token: BOT_TOKEN });
 const servers: ReturnType<typeof startGdn>[] = [];
 
@@ -144,21 +119,6 @@ afterAll(async () => {
   await Promise.all([slackApi.stop(), botApi.stop()]);
   await cleanupTempDirs();
 });
-
-function slackRequest(url: string, payload: unknown, headers: Record<string, string> = {}) {
-  const body = JSON.stringify(payload);
-  const timestamp = Math.floor(Date.now() / 1000);
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-slack-request-timestamp': String(timestamp),
-      'x-slack-signature': signSlackRequest({ signingSecret: SIGNING_SECRET, timestamp, body }),
-      ...headers,
-    },
-    body,
-  });
-}
 
 /** An event_callback as Slack sends it to an app whose bot user is UBOT. */
 const delivery = (eventId: string, type: 'app_mention' | 'message', channel: string, ts: string, text: string) => ({

@@ -9,43 +9,19 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { signSlackRequest, writeTelegramBotSettings } from '@goondan/base';
+import { writeTelegramBotSettings } from '@goondan/base';
 import { type FakeBotApi, startFakeBotApi } from '../../base/test/fake-bot-api.ts';
-import { cleanupTempDirs, cliEnv, makeTempDir, startGdn } from './helpers.ts';
+import { postSlackEvent, startFakeSlackApi } from '../../base/test/fake-slack.ts';
+import { cleanupTempDirs, cliEnv, makeTempDir, startGdn, waitUntil } from './helpers.ts';
 
 const SIGNING_SECRET = 'test-signing-secret-8f2c';
 const BOT_TOKEN = '4343:connector-test-token';
 
-interface PostedMessage {
-  channel: string;
-  text: string;
-  thread_ts?: string;
-}
-
-/** A fake Slack Web API: records chat.postMessage calls and answers { ok: true }. */
-function startFakeSlackApi() {
-  const posted: PostedMessage[] = [];
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(request) {
-      const url = new URL(request.url);
-      if (url.pathname !== '/api/chat.postMessage') return Response.json({ ok: false, error: 'unknown_method' });
-      if (request.headers.get('authorization') !== 'Bearer xoxb-test')
-        return Response.json({ ok: false, error: 'not_authed' });
-      posted.push((await request.json()) as PostedMessage);
-      return Response.json({ ok: true, ts: '1.1' });
-    },
+function slackRequest(url: string, payload: unknown, options: { secret?: string; ageSeconds?: number } = {}) {
+  return postSlackEvent(url, payload, {
+    signingSecret: options.secret ?? SIGNING_SECRET,
+    ...(options.ageSeconds ? { ageSeconds: options.ageSeconds } : {}),
   });
-  return { posted, apiRoot: `http://127.0.0.1:${server.port}/api`, stop: () => server.stop(true) };
-}
-
-async function waitUntil(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
 }
 
 function bundleYaml(options: { slackApi: string; botApi: string; mark: string; reloaded?: boolean }): string {
@@ -235,21 +211,6 @@ afterAll(async () => {
   await Promise.all([slackApi.stop(), botApi.stop()]);
   await cleanupTempDirs();
 });
-
-function slackRequest(url: string, payload: unknown, options: { secret?: string; ageSeconds?: number } = {}) {
-  const body = JSON.stringify(payload);
-  const timestamp = Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0);
-  const signature = signSlackRequest({ signingSecret: options.secret ?? SIGNING_SECRET, timestamp, body });
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-slack-request-timestamp': String(timestamp),
-      'x-slack-signature': signature,
-    },
-    body,
-  });
-}
 
 const mention = (channel: string, user: string, ts: string) => ({
   type: 'event_callback',

@@ -4,7 +4,16 @@
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { agentBundle, cleanupTempDirs, cliEnv, gdnWithin, mainTs, scriptedModel, startGdn } from './helpers.ts';
+import {
+  agentBundle,
+  cleanupTempDirs,
+  cliEnv,
+  gdnWithin,
+  mainTs,
+  scriptedModel,
+  startGdn,
+  waitUntil,
+} from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -12,14 +21,6 @@ const started: { kill(signal?: number | NodeJS.Signals): void }[] = [];
 afterEach(() => {
   for (const proc of started.splice(0)) proc.kill('SIGKILL');
 });
-
-async function waitUntil(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 /** Starts `gdn serve --port 0 ARGS` and resolves with its URL once it prints it. */
 async function serve(bundle: string, args: string[] = []) {
