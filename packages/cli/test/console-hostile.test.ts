@@ -154,7 +154,7 @@ function seedHostile(root: string): void {
   db.close();
 }
 
-/** Conversations no page should send whole: one message of 10 MB, 200 of 1 MB, 100,000 small ones. */
+/** What no page should send whole: a message of 10 MB, 200 of 1 MB, 100,000 small ones, an approval of 10 MB. */
 function seedHuge(root: string): void {
   const big = openDb(root, 'helper', 'bigmsg');
   new ConversationStore(big).appendMany([
@@ -167,6 +167,13 @@ function seedHuge(root: string): void {
     message(2, 'small'),
   ]);
   big.close();
+  // A call a model made of 10 MB, waiting for a person: the instances view polls the pending ones every 2 s.
+  const asks = openDb(root, 'helper', 'bigask');
+  new ApprovalStore(asks).create({
+    ...pendingApproval('apr_big', { args: { command: 'z'.repeat(10_000_000) } }),
+    instanceKey: 'bigask',
+  });
+  asks.close();
   const fat = openDb(root, 'helper', 'fat');
   new ConversationStore(fat).appendMany(
     Array.from({ length: 200 }, (_, index) => message(index, 'y'.repeat(1_000_000))),
@@ -388,7 +395,7 @@ describe('the console, probed by a hostile outsider', () => {
     await answered.arrayBuffer();
   }, 90_000);
 
-  test('huge conversations stay bounded: a 10 MB message is cut, 200 of 1 MB fill a page of about 1 MB, 100,000 messages page back', async () => {
+  test('huge conversations and approvals stay bounded: a 10 MB message is cut, 200 of 1 MB fill pages of about 1 MB, 100,000 messages page back, 10 MB of arguments are cut', async () => {
     type Page = {
       total: number;
       earlier: string | null;
@@ -427,6 +434,16 @@ describe('the console, probed by a hostile outsider', () => {
     const most = await get('many?limit=5000');
     expect(most.page.messages).toHaveLength(5000);
     expect(most.size).toBeLessThan(1_100_000);
+
+    // The pending approval of 10 MB: its arguments' start, and how much is left out.
+    const overview = await (await fetch(`${url}/console/api/overview`)).text();
+    expect(overview.length).toBeLessThan(100_000);
+    const { instances } = JSON.parse(overview) as {
+      instances: { instanceKey: string; approvals: { id: string; args: unknown; argsCutChars?: number }[] }[];
+    };
+    const [asked] = instances.find((instance) => instance.instanceKey === 'bigask')!.approvals;
+    expect(asked).toMatchObject({ id: 'apr_big', args: { truncated: true, originalChars: 10_000_014 } });
+    expect(asked!.argsCutChars).toBe(10_000_014 - 4000);
   });
 
   test('stored text that tries to be markup renders as text in every view (Chromium), and a malformed address shows an error', async () => {
@@ -459,8 +476,9 @@ describe('the console, probed by a hostile outsider', () => {
       const start = '<script>window.__pwned="script"</script>';
 
       await page.goto(`${url}/console#/instances`);
-      await page.getByRole('heading', { name: 'Open approvals (2)' }).waitFor();
+      await page.getByRole('heading', { name: 'Open approvals (3)' }).waitFor();
       await visible(start);
+      await page.getByText('characters more than the console was sent').waitFor();
       await page.goto(`${url}/console#/audit`);
       await page.getByRole('heading', { name: 'Audit log' }).waitFor();
       await page.getByText('arguments and output').first().click();

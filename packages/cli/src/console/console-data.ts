@@ -13,7 +13,7 @@ import {
 } from '@goondan/core';
 import { pageOfConversation } from '../serve/conversation-page.ts';
 import type { ConsoleSource } from './console-source.ts';
-import { boundContent, fitPage } from './conversation-bounds.ts';
+import { boundContent, fitPage, shownApproval } from './conversation-bounds.ts';
 import { readInstances } from './instance-reader.ts';
 
 export interface TraceListFilter {
@@ -50,7 +50,8 @@ export function consoleOverview(source: ConsoleSource) {
   const { results, problems } = readInstances(source.rootDir(), (db) => {
     const approvals = new ApprovalStore(db).list({ status: 'pending', limit: 100 }).map((r) => pendingNow(r, now));
     const [last] = traceSummaries(db, { limit: 1 });
-    return { approvals: approvals.filter((r) => r.status === 'pending'), lastActivity: last?.endedAt ?? null };
+    const pending = approvals.filter((r) => r.status === 'pending').map(shownApproval);
+    return { approvals: pending, lastActivity: last?.endedAt ?? null };
   });
   const processes = source.processes?.() ?? [];
   const instances = results.map(({ file, value }) => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import {
+  APPROVAL_ARGS_CHARS,
   boundContent,
   FIELDS,
   fitPage,
@@ -7,6 +8,7 @@ import {
   NAME_CHARS,
   PAGE_CHARS,
   PARTS,
+  shownApproval,
   TEXT_CHARS,
   VALUE_CHARS,
 } from './conversation-bounds.ts';
@@ -66,5 +68,17 @@ describe('fitPage', () => {
     expect(size(kept) + 50_000).toBeGreaterThan(PAGE_CHARS);
     expect(fitPage([{ id: 'huge', text: 'z'.repeat(PAGE_CHARS * 2) }]).kept).toHaveLength(1);
     expect(fitPage([{ id: 'a' }, { id: 'b' }])).toEqual({ kept: [{ id: 'a' }, { id: 'b' }], dropped: 0 });
+  });
+});
+
+describe('shownApproval', () => {
+  test('arguments of megabytes are cut to the start of their JSON, with how much is left out; short ones stay', () => {
+    const small = { id: 'a', args: { command: 'ls' }, decidedBy: null };
+    expect(shownApproval(small)).toEqual(small);
+    const big = shownApproval({ id: 'b', args: { command: 'z'.repeat(1_000_000) }, decidedBy: 'p'.repeat(10_000) });
+    expect(big.args).toMatchObject({ truncated: true, originalChars: 1_000_014 });
+    expect((big.args as unknown as { preview: string }).preview).toHaveLength(APPROVAL_ARGS_CHARS);
+    expect(big.argsCutChars).toBe(1_000_014 - APPROVAL_ARGS_CHARS);
+    expect(big.decidedBy!.length).toBe(NAME_CHARS + 1);
   });
 });

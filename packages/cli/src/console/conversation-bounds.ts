@@ -22,6 +22,26 @@ export const MESSAGE_CHARS = 50_000;
 /** Characters of JSON of the messages of one page, about; a page holds one message at least. */
 export const PAGE_CHARS = 1_000_000;
 
+/** Characters of JSON of an approval's arguments sent to the page (it shows 1,500 of them). */
+export const APPROVAL_ARGS_CHARS = 4_000;
+
+/**
+ * An approval as the console sends it: arguments of megabytes (a command a model made huge) cut to the start of
+ * their JSON text, `argsCutChars` saying how much is left out; the overview sends every pending one every 2 s.
+ */
+export function shownApproval<A extends { args: unknown; decidedBy: string | null }>(
+  approval: A,
+): A & { argsCutChars?: number } {
+  const { value, cut } = cutValue(approval.args, APPROVAL_ARGS_CHARS);
+  const by = approval.decidedBy;
+  return {
+    ...approval,
+    args: value,
+    decidedBy: by !== null && by.length > NAME_CHARS ? `${by.slice(0, NAME_CHARS)}…` : by,
+    ...(cut > 0 ? { argsCutChars: cut } : {}),
+  };
+}
+
 /** A value too long to show whole: the start of its JSON text (the audit log's truncated preview, docs/audit.md). */
 export interface CutValue {
   truncated: true;
@@ -41,7 +61,7 @@ function cutString(text: string, max: number): { text: string; cut: number } {
   return text.length > max ? { text: text.slice(0, max), cut: text.length - max } : { text, cut: 0 };
 }
 
-function cutValue(value: unknown, max: number): { value: unknown; cut: number } {
+export function cutValue(value: unknown, max: number): { value: unknown; cut: number } {
   const json = JSON.stringify(value ?? null);
   if (json.length <= max) return { value, cut: 0 };
   const cut: CutValue = { truncated: true, originalChars: json.length, preview: json.slice(0, max) };

@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite';
 import { type ApprovalRecord, ApprovalStore, AuditStore, GoondanError, type JsonValue } from '@goondan/core';
 import type { SpanDetail, TraceOutline } from './client/types.ts';
 import type { ConsoleSource } from './console-source.ts';
+import { shownApproval } from './conversation-bounds.ts';
 import { readInstances } from './instance-reader.ts';
 import { buildOutline, type SpanCaller, type TreeSpan } from './trace-tree.ts';
 
@@ -106,7 +107,7 @@ export function consoleTraceOutline(source: ConsoleSource, traceId: string): Tra
       });
     }
     for (const record of new ApprovalStore(db).list({ limit: 1000 })) {
-      if (record.traceId === traceId) approvals.push(pendingNow(record, now));
+      if (record.traceId === traceId) approvals.push(shownApproval(pendingNow(record, now)));
     }
   });
   if (spans.length === 0) throw notFound(traceId);
@@ -154,7 +155,7 @@ export function consoleSpanDetail(source: ConsoleSource, traceId: string, spanId
     const [audit] = new AuditStore(db).query({ traceId, toolCallId: callId, limit: 1 });
     const toolName = typeof attributes.toolName === 'string' ? attributes.toolName : row.name.replace(/^tool /, '');
     const approval = new ApprovalStore(db).forToolCall(callId, { toolName, since: row.started_at - 1 });
-    return { span, audit: audit ?? null, approval: approval ? pendingNow(approval, now) : null };
+    return { span, audit: audit ?? null, approval: approval ? shownApproval(pendingNow(approval, now)) : null };
   };
   const { results } = readInstances(source.rootDir(), (db, file) => read(db, file.agentName, file.instanceKey));
   const found = results.find((result) => result.value)?.value;

@@ -1,5 +1,5 @@
 import { postJson } from './api.ts';
-import { formatDuration, h, preview } from './dom.ts';
+import { formatDuration, h, shownValue } from './dom.ts';
 import type { Approval } from './types.ts';
 
 /** Approve (once or for the conversation) or deny with a reason, through POST /v1/approvals/ID/… */
@@ -34,7 +34,16 @@ export function approvalActions(approval: Approval, onDone: (message: string) =>
       h('code', {}, approval.rule),
       ` · waiting ${formatDuration(Date.now() - approval.createdAt)}`,
     ),
-    h('pre', { class: 'args' }, preview(approval.args, 1500)),
+    h('pre', { class: 'args' }, shownValue(approval.args, 1500)),
+    approval.argsCutChars
+      ? h(
+          'p',
+          { class: 'muted' },
+          `The arguments go on for ${approval.argsCutChars} characters more than the console was sent: see them whole with `,
+          h('code', {}, 'gdn approvals list --json'),
+          ' before answering.',
+        )
+      : '',
     h(
       'div',
       { class: 'actions' },

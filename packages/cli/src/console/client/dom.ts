@@ -47,6 +47,14 @@ export function preview(value: unknown, max = 4000): string {
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
 }
 
+/** A value the server may have cut (conversation-bounds.ts: `{ truncated, preview }`): the start of its JSON text. */
+export function shownValue(value: unknown, max: number): string {
+  const cut = value as { truncated?: unknown; preview?: unknown } | null;
+  if (cut && typeof cut === 'object' && cut.truncated === true && typeof cut.preview === 'string')
+    return preview(`${cut.preview}…`, max);
+  return preview(value, max);
+}
+
 /** A link to the docs page of an error code. */
 export function errorLink(code: string): HTMLElement {
   return h('a', { href: `/console/errors/${encodeURIComponent(code)}`, class: 'code error', target: '_blank' }, code);

@@ -1,6 +1,6 @@
 import { getJson } from './api.ts';
 import { approvalActions } from './approval-actions.ts';
-import { errorLink, formatDuration, formatTime, h, preview, statusBadge } from './dom.ts';
+import { errorLink, formatDuration, formatTime, h, preview, shownValue, statusBadge } from './dom.ts';
 import type { ViewContext } from './trace-view.ts';
 import type { Approval, AuditEntry, Problem } from './types.ts';
 
@@ -305,14 +305,6 @@ interface StoredMessage {
   cutChars?: number;
   source: { type: string; agentName?: string };
   createdAt: string;
-}
-
-/** A value the server cut (conversation-bounds.ts): the start of its JSON text. */
-function shownValue(value: unknown, max: number): string {
-  const cut = value as { truncated?: unknown; preview?: unknown } | null;
-  if (cut && typeof cut === 'object' && cut.truncated === true && typeof cut.preview === 'string')
-    return preview(`${cut.preview}…`, max);
-  return preview(value, max);
 }
 
 function contentOf(content: unknown): (HTMLElement | string)[] {

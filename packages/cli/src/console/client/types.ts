@@ -24,6 +24,8 @@ export interface Approval {
   toolName: string;
   category: string;
   args: unknown;
+  /** Characters of the arguments' JSON the server left out (arguments of megabytes), when it cut them. */
+  argsCutChars?: number;
   rule: string;
   status: 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
   scope: string | null;
