@@ -31,6 +31,7 @@ const HOSTILE =
 let bundle = '';
 let url = '';
 const traceId = newTraceId();
+const namesTraceId = newTraceId();
 
 function openDb(root: string, agentName: string, instanceKey: string) {
   const { databaseFile } = instancePaths({ rootDir: root, agentName, instanceKey });
@@ -174,6 +175,36 @@ function seedHuge(root: string): void {
     instanceKey: 'bigask',
   });
   asks.close();
+  // A model that called tools by 1,000 names of 10,000 characters each: every call is a span named after it.
+  const names = openDb(root, 'helper', 'names');
+  const t0 = Date.now() - 20_000;
+  const turn: SpanRecord = {
+    traceId: namesTraceId,
+    spanId: newSpanId(),
+    parentSpanId: null,
+    kind: 'turn',
+    name: 'turn helper',
+    startedAt: t0,
+    endedAt: t0 + 5000,
+    status: 'ok',
+    attributes: {},
+  };
+  const calls = Array.from({ length: 1000 }, (_, index): SpanRecord => {
+    const toolName = `${index}_${'n'.repeat(10_000)}`;
+    return {
+      ...turn,
+      spanId: newSpanId(),
+      parentSpanId: turn.spanId,
+      kind: 'tool',
+      name: `tool ${toolName}`,
+      startedAt: t0 + index,
+      endedAt: t0 + index + 1,
+      status: 'error',
+      attributes: { toolName, toolCallId: `call_${index}`, errorCode: `E_${'X'.repeat(10_000)}${index}` },
+    };
+  });
+  new TraceStore(names).recordSpans([turn, ...calls]);
+  names.close();
   const fat = openDb(root, 'helper', 'fat');
   new ConversationStore(fat).appendMany(
     Array.from({ length: 200 }, (_, index) => message(index, 'y'.repeat(1_000_000))),
@@ -395,7 +426,7 @@ describe('the console, probed by a hostile outsider', () => {
     await answered.arrayBuffer();
   }, 90_000);
 
-  test('huge conversations and approvals stay bounded: a 10 MB message is cut, 200 of 1 MB fill pages of about 1 MB, 100,000 messages page back, 10 MB of arguments are cut', async () => {
+  test('huge conversations and approvals stay bounded: a 10 MB message is cut, 200 of 1 MB fill pages of about 1 MB, 100,000 messages page back, 10 MB of arguments and 1,000 tool names of 10,000 characters are cut', async () => {
     type Page = {
       total: number;
       earlier: string | null;
@@ -434,6 +465,19 @@ describe('the console, probed by a hostile outsider', () => {
     const most = await get('many?limit=5000');
     expect(most.page.messages).toHaveLength(5000);
     expect(most.size).toBeLessThan(1_100_000);
+
+    // 1,000 tool names of 10,000 characters: the trace's row in the list and its outline stay small.
+    const list = await (await fetch(`${url}/console/api/traces?instance=names`)).text();
+    expect(list.length).toBeLessThan(50_000);
+    const [row] = (JSON.parse(list) as { traces: { tools: string[]; toolsOmitted?: number; errorCodes: string[] }[] })
+      .traces;
+    expect(row!.tools).toHaveLength(50);
+    expect(row!.toolsOmitted).toBe(950);
+    expect(Math.max(...row!.tools.map((name) => name.length))).toBeLessThanOrEqual(201);
+    expect(Math.max(...row!.errorCodes.map((code) => code.length))).toBeLessThanOrEqual(65);
+    const outline = await (await fetch(`${url}/console/api/traces/${namesTraceId}`)).text();
+    expect(outline.length).toBeLessThan(400_000);
+    expect((JSON.parse(outline) as { spans: number }).spans).toBe(1001);
 
     // The pending approval of 10 MB: its arguments' start, and how much is left out.
     const overview = await (await fetch(`${url}/console/api/overview`)).text();

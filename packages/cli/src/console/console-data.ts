@@ -13,7 +13,7 @@ import {
 } from '@goondan/core';
 import { pageOfConversation } from '../serve/conversation-page.ts';
 import type { ConsoleSource } from './console-source.ts';
-import { boundContent, fitPage, shownApproval } from './conversation-bounds.ts';
+import { boundContent, fitPage, NAME_CHARS, shownApproval } from './conversation-bounds.ts';
 import { readInstances } from './instance-reader.ts';
 
 export interface TraceListFilter {
@@ -38,6 +38,8 @@ export interface TraceListItem {
   agents: string[];
   spans: number;
   tools: string[];
+  /** Tools of the trace beyond the first LIST_NAMES, not listed. */
+  toolsOmitted?: number;
   errorCodes: string[];
 }
 
@@ -81,6 +83,23 @@ export function consoleOverview(source: ConsoleSource) {
     });
   }
   return { mode: source.mode, agents: source.agents(), instances, problems };
+}
+
+/** Tool names and error codes a list row shows: a model may call tools by thousands of names, of any length. */
+const LIST_NAMES = 50;
+
+function shortList(names: string[], max: number): string[] {
+  return names.slice(0, LIST_NAMES).map((name) => (name.length > max ? `${name.slice(0, max)}…` : name));
+}
+
+function shownTraceItem(item: TraceListItem): TraceListItem {
+  const omitted = Math.max(0, item.tools.length - LIST_NAMES);
+  return {
+    ...item,
+    tools: shortList(item.tools, NAME_CHARS),
+    errorCodes: shortList(item.errorCodes, 64),
+    ...(omitted > 0 ? { toolsOmitted: omitted } : {}),
+  };
 }
 
 function statusOf(summary: { running: number; errors: number; rootStatus: string | null }): TraceListItem['status'] {
@@ -158,7 +177,8 @@ export function consoleTraceList(source: ConsoleSource, filter: TraceListFilter)
         (!filter.errorCode || trace.errorCodes.includes(filter.errorCode)),
     )
     .sort((a, b) => b.startedAt - a.startedAt)
-    .slice(0, filter.limit);
+    .slice(0, filter.limit)
+    .map(shownTraceItem);
   return { traces, problems };
 }
 

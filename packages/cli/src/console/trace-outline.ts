@@ -53,8 +53,12 @@ type OutlineRow = [
 ];
 
 // Only what the waterfall draws: a step's catalog, stacks and messages stay in the database until a span is opened.
-const outlineSql = `SELECT span_id, parent_span_id, kind, name, started_at, ended_at, status,
-  CASE WHEN instr(attributes, '"errorCode"') THEN json_extract(attributes, '$.errorCode') END AS error_code,
+// A name or an error code is cut to a row's width: a model may call a tool by a name of megabytes, and each call's
+// span is named after it (the span's details, opened one at a time, have it whole).
+const outlineSql = `SELECT span_id, parent_span_id, kind,
+  CASE WHEN length(name) > 200 THEN substr(name, 1, 200) || '…' ELSE name END AS name, started_at, ended_at, status,
+  CASE WHEN instr(attributes, '"errorCode"') AND json_type(attributes, '$.errorCode') = 'text'
+    THEN substr(json_extract(attributes, '$.errorCode'), 1, 64) END AS error_code,
   CASE kind WHEN 'model' THEN json_extract(attributes, '$.inputTokens') END AS input_tokens,
   CASE kind WHEN 'model' THEN json_extract(attributes, '$.outputTokens') END AS output_tokens,
   CASE kind WHEN 'tool' THEN json_extract(attributes, '$.toolCallId') END AS tool_call_id,

@@ -137,6 +137,7 @@ interface TraceItem {
   agents: string[];
   spans: number;
   tools: string[];
+  toolsOmitted?: number;
   errorCodes: string[];
 }
 
@@ -200,7 +201,7 @@ export async function tracesView(context: ViewContext, query: URLSearchParams): 
       h('td', {}, t.agents.join(', ')),
       h('td', {}, formatDuration(t.durationMs)),
       h('td', {}, String(t.spans)),
-      h('td', {}, t.tools.join(', ')),
+      h('td', {}, t.tools.join(', '), t.toolsOmitted ? ` and ${t.toolsOmitted} more` : ''),
       h('td', {}, ...t.errorCodes.flatMap((code) => [errorLink(code), ' '])),
     ),
   );
