@@ -205,6 +205,33 @@ function seedHuge(root: string): void {
   });
   new TraceStore(names).recordSpans([turn, ...calls]);
   names.close();
+  // 300 calls to tools that do not exist, by names of 100,000 characters (older than the hostile row, which the
+  // audit view still shows).
+  const audits = openDb(root, 'helper', 'audits');
+  const audit = new AuditStore(audits);
+  for (let index = 0; index < 300; index += 1) {
+    audit.append({
+      at: 1_700_000_000_000 + index,
+      agent: 'helper',
+      instanceKey: 'audits',
+      turnId: 'turn_a',
+      toolCallId: `call_${index}`,
+      traceId: null,
+      toolName: `${index}${'q'.repeat(100_000)}`,
+      category: null,
+      source: null,
+      decision: 'refused',
+      rule: null,
+      direct: false,
+      approval: null,
+      durationMs: 0,
+      status: 'error',
+      errorCode: 'E_TOOL_NOT_FOUND',
+      args: {},
+      output: null,
+    });
+  }
+  audits.close();
   const fat = openDb(root, 'helper', 'fat');
   new ConversationStore(fat).appendMany(
     Array.from({ length: 200 }, (_, index) => message(index, 'y'.repeat(1_000_000))),
@@ -426,7 +453,7 @@ describe('the console, probed by a hostile outsider', () => {
     await answered.arrayBuffer();
   }, 90_000);
 
-  test('huge conversations and approvals stay bounded: a 10 MB message is cut, 200 of 1 MB fill pages of about 1 MB, 100,000 messages page back, 10 MB of arguments and 1,000 tool names of 10,000 characters are cut', async () => {
+  test('huge conversations and approvals stay bounded: a 10 MB message is cut, 200 of 1 MB fill pages of about 1 MB, 100,000 messages page back, 10 MB of arguments and tool names of 10,000 characters in traces and the audit log are cut', async () => {
     type Page = {
       total: number;
       earlier: string | null;
@@ -478,6 +505,13 @@ describe('the console, probed by a hostile outsider', () => {
     const outline = await (await fetch(`${url}/console/api/traces/${namesTraceId}`)).text();
     expect(outline.length).toBeLessThan(400_000);
     expect((JSON.parse(outline) as { spans: number }).spans).toBe(1001);
+
+    // 300 audit rows naming tools of 100,000 characters: 30 MB before, the names cut to a line now.
+    const log = await (await fetch(`${url}/console/api/audit?limit=300`)).text();
+    expect(log.length).toBeLessThan(300_000);
+    const { entries } = JSON.parse(log) as { entries: { toolName: string }[] };
+    expect(entries).toHaveLength(300);
+    expect(Math.max(...entries.map((entry) => entry.toolName.length))).toBeLessThanOrEqual(201);
 
     // The pending approval of 10 MB: its arguments' start, and how much is left out.
     const overview = await (await fetch(`${url}/console/api/overview`)).text();

@@ -13,7 +13,7 @@ import {
 } from '@goondan/core';
 import { pageOfConversation } from '../serve/conversation-page.ts';
 import type { ConsoleSource } from './console-source.ts';
-import { boundContent, fitPage, NAME_CHARS, shownApproval } from './conversation-bounds.ts';
+import { boundContent, fitPage, NAME_CHARS, shownApproval, shownAuditEntry } from './conversation-bounds.ts';
 import { readInstances } from './instance-reader.ts';
 
 export interface TraceListFilter {
@@ -198,7 +198,8 @@ export function consoleAudit(
   const entries = results
     .flatMap(({ value }) => value)
     .sort((a, b) => a.at - b.at)
-    .slice(-filter.limit);
+    .slice(-filter.limit)
+    .map(shownAuditEntry);
   return { entries, problems };
 }
 

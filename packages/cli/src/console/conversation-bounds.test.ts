@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import {
   APPROVAL_ARGS_CHARS,
+  AUDIT_VALUE_CHARS,
   boundContent,
   FIELDS,
   fitPage,
@@ -9,6 +10,7 @@ import {
   PAGE_CHARS,
   PARTS,
   shownApproval,
+  shownAuditEntry,
   TEXT_CHARS,
   VALUE_CHARS,
 } from './conversation-bounds.ts';
@@ -80,5 +82,28 @@ describe('shownApproval', () => {
     expect((big.args as unknown as { preview: string }).preview).toHaveLength(APPROVAL_ARGS_CHARS);
     expect(big.argsCutChars).toBe(1_000_014 - APPROVAL_ARGS_CHARS);
     expect(big.decidedBy!.length).toBe(NAME_CHARS + 1);
+  });
+});
+
+describe('shownAuditEntry', () => {
+  test("a tool name, rule, approver and code are cut to a line; arguments and output past the store's cap are cut", () => {
+    const entry = {
+      toolName: 'n'.repeat(100_000),
+      rule: 'r'.repeat(1000),
+      errorCode: `E_${'X'.repeat(1000)}`,
+      args: { a: 'a'.repeat(100_000) },
+      output: 'small',
+      approval: { by: 'b'.repeat(1000), reason: 'why' },
+    };
+    const shown = shownAuditEntry(entry);
+    expect(shown.toolName).toHaveLength(NAME_CHARS + 1);
+    expect(shown.rule).toHaveLength(NAME_CHARS + 1);
+    expect(shown.errorCode).toHaveLength(65);
+    expect(shown.args).toMatchObject({ truncated: true, originalChars: 100_008 });
+    expect(JSON.stringify(shown.args).length).toBeLessThan(AUDIT_VALUE_CHARS + 200);
+    expect(shown.output).toBe('small');
+    expect(shown.approval).toEqual({ by: `${'b'.repeat(NAME_CHARS)}…`, reason: 'why' });
+    const plain = { toolName: 'calc__add', rule: null, errorCode: null, args: { a: 1 }, output: 3, approval: null };
+    expect(shownAuditEntry(plain)).toEqual(plain);
   });
 });

@@ -42,6 +42,44 @@ export function shownApproval<A extends { args: unknown; decidedBy: string | nul
   };
 }
 
+/** Characters of JSON of an audit row's arguments or output sent (the store keeps 8,000 of each by default). */
+export const AUDIT_VALUE_CHARS = 20_000;
+
+const shortText = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+const shortOrNull = (text: string | null, max: number) => (text === null ? null : shortText(text, max));
+
+/**
+ * An audit row as the console sends it: the tool name a model chose (any length: a call to a tool that does not
+ * exist is recorded as named), the rule, the approver and the error code cut to a line, arguments and output past
+ * AUDIT_VALUE_CHARS (a bundle that raised the store's cap) cut like an approval's.
+ */
+export function shownAuditEntry<
+  E extends {
+    toolName: string;
+    rule: string | null;
+    errorCode: string | null;
+    args: unknown;
+    output: unknown;
+    approval: { by: string | null; reason: string | null } | null;
+  },
+>(entry: E): E {
+  return {
+    ...entry,
+    toolName: shortText(entry.toolName, NAME_CHARS),
+    rule: shortOrNull(entry.rule, NAME_CHARS),
+    errorCode: shortOrNull(entry.errorCode, 64),
+    args: cutValue(entry.args, AUDIT_VALUE_CHARS).value,
+    output: cutValue(entry.output, AUDIT_VALUE_CHARS).value,
+    approval: entry.approval
+      ? {
+          ...entry.approval,
+          by: shortOrNull(entry.approval.by, NAME_CHARS),
+          reason: shortOrNull(entry.approval.reason, 2000),
+        }
+      : null,
+  };
+}
+
 /** A value too long to show whole: the start of its JSON text (the audit log's truncated preview, docs/audit.md). */
 export interface CutValue {
   truncated: true;

@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite';
 import { type ApprovalRecord, ApprovalStore, AuditStore, GoondanError, type JsonValue } from '@goondan/core';
 import type { SpanDetail, TraceOutline } from './client/types.ts';
 import type { ConsoleSource } from './console-source.ts';
-import { shownApproval } from './conversation-bounds.ts';
+import { shownApproval, shownAuditEntry } from './conversation-bounds.ts';
 import { readInstances } from './instance-reader.ts';
 import { buildOutline, type SpanCaller, type TreeSpan } from './trace-tree.ts';
 
@@ -159,7 +159,11 @@ export function consoleSpanDetail(source: ConsoleSource, traceId: string, spanId
     const [audit] = new AuditStore(db).query({ traceId, toolCallId: callId, limit: 1 });
     const toolName = typeof attributes.toolName === 'string' ? attributes.toolName : row.name.replace(/^tool /, '');
     const approval = new ApprovalStore(db).forToolCall(callId, { toolName, since: row.started_at - 1 });
-    return { span, audit: audit ?? null, approval: approval ? shownApproval(pendingNow(approval, now)) : null };
+    return {
+      span,
+      audit: audit ? shownAuditEntry(audit) : null,
+      approval: approval ? shownApproval(pendingNow(approval, now)) : null,
+    };
   };
   const { results } = readInstances(source.rootDir(), (db, file) => read(db, file.agentName, file.instanceKey));
   const found = results.find((result) => result.value)?.value;

@@ -1,6 +1,6 @@
 import { getJson } from './api.ts';
 import { approvalActions } from './approval-actions.ts';
-import { errorLink, formatDuration, formatTime, h, preview, shownValue, statusBadge } from './dom.ts';
+import { errorLink, formatDuration, formatTime, h, shownValue, statusBadge } from './dom.ts';
 import type { ViewContext } from './trace-view.ts';
 import type { Approval, AuditEntry, Problem } from './types.ts';
 
@@ -243,8 +243,8 @@ export async function auditView(context: ViewContext): Promise<void> {
           'details',
           {},
           h('summary', {}, 'arguments and output'),
-          h('pre', { class: 'args' }, preview(e.args, 1500)),
-          h('pre', { class: 'args' }, preview(e.output, 1500)),
+          h('pre', { class: 'args' }, shownValue(e.args, 1500)),
+          h('pre', { class: 'args' }, shownValue(e.output, 1500)),
         ),
         e.traceId ? h('a', { href: `#/trace/${e.traceId}` }, 'trace') : '',
       ),

@@ -1,5 +1,5 @@
 import { approvalActions } from './approval-actions.ts';
-import { errorLink, formatDuration, formatTime, h, preview, statusBadge } from './dom.ts';
+import { errorLink, formatDuration, formatTime, h, shownValue, statusBadge } from './dom.ts';
 import type { Approval, AuditEntry, SpanDetail } from './types.ts';
 import type { Row } from './waterfall-model.ts';
 
@@ -113,9 +113,9 @@ export function spanDetail(detail: SpanDetail): HTMLElement {
     if (approval) fields.push(...approvalFields(approval));
     extra = [
       h('h4', {}, 'Arguments (redacted, from the audit log)'),
-      h('pre', { class: 'args' }, entry ? preview(entry.args) : 'No audit row for this call.'),
+      h('pre', { class: 'args' }, entry ? shownValue(entry.args, 4000) : 'No audit row for this call.'),
       h('h4', {}, 'Output'),
-      h('pre', { class: 'args' }, entry ? preview(entry.output) : '—'),
+      h('pre', { class: 'args' }, entry ? shownValue(entry.output, 4000) : '—'),
     ];
     if (typeof a.errorStack === 'string')
       extra.push(h('details', {}, h('summary', {}, 'Stack'), h('pre', { class: 'args' }, a.errorStack)));
