@@ -12,8 +12,8 @@ import {
   traceSummaries,
 } from '@goondan/core';
 import { pageOfConversation } from '../serve/conversation-page.ts';
+import { boundContent, fitPage, NAME_CHARS, shownApproval, shownAuditEntry } from './console-bounds.ts';
 import type { ConsoleSource } from './console-source.ts';
-import { boundContent, fitPage, NAME_CHARS, shownApproval, shownAuditEntry } from './conversation-bounds.ts';
 import { readInstances } from './instance-reader.ts';
 
 export interface TraceListFilter {

@@ -1,8 +1,8 @@
 import type { Database } from 'bun:sqlite';
 import { type ApprovalRecord, ApprovalStore, AuditStore, GoondanError, type JsonValue } from '@goondan/core';
 import type { SpanDetail, TraceOutline } from './client/types.ts';
+import { shownApproval, shownAuditEntry } from './console-bounds.ts';
 import type { ConsoleSource } from './console-source.ts';
-import { shownApproval, shownAuditEntry } from './conversation-bounds.ts';
 import { readInstances } from './instance-reader.ts';
 import { buildOutline, type SpanCaller, type TreeSpan } from './trace-tree.ts';
 

@@ -47,7 +47,7 @@ export function preview(value: unknown, max = 4000): string {
   return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text;
 }
 
-/** A value the server may have cut (conversation-bounds.ts: `{ truncated, preview }`): the start of its JSON text. */
+/** A value the server may have cut (console-bounds.ts: `{ truncated, preview }`): the start of its JSON text. */
 export function shownValue(value: unknown, max: number): string {
   const cut = value as { truncated?: unknown; preview?: unknown } | null;
   if (cut && typeof cut === 'object' && cut.truncated === true && typeof cut.preview === 'string')

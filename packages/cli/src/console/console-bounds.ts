@@ -1,7 +1,8 @@
 /**
- * Bounds of a conversation page in the console (docs/console.md#bad-input): a message a model or a tool made huge
- * (a 10 MB text, a base64 image, a tool result of megabytes) is shown cut, and a page holds at most
- * PAGE_CHARS characters of messages, so neither the answer nor the page's DOM grows with what was stored.
+ * What the console sends of stored data a model, a tool or a person made huge (docs/console.md#huge-messages): a
+ * conversation message (a 10 MB text, a base64 image, a tool result of megabytes) cut, a page of at most PAGE_CHARS
+ * characters of messages, an approval's arguments and an audit row's fields cut, so neither an answer nor the page's
+ * DOM grows with what was stored.
  */
 
 /** Characters of one text part (or a message that is one string) shown. */

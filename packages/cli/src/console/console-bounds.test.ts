@@ -13,7 +13,7 @@ import {
   shownAuditEntry,
   TEXT_CHARS,
   VALUE_CHARS,
-} from './conversation-bounds.ts';
+} from './console-bounds.ts';
 
 const size = (value: unknown) => JSON.stringify(value).length;
 
