@@ -147,6 +147,12 @@ describe('gdn serve: streams, bodies and methods', () => {
       status: 404,
       code: 'E_SERVE_ROUTE_NOT_FOUND',
     });
+    // A path of kilobytes is quoted cut, not echoed whole.
+    const longPath = await rawRequest(url, `GET /${'x'.repeat(8000)} HTTP/1.1`);
+    expect(longPath.status).toBe(404);
+    const quoted = (JSON.parse(longPath.body) as { error: { message: string } }).error.message;
+    expect(quoted).toStartWith(`GET /${'x'.repeat(199)}…: no such endpoint.`);
+    expect(longPath.body.length).toBeLessThan(2000);
     // A path of an endpoint whose part is not percent-encoded UTF-8 is a bad request, not an unknown path.
     for (const head of [
       'GET /v1/models/%ff HTTP/1.1',

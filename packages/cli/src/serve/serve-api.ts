@@ -130,18 +130,17 @@ export function createServeApi(options: { routes: Route[]; token?: string; allow
         return apiErrorResponse(refused.error, { headers: { ...cors, ...bearer }, status: refused.status });
       }
       if (found) return withHeaders(await found.route.handle(request, url, found.params ?? {}), cors);
+      // What the request asked, as the answer quotes it: a path (or a made-up method) of kilobytes is cut.
+      const asked = `${cut(request.method, 20)} ${cut(path, 200)}`;
       if (matching.length === 0) {
         // An OpenAI client pointed here may try the Responses, Embeddings or legacy Completions API.
         const openAi = path.startsWith('/v1/')
           ? ' Of the OpenAI API, this server speaks POST /v1/chat/completions and GET /v1/models.'
           : '';
-        throw new GoondanError('E_SERVE_ROUTE_NOT_FOUND', `${request.method} ${path}: no such endpoint.${openAi}`);
+        throw new GoondanError('E_SERVE_ROUTE_NOT_FOUND', `${asked}: no such endpoint.${openAi}`);
       }
       const allowed = allowedMethods(matching.map(({ route }) => route.method));
-      const error = new GoondanError(
-        'E_SERVE_ROUTE_NOT_FOUND',
-        `${request.method} ${path}: this path takes ${allowed}.`,
-      );
+      const error = new GoondanError('E_SERVE_ROUTE_NOT_FOUND', `${asked}: this path takes ${allowed}.`);
       return apiErrorResponse(error, { headers: { ...cors, allow: allowed }, status: 405 });
     } catch (thrown) {
       // A body cut off at the limit while it was read: the rest of it is not read through either.
@@ -149,6 +148,10 @@ export function createServeApi(options: { routes: Route[]; token?: string; allow
       return apiErrorResponse(thrown, { headers: large ? { ...cors, ...closeConnection } : cors });
     }
   };
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** Ends the connection after the answer, instead of Bun reading the unread rest of the body to keep it alive. */
