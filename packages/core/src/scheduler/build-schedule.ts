@@ -4,6 +4,7 @@ import { closestName } from '../errors/closest-names.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import {
   checkTimeZone,
+  clip,
   implicitRruleStart,
   nextOccurrence,
   normalizeRrule,
@@ -12,6 +13,8 @@ import {
 import type { ScheduleInput, ScheduleKind, ScheduleRecord } from './schedule-types.ts';
 
 const MAX_TEXT = 16_000;
+/** The longest time, RRULE (with its EXDATE lists) or cron taken: a real one is far shorter; a megabyte is no rule. */
+export const MAX_EXPRESSION = 4_000;
 
 /** The last instant a Date holds (±8.64e15 ms, the year 275760). */
 const MAX_DATE_MS = 8.64e15;
@@ -39,6 +42,17 @@ export function buildSchedule(options: {
         : `A schedule takes one of at, in, rrule or cron; got ${given.join(' and ')}.`,
     );
   }
+  const field = given[0]!;
+  for (const key of ['at', 'rrule', 'cron', 'timeZone', 'label', 'input'] as const) {
+    const value = input[key];
+    if (value !== undefined && typeof value !== 'string')
+      throw new GoondanError('E_SCHEDULE_INVALID', `${key} must be a string, got ${typeof value}.`);
+  }
+  if (field !== 'inMs' && (input[field] as string).length > MAX_EXPRESSION)
+    throw new GoondanError(
+      'E_SCHEDULE_INVALID',
+      `${field} is ${(input[field] as string).length} characters long; a schedule's ${field} is limited to ${MAX_EXPRESSION}.`,
+    );
   if (typeof input.agent !== 'string' || input.agent === '')
     throw new GoondanError('E_SCHEDULE_INVALID', 'A schedule needs the agent it wakes.');
   if (agents && !agents.includes(input.agent)) {
@@ -74,15 +88,21 @@ export function buildSchedule(options: {
   let kind: ScheduleKind;
   let expression: string;
   if (input.inMs !== undefined) {
-    if (!Number.isFinite(input.inMs) || input.inMs <= 0)
-      throw new GoondanError('E_SCHEDULE_INVALID', `in must be a positive delay, got ${input.inMs} ms.`);
+    if (typeof input.inMs !== 'number' || !Number.isFinite(input.inMs) || input.inMs <= 0)
+      throw new GoondanError(
+        'E_SCHEDULE_INVALID',
+        typeof input.inMs === 'number'
+          ? `in must be a positive delay, got ${input.inMs} ms.`
+          : `in must be a number of milliseconds, got a ${typeof input.inMs}.`,
+      );
     if (now + input.inMs > MAX_DATE_MS)
       throw new GoondanError(
         'E_SCHEDULE_INVALID',
         `in is too far ahead: ${input.inMs} ms from now is past the last instant a date can hold (the year 275760).`,
       );
     kind = 'at';
-    expression = new Date(now + Math.round(input.inMs)).toISOString();
+    // Up, not to the nearest: a delay under half a millisecond fell on now itself and was refused as used up.
+    expression = new Date(now + Math.ceil(input.inMs)).toISOString();
   } else if (input.at !== undefined) {
     kind = 'at';
     const at = parseInstant(input.at, timeZone);
@@ -105,7 +125,7 @@ export function buildSchedule(options: {
     throw new GoondanError(
       kind === 'cron' ? 'E_SCHEDULE_INVALID' : 'E_SCHEDULE_IN_PAST',
       kind === 'cron'
-        ? `cron '${expression}' never matches a date (e.g. 30 February).`
+        ? `cron '${clip(expression)}' never matches a date (e.g. 30 February, or a year already past).`
         : `The ${kind === 'at' ? 'time' : 'rule'} has no occurrence after now (${new Date(now).toISOString()}); its COUNT or UNTIL is used up.`,
     );
   }

@@ -1,3 +1,9 @@
+/** A zone as an error message quotes it: at most 80 characters of what was given. */
+const shown = (timeZone: string) => {
+  const text = String(timeZone);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+};
+
 const IANA_SUGGESTION = 'Use an IANA time zone name such as Asia/Seoul, Europe/London or America/New_York.';
 
 /**
@@ -11,7 +17,7 @@ export function resolveTimeZone(timeZone: string): { zone: string } | { message:
   try {
     zone = new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
   } catch {
-    return { message: `Unknown time zone '${timeZone}'.`, suggestion: IANA_SUGGESTION };
+    return { message: `Unknown time zone '${shown(timeZone)}'.`, suggestion: IANA_SUGGESTION };
   }
   const offset = /^([+-])(\d\d):(\d\d)$/.exec(zone);
   if (!offset) return { zone };
@@ -21,7 +27,7 @@ export function resolveTimeZone(timeZone: string): { zone: string } | { message:
       ? `, or Etc/GMT${sign === '+' ? '-' : '+'}${Number(hours)} for a fixed ${zone} (its sign is inverted)`
       : '';
   return {
-    message: `'${timeZone}' is a UTC offset, not a time zone: it keeps no daylight-saving rules.`,
+    message: `'${shown(timeZone)}' is a UTC offset, not a time zone: it keeps no daylight-saving rules.`,
     suggestion: `Use the IANA name of the place, such as Asia/Seoul or America/New_York${etc}.`,
   };
 }

@@ -147,13 +147,18 @@ export class ScheduleStore {
       .map(toSchedule);
   }
 
-  /** Active schedules due at or before `now`, oldest occurrence first. */
-  due(now: number, limit = 1000): ScheduleRecord[] {
+  /**
+   * Active schedules due at or before `now`, oldest occurrence first; `after` pages on from the last one of a page
+   * (a host that fires only some targets reads past the due schedules of the others).
+   */
+  due(now: number, limit = 1000, after?: Pick<ScheduleRecord, 'nextDueAt' | 'id'>): ScheduleRecord[] {
     return this.db
-      .query<ScheduleRow, [number, number]>(
-        `SELECT * FROM schedules WHERE status = 'active' AND next_due_at <= ? ORDER BY next_due_at, id LIMIT ?`,
+      .query<ScheduleRow, [number, number | null, string, number]>(
+        `SELECT * FROM schedules WHERE status = 'active' AND next_due_at <= ?1
+           AND (?2 IS NULL OR next_due_at > ?2 OR (next_due_at = ?2 AND id > ?3))
+         ORDER BY next_due_at, id LIMIT ?4`,
       )
-      .all(now, limit)
+      .all(now, after?.nextDueAt ?? null, after?.id ?? '', limit)
       .map(toSchedule);
   }
 

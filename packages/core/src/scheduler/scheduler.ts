@@ -13,6 +13,8 @@ const MAX_RETRY_DELAY_MS = 60_000;
 export const DELIVERED_FIRINGS_KEPT_MS = 7 * 86_400_000;
 /** Occurrences taken per pass: a long outage with many short recurrences cannot hold the loop. */
 const MAX_CLAIMS_PER_PASS = 10_000;
+/** Due schedules read from the store at a time. */
+const DUE_PAGE = 1000;
 
 export interface SchedulerOptions {
   store: ScheduleStore;
@@ -56,6 +58,8 @@ export class Scheduler {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private started = false;
   private pass: Promise<number> = Promise.resolve(0);
+  /** Schedules whose firings were dropped as undeliverable, warned about once. */
+  private readonly dropped = new Set<string>();
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? Date.now;
@@ -140,7 +144,7 @@ export class Scheduler {
     let claims = 0;
     for (;;) {
       const now = this.now();
-      const due = store.due(now).filter((schedule) => accepts(schedule));
+      const due = this.dueAccepted(now, accepts);
       if (due.length === 0 || claims >= MAX_CLAIMS_PER_PASS) break;
       for (const schedule of due) {
         claims += 1;
@@ -150,6 +154,20 @@ export class Scheduler {
     }
     if (delivered > 0) store.pruneDelivered(this.now() - DELIVERED_FIRINGS_KEPT_MS);
     return delivered;
+  }
+
+  /**
+   * Due schedules of the targets this host fires. Others' are paged past: a gdn chat under a thousand due schedules
+   * of instances only gdn serve runs (left for it) never reached its own alarm behind them.
+   */
+  private dueAccepted(now: number, accepts: (target: ScheduleTarget) => boolean): ScheduleRecord[] {
+    let after: ScheduleRecord | undefined;
+    for (;;) {
+      const page = this.options.store.due(now, DUE_PAGE, after);
+      const mine = page.filter((schedule) => accepts(schedule));
+      if (mine.length > 0 || page.length < DUE_PAGE) return mine;
+      after = page.at(-1);
+    }
   }
 
   /** Takes the schedule's due occurrence: the event to deliver, or null when skipped or taken elsewhere. */
@@ -190,9 +208,15 @@ export class Scheduler {
       // The target is not in the bundle (an agent removed, a key refused): no retry can ever deliver it.
       if (code !== undefined && PERMANENT_FAILURES.has(code)) {
         store.abandon(event.id);
-        this.warn(
-          `schedule event ${event.id} for ${target.agent}/${target.instanceKey} dropped (${code}: ${message}); it cannot be delivered, so it is not retried`,
-        );
+        // Once per schedule: a cron firing every second into a removed agent wrote a warning every second.
+        const scheduleId = String((event.data as { scheduleId?: unknown } | undefined)?.scheduleId ?? event.id);
+        if (!this.dropped.has(scheduleId)) {
+          if (this.dropped.size >= 10_000) this.dropped.clear();
+          this.dropped.add(scheduleId);
+          this.warn(
+            `schedule event ${event.id} for ${target.agent}/${target.instanceKey} dropped (${code}: ${message}); it cannot be delivered, so it is not retried; later firings of schedule ${scheduleId} are dropped without a warning (gdn schedules cancel ${scheduleId} ends it)`,
+          );
+        }
         return false;
       }
       const retryIn = Math.min(MAX_RETRY_DELAY_MS, 1_000 * 2 ** Math.min(attempts, 16));
