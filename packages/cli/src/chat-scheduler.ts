@@ -7,6 +7,7 @@ import {
   scheduleStorePath,
 } from '@goondan/core';
 import type { AgentSession } from './open-session.ts';
+import { printable } from './terminal.ts';
 
 /** A chat turn the scheduler wants run: settle it once the turn has taken the event (or failed to). */
 export interface ScheduledTurn {
@@ -55,10 +56,19 @@ export function startChatScheduler(options: {
   };
 }
 
+/**
+ * Text of a schedule (label, input, rule, target) as one terminal line: a schedule an agent or an API client added
+ * can hold escape sequences (clear the screen, retitle the window) and newlines (a forged line of a list); each
+ * control character becomes U+FFFD and a line break `⏎`.
+ */
+export function scheduleText(text: string): string {
+  return printable(text.replace(/\r?\n/g, '⏎'));
+}
+
 /** The line printed before a scheduled turn: `(alarm 'tea' — due 09:00:00, 2 s late)`. */
 export function describeFiring(event: AgentEvent): string {
   const data = (event.data ?? {}) as { label?: string; scheduledAt?: string; latenessMs?: number; late?: boolean };
   const due = data.scheduledAt ? new Date(data.scheduledAt).toLocaleTimeString() : '?';
   const late = data.late ? `, missed while nothing ran: ${Math.round((data.latenessMs ?? 0) / 1000)} s late` : '';
-  return `(alarm '${data.label ?? event.input}' — due ${due}${late})`;
+  return `(alarm '${scheduleText(String(data.label ?? event.input))}' — due ${due}${late})`;
 }

@@ -8,6 +8,7 @@ import {
   Scheduler,
   scheduleStorePath,
 } from '@goondan/core';
+import { scheduleText } from '../chat-scheduler.ts';
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { commandHelpText } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
@@ -85,7 +86,9 @@ function checkAgentFlag(bundle: Bundle, agent: string | undefined): void {
 function describe(record: ScheduleRecord, color: boolean): string {
   const next = record.nextDueAt === null ? record.status : new Date(record.nextDueAt).toISOString();
   const rule = record.kind === 'at' ? 'once' : `${record.kind} ${record.expression.split('\n').at(-1)}`;
-  return `${paint(record.id, 'bold', color)}  ${record.agent}/${record.instanceKey}  next ${next}  ${rule} (${record.timeZone})  ${record.label}`;
+  // What an agent or an API client stored is shown, not obeyed: no escape sequence or line break reaches the terminal.
+  const text = `${record.agent}/${record.instanceKey}  next ${next}  ${rule} (${record.timeZone})  ${record.label}`;
+  return `${paint(scheduleText(record.id), 'bold', color)}  ${scheduleText(text)}`;
 }
 
 export async function schedulesCommand(argv: string[]): Promise<number> {
@@ -148,7 +151,9 @@ export async function schedulesCommand(argv: string[]): Promise<number> {
         const known = store.get(id);
         throw new GoondanError(
           'E_SCHEDULE_NOT_FOUND',
-          known ? `Schedule '${id}' is already ${known.status}.` : `No active schedule '${id}' in this bundle.`,
+          known
+            ? `Schedule '${id}' is already ${known.status}.`
+            : `No active schedule '${id.length > 80 ? `${id.slice(0, 80)}…` : id}' in this bundle.`,
         );
       }
       if (values.json) printJson(store.get(id));

@@ -55,7 +55,12 @@ export function scheduleRoutes(scheduler: Scheduler, defaultInstance: () => stri
       path: '/v1/schedules/:id',
       handle: (_request, _url, params) => {
         if (!scheduler.cancel(params.id!)) {
-          throw new GoondanError('E_SCHEDULE_NOT_FOUND', `No active schedule '${params.id}'.`);
+          const id = params.id!;
+          // The id is echoed short: a path of kilobytes is not worth sending back.
+          throw new GoondanError(
+            'E_SCHEDULE_NOT_FOUND',
+            `No active schedule '${id.length > 80 ? `${id.slice(0, 80)}…` : id}'.`,
+          );
         }
         return Response.json({ cancelled: params.id });
       },

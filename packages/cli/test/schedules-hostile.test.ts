@@ -1,0 +1,173 @@
+// gdn schedules and gdn serve's scheduler probed as a hostile user and a crashing machine would: stored escape
+// sequences, serve killed with SIGKILL as a firing is taken, schedules added by other processes while it runs,
+// and a schedule whose agent left the bundle.
+import { Database } from 'bun:sqlite';
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import {
+  agentBundle,
+  cleanupTempDirs,
+  cliEnv,
+  editBundle,
+  gdn,
+  gdnJson,
+  scriptedModel,
+  startGdn,
+  waitUntil,
+} from './helpers.ts';
+
+afterAll(cleanupTempDirs);
+const started: ReturnType<typeof startGdn>[] = [];
+afterEach(async () => {
+  for (const server of started.splice(0)) {
+    if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+    await server.finish();
+  }
+});
+
+async function serve(bundle: string, args: string[] = []) {
+  const server = startGdn(['serve', '--bundle', bundle, '--port', '0', ...args], { env: cliEnv() });
+  started.push(server);
+  await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
+  const url = /base URL: (\S+)\/v1/.exec(server.stderr)?.[1];
+  if (!url) throw new Error(`no URL in:\n${server.stderr}`);
+  return { server, url };
+}
+
+interface Message {
+  role: string;
+  content: unknown;
+  source?: { kind: string; name: string };
+}
+
+async function conversation(url: string, agent = 'helper', key = 'default'): Promise<Message[]> {
+  const response = await fetch(`${url}/v1/agents/${agent}/instances/${key}/conversation`);
+  if (response.status !== 200) return [];
+  return ((await response.json()) as { messages: Message[] }).messages;
+}
+
+/** A message's text, whether a string or parts. */
+const text = (message: Message): string =>
+  typeof message.content === 'string'
+    ? message.content
+    : (message.content as { text?: string }[]).map((part) => part.text ?? '').join('');
+
+/** Rows of the bundle's schedules.db, read over a connection of the test's own (as another process would). */
+function firings(bundle: string): { event_id: string; status: string }[] {
+  const db = new Database(join(bundle, '.goondan', 'schedules.db'), { readonly: true });
+  try {
+    return db.query<{ event_id: string; status: string }, []>('SELECT event_id, status FROM schedule_firings').all();
+  } catch {
+    return []; // not created yet
+  } finally {
+    db.close();
+  }
+}
+
+describe('gdn schedules: what a schedule holds is shown, not obeyed', () => {
+  test('a label with escape sequences and a forged line prints as one harmless line; --json keeps it', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
+    const label = '\u001b[2J\u001b]0;pwned\u0007tea\nsch_forged  helper/default  next 2000-01-01  once (UTC)  forged';
+    const added = await gdn(['schedules', 'add', '--bundle', bundle, '--in', '10m', '--label', label, '--input', 'x']);
+    expect(added.exitCode).toBe(0);
+    expect(added.stdout).not.toContain('\u001b');
+    const list = await gdn(['schedules', 'list', '--bundle', bundle]);
+    expect(list.exitCode).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+    expect(list.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(list.stdout).toContain('\ufffd[2J\ufffd]0;pwned\ufffdtea⏎sch_forged');
+    const json = await gdnJson<{ label: string }[]>(['schedules', 'list', '--json', '--bundle', bundle]);
+    expect(json.json[0]?.label).toBe(label);
+    // An id of kilobytes with an escape in it is refused, quoted short and harmless.
+    const cancel = await gdn(['schedules', 'cancel', `\u001b[31m${'x'.repeat(5000)}`, '--bundle', bundle]);
+    expect(cancel.exitCode).toBe(1);
+    expect(cancel.stderr).toStartWith('E_SCHEDULE_NOT_FOUND');
+    expect(cancel.stderr).not.toContain('\u001b');
+    expect(cancel.stderr.length).toBeLessThan(1000);
+  }, 120_000);
+});
+
+describe('gdn serve: the scheduler across crashes and other writers', () => {
+  test('killed with SIGKILL as a firing is taken, then restarted: the due run happens exactly once', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'Stretched.' }, { text: 'a second turn' }]));
+    const { server } = await serve(bundle);
+    const added = await gdnJson<{ id: string }>([
+      'schedules',
+      'add',
+      '--bundle',
+      bundle,
+      '--in',
+      '1s',
+      '--label',
+      'stretch',
+      '--input',
+      'Time to stretch.',
+      '--json',
+    ]);
+    expect(added.result.exitCode).toBe(0);
+    // The moment the firing row is written (taken, maybe not yet in the inbox, maybe already run).
+    await waitUntil(() => firings(bundle).length > 0, 'the firing row', 60_000);
+    server.proc.kill('SIGKILL');
+    await server.finish();
+    const again = await serve(bundle);
+    await waitUntil(
+      async () => (await conversation(again.url)).some((message) => message.role === 'assistant'),
+      'the scheduled turn',
+      60_000,
+    );
+    await waitUntil(() => firings(bundle).every((row) => row.status === 'delivered'), 'delivered', 60_000);
+    const messages = await conversation(again.url);
+    expect(messages.filter((message) => message.role === 'user').map(text)).toEqual(['Time to stretch.']);
+    expect(messages.filter((message) => message.role === 'assistant').map(text)).toEqual(['Stretched.']);
+    expect(firings(bundle)).toHaveLength(1);
+    const list = await gdnJson<{ status: string }[]>(['schedules', 'list', '--all', '--json', '--bundle', bundle]);
+    expect(list.json.map((record) => record.status)).toEqual(['done']);
+  }, 240_000);
+
+  test('schedules added by several gdn schedules add at once while serve runs are all stored and each fires once', async () => {
+    const count = 6;
+    const bundle = await agentBundle(
+      scriptedModel(Array.from({ length: count }, (_, index) => ({ text: `answer ${index}` }))),
+    );
+    const { url } = await serve(bundle);
+    const adds = await Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        gdn(['schedules', 'add', '--bundle', bundle, '--in', '1s', '--input', `alarm ${index}`]),
+      ),
+    );
+    expect(adds.map((result) => [result.exitCode, result.stderr])).toEqual(adds.map(() => [0, '']));
+    await waitUntil(
+      async () => (await conversation(url)).filter((message) => message.role === 'assistant').length === count,
+      `${count} scheduled turns`,
+      120_000,
+    );
+    const users = (await conversation(url)).filter((message) => message.role === 'user').map(text);
+    expect(users.toSorted()).toEqual(Array.from({ length: count }, (_, index) => `alarm ${index}`));
+    expect(firings(bundle)).toHaveLength(count);
+  }, 240_000);
+
+  test('a schedule whose agent left the bundle (gdn serve --watch reloaded it) is dropped with a warning, the host runs on', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
+    const added = await gdnJson<{ id: string }>([
+      'schedules',
+      'add',
+      '--bundle',
+      bundle,
+      '--cron',
+      '* * * * * *',
+      '--input',
+      'every second',
+      '--json',
+    ]);
+    expect(added.result.exitCode).toBe(0);
+    await editBundle(bundle, (yaml) => yaml.replace(/name: helper\b/, 'name: renamed'));
+    const { server } = await serve(bundle, ['--watch']);
+    await server.waitForStderr(`dropped (E_AGENT_UNKNOWN`, 60_000);
+    expect(server.stderr).toContain(`schedule event sched_${added.json.id}_`);
+    // Still alive and answering: the orphan does not stop the host.
+    expect(server.proc.exitCode).toBeNull();
+    const cancel = await gdn(['schedules', 'cancel', added.json.id, '--bundle', bundle]);
+    expect(cancel.exitCode).toBe(0);
+  }, 240_000);
+});
