@@ -8,6 +8,7 @@ import { createTempDirs } from '../store/test-support.ts';
 import type { JsonValue } from '../types.ts';
 import { ApprovalCoordinator, type ApprovalCoordinatorOptions, type ApprovalRequest } from './approvals.ts';
 import type { ApprovalRecord } from './permission-types.ts';
+import { redactSecrets } from './redact-secrets.ts';
 
 const temp = createTempDirs();
 const coordinators: ApprovalCoordinator[] = [];
@@ -204,6 +205,54 @@ describe('ApprovalCoordinator', () => {
     await until(() => requested.length === 2);
     approvals.answer(requested[1]!.id, { action: 'deny' });
     expect((await otherTool).outcome).toBe('denied');
+  });
+
+  test('a grant covers calls from the source it was given in, of the same category; others are asked again', async () => {
+    const { approvals, requested } = fresh();
+    const chat = { kind: 'user', name: 'chat' };
+    const granted = approvals.request(request({ source: chat }));
+    await until(() => requested.length === 1);
+    const id = requested[0]!.id;
+    approvals.answer(id, { action: 'approve', scope: 'conversation', by: 'alice' });
+    await granted;
+    // The same source, and the same source with no origin: let through.
+    expect((await approvals.request(request({ source: { kind: 'user', name: 'chat' } }))).id).toBe(id);
+    // A Telegram message, a schedule, another agent, the chat's own source reached through an agent: asked again.
+    const others = [
+      { kind: 'user', name: 'telegram' },
+      { kind: 'system', name: 'scheduler' },
+      { kind: 'agent', name: 'coordinator', origin: chat },
+    ];
+    for (const [index, source] of others.entries()) {
+      const asked = approvals.request(request({ source }));
+      await until(() => requested.length === index + 2);
+      expect(requested.at(-1)!.source).toEqual(source);
+      approvals.answer(requested.at(-1)!.id, { action: 'deny' });
+      expect((await asked).outcome).toBe('denied');
+    }
+    // The tool registered again under the same name with another category (an MCP tool that changed): asked again.
+    const recategorised = approvals.request(request({ source: chat, category: 'sensitive' }));
+    await until(() => requested.length === 5);
+    approvals.answer(requested[4]!.id, { action: 'deny' });
+    expect((await recategorised).outcome).toBe('denied');
+    // The grant still covers the chat.
+    expect((await approvals.request(request({ source: chat }))).outcome).toBe('approved');
+  });
+
+  test('a reason and who answered are stored with secrets redacted; a reason of megabytes is cut', async () => {
+    const { approvals, requested, store } = fresh({ redact: (value) => redactSecrets(value) });
+    const waiting = approvals.request(request());
+    await until(() => requested.length === 1);
+    const token = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
+    const reason = `use GITHUB_TOKEN=${token} instead ${'x'.repeat(3_000_000)}`;
+    approvals.answer(requested[0]!.id, { action: 'deny', reason, by: `ops ${token}` });
+    const resolution = await waiting;
+    const stored = store.get(requested[0]!.id)!;
+    for (const text of [stored.reason!, stored.decidedBy!, resolution.reason!, resolution.by!]) {
+      expect(text).not.toContain(token);
+      expect(text).toContain('[REDACTED]');
+    }
+    expect(stored.reason!.length).toBeLessThanOrEqual(2000);
   });
 
   test('reset cancels pending approvals (their calls are released) and ends the grants', async () => {

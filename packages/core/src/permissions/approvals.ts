@@ -2,6 +2,7 @@ import { newId } from '../agent/agent-event.ts';
 import type { ApprovalStore } from '../store/approval-store.ts';
 import type { JsonValue } from '../types.ts';
 import type { ApprovalAnswer, ApprovalRecord, ApprovalScope, CallSource, RiskCategory } from './permission-types.ts';
+import { describeCallSource } from './permission-types.ts';
 
 /** What the executor asks for when a policy says `ask`. */
 export interface ApprovalRequest {
@@ -89,7 +90,7 @@ export class ApprovalCoordinator implements ApprovalGate {
     const asked = store.forToolCall(request.toolCallId, { toolName: request.toolName, turnId: request.turnId });
     let record = asked && sameJson(asked.args, args) ? asked : null;
     if (!record) {
-      const grant = store.grant(request.toolName);
+      const grant = this.grantFor(request);
       if (grant)
         return { outcome: 'approved', id: grant.approvalId, scope: 'conversation', by: grant.by, reason: null };
       record = {
@@ -128,11 +129,29 @@ export class ApprovalCoordinator implements ApprovalGate {
    */
   answer(id: string, answer: ApprovalAnswer): ApprovalRecord {
     try {
-      return this.options.store.answerPending(id, answer, `${this.options.agent}/${this.options.instanceKey}`);
+      const stored = redactAnswer(answer, this.options.redact);
+      return this.options.store.answerPending(id, stored, `${this.options.agent}/${this.options.instanceKey}`);
     } finally {
       // Whatever became of it (answered now, or found expired), a call waiting on it goes on.
       this.settle(id, this.options.store.get(id));
     }
+  }
+
+  /**
+   * The grant that lets this call through without asking: one for its tool, made by approving "for this
+   * conversation" a call of the same category in a turn from the same source (its origin included). A person who
+   * approved a tool in `gdn chat` did not approve it for turns a Telegram message, a schedule or another agent
+   * starts: a source rule that asks for those (`sources.user:telegram.restricted: ask`) still asks. Nor does a grant
+   * cover a tool registered again under the same name with another category (an MCP server's tool that changed).
+   */
+  private grantFor(request: ApprovalRequest): { approvalId: string | null; by: string | null } | null {
+    const { store } = this.options;
+    const grant = store.grant(request.toolName);
+    // A grant stored without its approval (made before approvals were stored) covers the tool as it always did.
+    if (!grant || grant.approvalId === null) return grant;
+    const granted = store.get(grant.approvalId);
+    if (!granted || granted.category !== request.category) return null;
+    return describeCallSource(granted.source) === describeCallSource(request.source) ? grant : null;
   }
 
   /** Pending approvals of this instance, oldest first. */
@@ -220,6 +239,26 @@ export class ApprovalCoordinator implements ApprovalGate {
       // Observers cannot break a call (STYLE habit 8).
     }
   }
+}
+
+/** Longest reason read for redaction; the store keeps the first MAX_APPROVAL_REASON_CHARS of what is left. */
+const MAX_REASON_READ_CHARS = 65_536;
+
+/**
+ * An answer as it is stored: its reason and its `by` pass through `redact` (secrets typed into a denial's reason
+ * are kept out of the database, as the call's arguments are). A reason of megabytes is cut first.
+ */
+export function redactAnswer(answer: ApprovalAnswer, redact?: (value: JsonValue) => JsonValue): ApprovalAnswer {
+  if (!redact) return answer;
+  const text = (value: string) => {
+    const redacted = redact(value.length > MAX_REASON_READ_CHARS ? value.slice(0, MAX_REASON_READ_CHARS) : value);
+    return typeof redacted === 'string' ? redacted : '[REDACTED]';
+  };
+  return {
+    ...answer,
+    ...(typeof answer.reason === 'string' ? { reason: text(answer.reason) } : {}),
+    ...(typeof answer.by === 'string' ? { by: text(answer.by) } : {}),
+  };
 }
 
 function resolutionOf(record: ApprovalRecord): ApprovalResolution {
