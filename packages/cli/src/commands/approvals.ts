@@ -10,6 +10,7 @@ import { describeResolution } from '../approval-prompt.ts';
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { commandHelpText } from '../docs-link.ts';
 import { instanceDatabasesFor } from '../instance-databases.ts';
+import { redactedAnswer } from '../serve/approval-routes.ts';
 import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { shortArgs } from '../tool-call-printer.ts';
 
@@ -23,16 +24,18 @@ agent is not running: a waiting agent picks the answer up at once; a stopped one
   gdn approvals list [--all] [--agent A] [--instance K] [--json]
       Pending approvals of every instance of the bundle, oldest first (--all: answered ones too).
 
-  gdn approvals approve ID [--conversation] [--by NAME]
-      Approve the call once; --conversation also approves every later call of that tool in the conversation.
+  gdn approvals approve ID [--conversation] [--by NAME] [--agent A] [--instance K]
+      Approve the call once; --conversation also approves every later call of that tool in the conversation
+      (in turns from the same source).
 
-  gdn approvals deny ID [--reason TEXT] [--by NAME]
-      Deny the call; the model receives E_APPROVAL_DENIED with the reason.
+  gdn approvals deny ID [--reason TEXT] [--by NAME] [--agent A] [--instance K]
+      Deny the call; the model receives E_APPROVAL_DENIED with the reason (secrets in it are redacted).
 
 Common options:
   --bundle DIR   the bundle directory (default: the current directory or a parent with goondan.yaml)
 
-Exit status: 0 done, 1 no such pending approval (E_APPROVAL_NOT_FOUND), 2 usage error.`;
+Exit status: 0 done, 1 no such pending approval (E_APPROVAL_NOT_FOUND) or an id held by several instances
+(E_APPROVAL_AMBIGUOUS: name one with --agent and --instance), 2 usage error.`;
 
 export async function approvalsCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -135,19 +138,39 @@ async function answerApproval(action: 'approve' | 'deny', argv: string[]): Promi
   if (action === 'deny' && values.conversation) throw new UsageError('--conversation goes with approve', 'approvals');
   if (action === 'approve' && values.reason !== undefined)
     throw new UsageError('--reason goes with deny (the model reads it)', 'approvals');
-  const answer: ApprovalAnswer =
+  const given: ApprovalAnswer =
     action === 'approve'
       ? { action, scope: values.conversation ? 'conversation' : 'once', by: values.by ?? 'user' }
       : { action, by: values.by ?? 'user', ...(values.reason ? { reason: values.reason } : {}) };
+  // What is typed here is stored as the call's arguments are: with secrets redacted (docs/audit.md#redaction).
+  const answer = redactedAnswer(given);
   const { chosen } = instanceDatabasesFor(values);
-  for (const file of chosen) {
-    const result = withStore(file, (store) =>
-      store.get(id) ? store.answerPending(id, answer, `${file.agentName}/${file.instanceKey}`) : null,
+  // Every instance that holds the id: an instance directory copied holds the same pending approvals, and one
+  // answer must not run the call in two instances.
+  const holders = chosen.filter((file) => withStore(file, (store) => store.get(id) !== null));
+  const shown = shortId(id);
+  if (holders.length > 1) {
+    const addresses = holders.map((file) => `${file.agentName}/${file.instanceKey}`);
+    throw new GoondanError(
+      'E_APPROVAL_AMBIGUOUS',
+      `Approval '${shown}' is in ${holders.length} instances (${addresses.join(', ')}); nothing was answered.`,
+      {
+        suggestion: `Name one: gdn approvals ${action} ${shown} --agent ${holders[0]!.agentName} --instance ${holders[0]!.instanceKey}.`,
+      },
     );
-    if (result) {
-      console.log(describeResolution(result, useColor()).trim());
-      return 0;
-    }
   }
-  throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${id}' in any instance of this bundle.`);
+  const [holder] = holders;
+  if (!holder) throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${shown}' in any instance of this bundle.`);
+  const result = withStore(holder, (store) =>
+    store.answerPending(id, answer, `${holder.agentName}/${holder.instanceKey}`),
+  );
+  console.log(describeResolution(result, useColor()).trim());
+  return 0;
+}
+
+/** Longest part of an unknown id echoed back: an id of megabytes is not printed whole. */
+const MAX_SHOWN_ID_CHARS = 100;
+
+function shortId(id: string): string {
+  return id.length > MAX_SHOWN_ID_CHARS ? `${id.slice(0, MAX_SHOWN_ID_CHARS)}… (${id.length} characters)` : id;
 }

@@ -1,7 +1,14 @@
-import { type ApprovalAnswer, type ApprovalRecord, ApprovalStore, GoondanError } from '@goondan/core';
+import {
+  type ApprovalAnswer,
+  type ApprovalRecord,
+  ApprovalStore,
+  GoondanError,
+  redactSecrets,
+  secretValuesFromEnv,
+} from '@goondan/core';
 import { anyText, instanceKeyFilter, oneOf, readFilters } from '../console/console-filters.ts';
 import { type InstanceProblem, readInstances } from '../console/instance-reader.ts';
-import { badRequest } from './api-error.ts';
+import { apiErrorResponse, badRequest } from './api-error.ts';
 import { readJsonBody, refuseUnknownFields } from './read-json-body.ts';
 import type { ServeContext } from './serve-context.ts';
 
@@ -72,28 +79,79 @@ function answerOf(action: 'approve' | 'deny', body: Record<string, unknown>): Ap
   return { action, by, ...(body.reason ? { reason: body.reason } : {}) };
 }
 
+/** Longest reason read for redaction; the store keeps the first 2000 characters of what is left. */
+const MAX_REASON_READ_CHARS = 65_536;
+
 /**
- * POST /v1/approvals/:id/approve|deny — `{ scope?, reason?, by? }`. The answer is stored in the instance's
- * database, where its waiting agent picks it up (as `gdn approvals` does); the answer is the resolved record.
+ * An answer as it is stored: its reason and `by` with secrets redacted (docs/audit.md#redaction), as the call's
+ * arguments are; a reason of megabytes is cut first. What `gdn approvals` and the HTTP API store.
+ */
+export function redactedAnswer(answer: ApprovalAnswer): ApprovalAnswer {
+  const secretValues = secretValuesFromEnv(process.env);
+  const text = (value: string) => {
+    const redacted = redactSecrets(
+      value.length > MAX_REASON_READ_CHARS ? value.slice(0, MAX_REASON_READ_CHARS) : value,
+      {
+        secretValues,
+      },
+    );
+    return typeof redacted === 'string' ? redacted : '[REDACTED]';
+  };
+  return {
+    ...answer,
+    ...(typeof answer.reason === 'string' ? { reason: text(answer.reason) } : {}),
+    ...(typeof answer.by === 'string' ? { by: text(answer.by) } : {}),
+  };
+}
+
+/** Longest part of an unknown id echoed back in an error. */
+const MAX_SHOWN_ID_CHARS = 100;
+
+function shortId(id: string): string {
+  return id.length > MAX_SHOWN_ID_CHARS ? `${id.slice(0, MAX_SHOWN_ID_CHARS)}… (${id.length} characters)` : id;
+}
+
+/**
+ * POST /v1/approvals/:id/approve|deny[?agent=A&instance=K] — `{ scope?, reason?, by? }`. The answer is stored in
+ * the instance's database, where its waiting agent picks it up (as `gdn approvals` does); the answer is the
+ * resolved record. The reason and `by` are stored with secrets redacted. An id held by more than one instance (a
+ * copied instance directory) is answered in none: 409 E_APPROVAL_AMBIGUOUS, until `agent` and `instance` name one.
  */
 export async function answerApproval(
   request: Request,
   context: ApprovalContext,
   params: { id: string; action: 'approve' | 'deny' },
 ): Promise<Response> {
-  const answer = answerOf(params.action, await readJsonBody(request));
+  const filters = readFilters(new URL(request.url), { agent: anyText, instance: instanceKeyFilter });
+  const given = answerOf(params.action, await readJsonBody(request));
+  const answer = redactedAnswer(given);
+  const chosen = (address: string) =>
+    (filters.agent === undefined || address.split('/')[0] === filters.agent) &&
+    (filters.instance === undefined || address.slice(address.indexOf('/') + 1) === filters.instance);
+  const shown = shortId(params.id);
+  // First the instances that hold the id (reading only), then the answer in the one that does.
+  const held = eachStore(context, (store, address) => (chosen(address) && store.get(params.id) ? address : null));
+  const holders = held.found.filter((address) => address !== null);
+  if (holders.length > 1) {
+    const ambiguous = new GoondanError(
+      'E_APPROVAL_AMBIGUOUS',
+      `Approval '${shown}' is in ${holders.length} instances (${holders.join(', ')}); nothing was answered.`,
+    );
+    return apiErrorResponse(ambiguous, { status: 409 });
+  }
+  const [holder] = holders;
   // The database that holds it answers for it: refused (already answered, expired) or not written (another process
   // writing it past the busy timeout, a full disk) is that database's word, never "no such approval".
   const { found, problems } = eachStore(
     context,
     (store, address) => {
-      if (!store.get(params.id)) return null;
+      if (address !== holder || !store.get(params.id)) return null;
       try {
         return { record: store.answerPending(params.id, answer, address) };
       } catch (thrown) {
         if (thrown instanceof GoondanError) return { refused: thrown };
         const reason = thrown instanceof Error ? thrown.message : String(thrown);
-        const message = `Approval '${params.id}' of ${address} could not be answered: ${reason}.`;
+        const message = `Approval '${shown}' of ${address} could not be answered: ${reason}.`;
         const suggestion =
           'The instance database could not be written (another process writing it for longer than the busy timeout, a full disk): answer again once that is over.';
         return { refused: new GoondanError('E_STORE_OPEN', message, { suggestion, cause: thrown }) };
@@ -105,9 +163,11 @@ export async function answerApproval(
   const outcome = found.find((value) => value !== null);
   if (outcome && 'refused' in outcome) throw outcome.refused;
   if (outcome) return Response.json({ approval: outcome.record });
-  const unread = problems.map((problem) => `${problem.agent}/${problem.instanceKey} (${problem.code})`);
+  const unread = [...held.problems, ...problems].map(
+    (problem) => `${problem.agent}/${problem.instanceKey} (${problem.code})`,
+  );
   throw new GoondanError(
     'E_APPROVAL_NOT_FOUND',
-    `No approval '${params.id}' in any instance${unread.length > 0 ? `; could not read ${unread.join(', ')}` : ''}.`,
+    `No approval '${shown}' in any instance${unread.length > 0 ? `; could not read ${[...new Set(unread)].join(', ')}` : ''}.`,
   );
 }

@@ -74,6 +74,11 @@ export const errorCodes = {
     name: 'ApprovalNotFoundError',
     suggestion: "Check the approval id with 'gdn approvals list'; only pending approvals can be answered.",
   },
+  E_APPROVAL_AMBIGUOUS: {
+    name: 'ApprovalAmbiguousError',
+    suggestion:
+      'The id is in more than one instance database (an instance directory copied?): name the instance with --agent and --instance (HTTP: ?agent=A&instance=K).',
+  },
   E_CONFIRM_REQUIRED: {
     name: 'ConfirmRequiredError',
     suggestion:
