@@ -89,6 +89,37 @@ describe('gdn schedules: what a schedule holds is shown, not obeyed', () => {
 });
 
 describe('gdn serve: the scheduler across crashes and other writers', () => {
+  test('gdn schedules add while another process holds schedules.db locked is E_STORE_OPEN, not a stack trace', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
+    expect((await gdn(['schedules', 'add', '--bundle', bundle, '--in', '10m', '--input', 'first'])).exitCode).toBe(0);
+    const holder = Bun.spawn(
+      [
+        process.execPath,
+        '-e',
+        `const { Database } = require('bun:sqlite');
+         const db = new Database(${JSON.stringify(join(bundle, '.goondan', 'schedules.db'))});
+         db.run('BEGIN IMMEDIATE');
+         db.run("UPDATE schedules SET label = label WHERE id = 'none'");
+         console.log('locked');
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdout: 'pipe', stderr: 'inherit' },
+    );
+    try {
+      await holder.stdout.getReader().read(); // 'locked'
+      const add = await gdn(['schedules', 'add', '--bundle', bundle, '--in', '10m', '--input', 'second']);
+      expect(add.exitCode).toBe(1);
+      expect(add.stderr).toStartWith('E_STORE_OPEN Schedule database ');
+      expect(add.stderr).toContain('the schedule was not added');
+      expect(add.stderr).not.toContain('unexpected failure');
+    } finally {
+      holder.kill('SIGKILL');
+      await holder.exited;
+    }
+    const list = await gdnJson<{ input: string }[]>(['schedules', 'list', '--json', '--bundle', bundle]);
+    expect(list.json.map((record) => record.input)).toEqual(['first']);
+  }, 120_000);
+
   test('killed with SIGKILL as a firing is taken, then restarted: the due run happens exactly once', async () => {
     const bundle = await agentBundle(scriptedModel([{ text: 'Stretched.' }, { text: 'a second turn' }]));
     const { server } = await serve(bundle);

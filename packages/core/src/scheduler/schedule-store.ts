@@ -1,7 +1,9 @@
 import type { Database } from 'bun:sqlite';
 import { join } from 'node:path';
 import type { AgentEvent } from '../agent/agent-event.ts';
+import { GoondanError } from '../errors/goondan-error.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { toStoreError } from '../store/to-store-error.ts';
 import { scheduleStoreMigrations } from './schedule-store-migrations.ts';
 import type { FiringRecord, ScheduleFilter, ScheduleRecord, ScheduleStatus } from './schedule-types.ts';
 
@@ -118,7 +120,34 @@ export class ScheduleStore {
     }) as unknown as (options: ClaimOptions) => boolean;
   }
 
+  /**
+   * Runs a write a person or a client asked for (add, cancel). Another process holding the file's write lock for
+   * longer than the busy timeout (5 s) threw a bare SQLiteError, printed by gdn as an unexpected failure with its
+   * stack; it is E_STORE_OPEN saying nothing was written.
+   */
+  private write<T>(what: string, work: () => T): T {
+    try {
+      return work();
+    } catch (thrown) {
+      const code = String((thrown as { code?: unknown })?.code ?? '');
+      if (!code.startsWith('SQLITE_BUSY') && !code.startsWith('SQLITE_LOCKED'))
+        throw toStoreError(thrown, this.db.filename, 'Schedule database');
+      throw new GoondanError(
+        'E_STORE_OPEN',
+        `Schedule database ${this.db.filename} is locked: another process has been writing it for more than 5 s, so the schedule was not ${what}.`,
+        {
+          suggestion: `Try again in a moment; if it stays locked, find the process holding ${this.db.filename} (a gdn serve or gdn chat of this bundle that hangs).`,
+          cause: thrown,
+        },
+      );
+    }
+  }
+
   insert(record: ScheduleRecord): void {
+    this.write('added', () => this.insertNow(record));
+  }
+
+  private insertNow(record: ScheduleRecord): void {
     this.db
       .query(
         `INSERT INTO schedules (id, agent, instance_key, kind, expression, time_zone, label, input, missed_policy,
@@ -180,6 +209,10 @@ export class ScheduleStore {
 
   /** True when it was active and is now cancelled. Firings already taken are still delivered. */
   cancel(id: string): boolean {
+    return this.write('cancelled', () => this.cancelNow(id));
+  }
+
+  private cancelNow(id: string): boolean {
     return (
       this.db
         .query<unknown, [string]>(

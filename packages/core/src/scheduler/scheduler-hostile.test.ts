@@ -1,14 +1,17 @@
 // The scheduler probed as a hostile user and an odd calendar would: DST gaps and overlaps, rules of every size,
 // and thousands of schedules, on the injectable clock (no waiting).
+import { Database } from 'bun:sqlite';
 import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent } from '../agent/agent-event.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { buildSchedule } from './build-schedule.ts';
 import { nextOccurrence } from './schedule-recurrence.ts';
-import { openScheduleStore, type ScheduleStore } from './schedule-store.ts';
+import { openScheduleStore, ScheduleStore } from './schedule-store.ts';
+import { scheduleStoreMigrations } from './schedule-store-migrations.ts';
 import type { ScheduleInput, ScheduleTarget } from './schedule-types.ts';
 import { Scheduler } from './scheduler.ts';
 
@@ -219,4 +222,38 @@ test('a recurring schedule whose agent left the bundle warns once, not at every 
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toContain(`gdn schedules cancel ${record.id}`);
   expect(store.undelivered()).toEqual([]);
+});
+
+test('a schedule database another process holds locked: add and cancel are E_STORE_OPEN, nothing written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gdn-sched-hostile-'));
+  dirs.push(dir);
+  const path = join(dir, 'schedules.db');
+  const store = new ScheduleStore(
+    openInstanceDatabase(path, { migrations: scheduleStoreMigrations, busyTimeoutMs: 50 }),
+  );
+  stores.push(store);
+  const scheduler = new Scheduler({ store, deliver: async () => {} });
+  const kept = scheduler.add({ ...target, inMs: 60_000, input: 'kept' });
+  const other = new Database(path);
+  other.run('BEGIN IMMEDIATE');
+  other.run("UPDATE schedules SET label = label WHERE id = 'none'");
+  const refused = (work: () => unknown) => {
+    try {
+      work();
+    } catch (thrown) {
+      return thrown as GoondanError;
+    }
+    throw new Error('expected a refusal');
+  };
+  const add = refused(() => scheduler.add({ ...target, inMs: 60_000, input: 'under a lock' }));
+  expect(add).toBeInstanceOf(GoondanError);
+  expect(add.code).toBe('E_STORE_OPEN');
+  expect(add.message).toContain('is locked');
+  expect(add.message).toContain('not added');
+  const cancel = refused(() => scheduler.cancel(kept.id));
+  expect(cancel.code).toBe('E_STORE_OPEN');
+  other.run('ROLLBACK');
+  other.close();
+  expect(scheduler.list().map((record) => record.input)).toEqual(['kept']);
+  expect(scheduler.cancel(kept.id)).toBe(true);
 });
