@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test';
+import { GoondanError } from '../errors/goondan-error.ts';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, PermissionPolicy, toolNameGlob } from './permission-policy.ts';
+import type { AgentPermissionsSpec } from './permission-types.ts';
 
 const cli = { kind: 'user', name: 'cli' };
 const telegram = { kind: 'user', name: 'telegram' };
@@ -197,5 +199,44 @@ describe('PermissionPolicy approval timeout', () => {
 
   test('approvalTimeoutSeconds overrides it', () => {
     expect(new PermissionPolicy({ approvalTimeoutSeconds: 30 }).approvalTimeoutMs).toBe(30_000);
+  });
+});
+
+describe('PermissionPolicy refuses a spec it would read leniently', () => {
+  const refused = (spec: unknown) => {
+    try {
+      new PermissionPolicy(spec as AgentPermissionsSpec);
+    } catch (thrown) {
+      return thrown instanceof GoondanError ? `${thrown.code} ${thrown.message}` : String(thrown);
+    }
+    return null;
+  };
+
+  test('a misspelt decision, field or type is E_RESOURCE_INVALID naming it, never a rule that allows', () => {
+    // Built in code (not through gdn validate): 'allw' would otherwise be neither deny nor ask, so the call ran.
+    expect(refused({ restricted: 'allw' })).toBe(
+      'E_RESOURCE_INVALID Agent spec.permissions.restricted must be allow, ask or deny (got "allw").',
+    );
+    expect(refused({ tools: { bash__exec: 'Deny' } })).toContain('spec.permissions.tools.bash__exec must be allow');
+    expect(refused({ tool: { bash__exec: 'deny' } })).toContain('spec.permissions has an unknown field "tool"');
+    expect(refused({ sources: { user: { restrictd: 'deny' } } })).toContain(
+      'spec.permissions.sources.user has an unknown field "restrictd"',
+    );
+    expect(refused({ sources: { user: 'deny' } })).toContain('spec.permissions.sources.user must be an object');
+    expect(refused({ sources: { 'user:*': { restricted: 'deny' } } })).toContain('not a kind or kind:name');
+    expect(refused({ tools: { 'bash__exec ': 'deny' } })).toContain('is not a tool name or glob');
+    expect(refused({ approvalTimeoutSeconds: '30' })).toContain('approvalTimeoutSeconds must be an integer');
+    expect(refused({ approvalTimeoutSeconds: 0 })).toContain('approvalTimeoutSeconds must be an integer');
+    expect(refused({ registryDirectCalls: 'bash__*' })).toContain('registryDirectCalls must be a list');
+    expect(refused([])).toContain('spec.permissions must be an object (got a list)');
+  });
+
+  test('a glob whose braces do not pair (it would match no tool: a deny that denies nothing) is refused', () => {
+    expect(refused({ tools: { 'bash__{exec': 'deny' } })).toContain(
+      `spec.permissions.tools: "bash__{exec" has a '{' without its '}'`,
+    );
+    expect(refused({ sources: { agent: { tools: { 'bash__exec}': 'deny' } } } })).toContain("without its '}'");
+    expect(refused({ registryDirectCalls: ['file-system__{read,list'] })).toContain("without its '}'");
+    expect(refused({ tools: { 'bash__{exec,script}': 'deny', 'file-system__*': 'ask' } })).toBeNull();
   });
 });

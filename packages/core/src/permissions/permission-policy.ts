@@ -1,3 +1,4 @@
+import { GoondanError } from '../errors/goondan-error.ts';
 import type {
   AgentPermissionsSpec,
   CallSource,
@@ -5,7 +6,13 @@ import type {
   PermissionRules,
   RiskCategory,
 } from './permission-types.ts';
-import { DEFAULT_RISK_CATEGORY, describeCallSource, isToolNameGlob } from './permission-types.ts';
+import {
+  DEFAULT_RISK_CATEGORY,
+  describeCallSource,
+  isToolNameGlob,
+  permissionDecisions,
+  riskCategories,
+} from './permission-types.ts';
 
 /** What an agent without `spec.permissions` does per category (docs/permissions.md). */
 export const DEFAULT_CATEGORY_DECISIONS: Readonly<Record<RiskCategory, PermissionDecision>> = {
@@ -50,7 +57,13 @@ export class PermissionPolicy {
     { kind: string; name: string; origin: string | null; cache: Map<string, PolicyVerdict> }
   >();
 
+  /**
+   * @throws GoondanError E_RESOURCE_INVALID when the spec is not one `gdn validate` accepts (a program that built
+   *   it in code, or changed a loaded one): a misspelt decision or field would otherwise decide nothing, or allow.
+   */
   constructor(spec: AgentPermissionsSpec = {}, options: { allowAllRegistryDirectCalls?: boolean } = {}) {
+    const wrong = wrongPermissionsSpec(spec);
+    if (wrong) throw new GoondanError('E_RESOURCE_INVALID', `Agent spec.permissions${wrong}.`);
     this.agent = compile(spec, 'agent');
     this.sources = new Map(
       Object.entries(spec.sources ?? {}).map(([key, rules]) => [key, compile(rules, `sources.${key}`)]),
@@ -109,6 +122,90 @@ export class PermissionPolicy {
   allowsDirectCall(toolName: string): boolean {
     return this.direct !== null && lookup(this.direct, toolName, null) !== undefined;
   }
+}
+
+const ruleFields = [...riskCategories, 'tools'];
+const specFields = [...ruleFields, 'sources', 'approvalTimeoutSeconds', 'registryDirectCalls'];
+/** The characters of tool names, and of globs over them (as the resource schema has it). */
+const toolPattern = /^[a-zA-Z0-9_*?{},-]{1,128}$/;
+const sourceKey = /^[a-zA-Z0-9_.-]+(:[a-zA-Z0-9_./-]+)?$/;
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  return value === null || typeof value === 'object' ? String(value) : JSON.stringify(value);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What is wrong with a tool name or glob of a rule (the path after `spec.permissions`), or null. */
+function wrongToolPattern(pattern: unknown, at: string): string | null {
+  if (typeof pattern !== 'string' || !toolPattern.test(pattern))
+    return `${at} ${describe(pattern).slice(0, 140)} is not a tool name or glob (letters, digits, _, -, *, ?, {a,b})`;
+  // Braces that do not pair are taken literally by Bun.Glob: the rule would match no tool name at all.
+  let depth = 0;
+  for (const char of pattern) {
+    depth += char === '{' ? 1 : char === '}' ? -1 : 0;
+    if (depth < 0) break;
+  }
+  return depth === 0 ? null : `${at} "${pattern}" has a '{' without its '}' (or the reverse), so it matches no tool`;
+}
+
+function wrongRules(rules: unknown, at: string, fields: readonly string[]): string | null {
+  if (!isRecord(rules)) return `${at} must be an object (got ${describe(rules)})`;
+  for (const [key, value] of Object.entries(rules)) {
+    if (!fields.includes(key)) return `${at} has an unknown field "${key.slice(0, 64)}" (fields: ${fields.join(', ')})`;
+    if ((riskCategories as readonly string[]).includes(key) && !permissionDecisions.includes(value as never))
+      return `${at}.${key} must be allow, ask or deny (got ${describe(value).slice(0, 64)})`;
+    if (key !== 'tools') continue;
+    if (!isRecord(value)) return `${at}.tools must be an object (got ${describe(value)})`;
+    for (const [pattern, decision] of Object.entries(value)) {
+      const wrong = wrongToolPattern(pattern, `${at}.tools:`);
+      if (wrong) return wrong;
+      if (!permissionDecisions.includes(decision as never))
+        return `${at}.tools.${pattern} must be allow, ask or deny (got ${describe(decision).slice(0, 64)})`;
+    }
+  }
+  return null;
+}
+
+/**
+ * What is wrong with `spec.permissions` (a path and why, after `spec.permissions`), or null: the checks of the
+ * resource schema, so that a spec that did not come through `gdn validate` is refused rather than read leniently,
+ * plus braces that do not pair in a glob.
+ */
+export function wrongPermissionsSpec(spec: unknown): string | null {
+  if (spec === undefined) return null;
+  const wrong = wrongRules(spec, '', specFields);
+  if (wrong) return wrong;
+  const { sources, approvalTimeoutSeconds, registryDirectCalls } = spec as Record<string, unknown>;
+  if (sources !== undefined) {
+    if (!isRecord(sources)) return `.sources must be an object (got ${describe(sources)})`;
+    for (const [key, rules] of Object.entries(sources)) {
+      if (!sourceKey.test(key)) return `.sources has the key "${key.slice(0, 64)}", which is not a kind or kind:name`;
+      const wrongSource = wrongRules(rules, `.sources.${key}`, ruleFields);
+      if (wrongSource) return wrongSource;
+    }
+  }
+  if (
+    approvalTimeoutSeconds !== undefined &&
+    !(
+      Number.isInteger(approvalTimeoutSeconds) &&
+      (approvalTimeoutSeconds as number) >= 1 &&
+      (approvalTimeoutSeconds as number) <= 604_800
+    )
+  )
+    return `.approvalTimeoutSeconds must be an integer from 1 to 604800 (got ${describe(approvalTimeoutSeconds).slice(0, 64)})`;
+  if (registryDirectCalls !== undefined) {
+    if (!Array.isArray(registryDirectCalls))
+      return `.registryDirectCalls must be a list (got ${describe(registryDirectCalls)})`;
+    for (const [index, pattern] of registryDirectCalls.entries()) {
+      const wrongPattern = wrongToolPattern(pattern, `.registryDirectCalls[${index}]`);
+      if (wrongPattern) return wrongPattern;
+    }
+  }
+  return null;
 }
 
 /** A tool-name pattern as a glob (Bun.Glob): `*` any run of characters, `?` one, `{a,b}` either. */
