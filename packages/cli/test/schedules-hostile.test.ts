@@ -178,8 +178,12 @@ describe('gdn serve: the scheduler across crashes and other writers', () => {
     expect(firings(bundle)).toHaveLength(count);
   }, 240_000);
 
-  test('a schedule whose agent left the bundle (gdn serve --watch reloaded it) is dropped with a warning, the host runs on', async () => {
-    const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
+  test('a schedule whose agent a live reload removed (gdn serve --watch) is dropped with one warning, not one a firing', async () => {
+    const bundle = await agentBundle(
+      scriptedModel(Array.from({ length: 20 }, (_, index) => ({ text: `tick ${index}` }))),
+    );
+    const { server, url } = await serve(bundle, ['--watch']);
+    await server.waitForStderr('[watch] watching', 60_000);
     const added = await gdnJson<{ id: string }>([
       'schedules',
       'add',
@@ -192,11 +196,28 @@ describe('gdn serve: the scheduler across crashes and other writers', () => {
       '--json',
     ]);
     expect(added.result.exitCode).toBe(0);
+    await waitUntil(
+      async () => (await conversation(url)).some((message) => message.role === 'assistant'),
+      'a turn of the schedule',
+      60_000,
+    );
     await editBundle(bundle, (yaml) => yaml.replace(/name: helper\b/, 'name: renamed'));
-    const { server } = await serve(bundle, ['--watch']);
-    await server.waitForStderr(`dropped (E_AGENT_UNKNOWN`, 60_000);
-    expect(server.stderr).toContain(`schedule event sched_${added.json.id}_`);
-    // Still alive and answering: the orphan does not stop the host.
+    await server.waitForStderr('dropped (E_AGENT_UNKNOWN', 60_000);
+    const lastFired = () => {
+      const db = new Database(join(bundle, '.goondan', 'schedules.db'), { readonly: true });
+      try {
+        return db
+          .query<{ at: number }, [string]>('SELECT last_fired_at AS at FROM schedules WHERE id = ?')
+          .get(added.json.id)!.at;
+      } finally {
+        db.close();
+      }
+    };
+    // Two more firings taken (and dropped) after the warning: still the one warning, and the host runs on.
+    const firstDrop = lastFired();
+    await waitUntil(() => lastFired() >= firstDrop + 2000, 'two more firings', 60_000);
+    expect(server.stderr.split('dropped (E_AGENT_UNKNOWN')).toHaveLength(2);
+    expect(server.stderr).toContain(`later firings of schedule ${added.json.id} are dropped without a warning`);
     expect(server.proc.exitCode).toBeNull();
     const cancel = await gdn(['schedules', 'cancel', added.json.id, '--bundle', bundle]);
     expect(cancel.exitCode).toBe(0);
