@@ -255,6 +255,35 @@ describe('ApprovalCoordinator', () => {
     expect(stored.reason!.length).toBeLessThanOrEqual(2000);
   });
 
+  test('a database too busy to take an expiry or a cancellation does not leave the call waiting; the end is written later', async () => {
+    // Another process holds the write lock past the busy timeout: every close fails until it lets go.
+    let busy = true;
+    const lockedOut = (store: ApprovalStore) => {
+      const close = store.close.bind(store);
+      store.close = (id, status, now) => {
+        if (busy) throw new Error('database is locked');
+        return close(id, status, now);
+      };
+    };
+    const expiring = fresh({ timeoutMs: 30 });
+    lockedOut(expiring.store);
+    const expired = expiring.approvals.request(request());
+    await until(() => expiring.requested.length === 1);
+    expect((await expired).outcome).toBe('expired');
+    const cancelling = fresh();
+    lockedOut(cancelling.store);
+    const controller = new AbortController();
+    const cancelled = cancelling.approvals.request(request({ signal: controller.signal }));
+    await until(() => cancelling.requested.length === 1);
+    controller.abort();
+    expect((await cancelled).outcome).toBe('cancelled');
+    expect(expiring.store.get(expiring.requested[0]!.id)?.status).toBe('pending');
+    expect(cancelling.store.get(cancelling.requested[0]!.id)?.status).toBe('pending');
+    busy = false;
+    await until(() => expiring.store.get(expiring.requested[0]!.id)?.status === 'expired');
+    await until(() => cancelling.store.get(cancelling.requested[0]!.id)?.status === 'cancelled');
+  });
+
   test('reset cancels pending approvals (their calls are released) and ends the grants', async () => {
     const { approvals, requested, store } = fresh();
     const granted = approvals.request(request({ toolName: 'http-fetch__post' }));

@@ -46,6 +46,7 @@ export interface ApprovalCoordinatorOptions {
 }
 
 interface Waiter {
+  record: ApprovalRecord;
   resolve: (record: ApprovalRecord) => void;
   timer: ReturnType<typeof setTimeout>;
   detach: () => void;
@@ -76,6 +77,8 @@ function sameJson(left: JsonValue, right: JsonValue): boolean {
 
 export class ApprovalCoordinator implements ApprovalGate {
   private readonly waiters = new Map<string, Waiter>();
+  /** Approvals whose end (expiry, cancellation) the database could not take yet: written at the next poll. */
+  private readonly unclosed = new Map<string, 'expired' | 'cancelled'>();
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
 
@@ -179,7 +182,7 @@ export class ApprovalCoordinator implements ApprovalGate {
 
   private wait(record: ApprovalRecord, signal?: AbortSignal): Promise<ApprovalRecord> {
     return new Promise((resolve) => {
-      const onAbort = () => this.settle(record.id, this.options.store.close(record.id, 'cancelled'));
+      const onAbort = () => this.end(record, 'cancelled');
       const arm = (): ReturnType<typeof setTimeout> =>
         setTimeout(
           () => {
@@ -188,12 +191,13 @@ export class ApprovalCoordinator implements ApprovalGate {
               if (waiter) waiter.timer = arm();
               return;
             }
-            this.settle(record.id, this.options.store.close(record.id, 'expired'));
+            this.end(record, 'expired');
           },
           Math.min(MAX_TIMER_MS, Math.max(0, record.expiresAt - Date.now())),
         );
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.set(record.id, {
+        record,
         resolve,
         timer: arm(),
         detach: () => signal?.removeEventListener('abort', onAbort),
@@ -202,13 +206,32 @@ export class ApprovalCoordinator implements ApprovalGate {
     });
   }
 
+  /**
+   * Ends a waiting approval that timed out or whose turn was cancelled. When the database cannot take it (another
+   * process holds its write lock past the busy timeout, the disk is full), the waiting call still ends now (it
+   * must neither run nor wait forever): the end is written at a later poll. A late approval cannot win meanwhile
+   * over an expiry (an answer past `expiresAt` is refused), and a cancelled call never runs.
+   */
+  private end(record: ApprovalRecord, status: 'expired' | 'cancelled'): void {
+    let closed: ApprovalRecord | null;
+    try {
+      closed = this.options.store.close(record.id, status);
+    } catch {
+      this.unclosed.set(record.id, status);
+      this.settle(record.id, { ...record, status, decidedAt: Date.now() });
+      this.startPolling();
+      return;
+    }
+    this.settle(record.id, closed);
+  }
+
   private settle(id: string, record: ApprovalRecord | null): void {
     const waiter = this.waiters.get(id);
     if (!waiter || !record || record.status === 'pending') return;
     this.waiters.delete(id);
     clearTimeout(waiter.timer);
     waiter.detach();
-    if (this.waiters.size === 0) this.stopPolling();
+    if (this.waiters.size === 0 && this.unclosed.size === 0) this.stopPolling();
     this.notify('onResolved', record);
     waiter.resolve(record);
   }
@@ -217,12 +240,21 @@ export class ApprovalCoordinator implements ApprovalGate {
   private startPolling(): void {
     if (this.pollTimer || this.closed) return;
     this.pollTimer = setInterval(() => {
+      for (const [id, status] of this.unclosed) {
+        try {
+          this.options.store.close(id, status);
+          this.unclosed.delete(id);
+        } catch {
+          // Still busy: the next tick tries again.
+        }
+      }
       try {
         const statuses = this.options.store.statuses([...this.waiters.keys()]);
         for (const [id, status] of statuses) if (status !== 'pending') this.settle(id, this.options.store.get(id));
       } catch {
         // A busy or closed database is retried at the next tick; the approval's own timer still runs.
       }
+      if (this.waiters.size === 0 && this.unclosed.size === 0) this.stopPolling();
     }, this.options.pollIntervalMs ?? 250);
     this.pollTimer.unref?.();
   }
