@@ -156,7 +156,12 @@ function wallClockRuleOf(expression: string): WallClockRule | null {
       return `${dates[1]};TZID=UTC:${values.join(',')}`;
     });
     const { RRuleTemporal } = require('rrule-temporal') as typeof import('rrule-temporal');
-    found = { rule: new RRuleTemporal({ rruleString: text.join('\n'), cache: false }), zone };
+    try {
+      found = { rule: new RRuleTemporal({ rruleString: text.join('\n'), cache: false }), zone };
+    } catch (thrown) {
+      ruleOf(expression); // a rule that cannot be read is told as such (E_SCHEDULE_INVALID, "not a valid RFC 5545 rule")
+      throw thrown;
+    }
   }
   if (wallClockRules.size >= RULE_CACHE_LIMIT) wallClockRules.clear();
   wallClockRules.set(expression, found);

@@ -152,6 +152,12 @@ describe('hostile input is refused with a coded error', () => {
     ['an empty zone', { cron: '0 9 * * *', timeZone: '' }, 'E_SCHEDULE_TIME_ZONE', "''"],
     ['a zone past Etc/GMT+12', { cron: '0 9 * * *', timeZone: 'Etc/GMT+15' }, 'E_SCHEDULE_TIME_ZONE', 'GMT+15'],
     ['30 February', { at: '2026-02-30T09:00' }, 'E_SCHEDULE_INVALID', 'ISO 8601'],
+    [
+      'a local UNTIL under a zoned DTSTART',
+      { rrule: 'DTSTART;TZID=Europe/Berlin:20260327T023000\nRRULE:FREQ=DAILY;UNTIL=20260330T023000' },
+      'E_SCHEDULE_INVALID',
+      'not a valid RFC 5545 rule: UNTIL',
+    ],
   ])('%s', (_, input, code, fragment) => {
     const refused = refusal(input);
     expect(refused.code).toBe(code);
