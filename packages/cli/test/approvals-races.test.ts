@@ -164,6 +164,8 @@ describe('an id held by two instances (an instance directory copied)', () => {
       'copy',
       '--reason',
       `\u001b]0;owned\u0007\u001b[2J not with GITHUB_TOKEN=${token}`,
+      '--by',
+      'z'.repeat(5000),
       '--bundle',
       bundle,
     ]);
@@ -183,6 +185,7 @@ describe('an id held by two instances (an instance directory copied)', () => {
     expect(stored).not.toContain(key);
     for (const record of listed) expect(record.reason!.length).toBeLessThanOrEqual(2000);
     expect(listed.map((record) => record.decidedBy)).toContain('ops [REDACTED]');
+    expect(listed.map((record) => record.decidedBy)).toContain('z'.repeat(200));
   });
 
   test('an id of megabytes, or with escape sequences, is refused and echoed short and printable', async () => {
@@ -193,6 +196,9 @@ describe('an id held by two instances (an instance directory copied)', () => {
     expect(cli.exitCode).toBe(1);
     expect(cli.stderr).toContain('E_APPROVAL_NOT_FOUND');
     expect(cli.stderr.length).toBeLessThan(1000);
+    const nobody = await gdn(['approvals', 'approve', 'apr_x', '--by', ' ', '--bundle', bundle]);
+    expect(nobody.exitCode).toBe(2);
+    expect(nobody.stderr).toContain('--by needs a name');
     const escaped = await gdn(['approvals', 'approve', '\u001b]0;owned\u0007x', '--bundle', bundle]);
     expect(escaped.exitCode).toBe(1);
     expect(escaped.stderr).not.toContain('\u001b');

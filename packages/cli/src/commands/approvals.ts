@@ -104,12 +104,14 @@ function printRecord(record: ApprovalRecord, color: boolean, now: number): void 
       ? paint(`pending, expires in ${Math.max(0, Math.round((record.expiresAt - now) / 1000))}s`, 'yellow', color)
       : describeResolution(record, false).replace(/^\s*↳ \S+ /, '');
   console.log(
-    `${paint(record.id, 'bold', color)}  ${record.agent}/${record.instanceKey}  ${printable(record.toolName)} (${record.category})  ${state}`,
+    `${paint(record.id, 'bold', color)}  ${printable(`${record.agent}/${record.instanceKey}`)}  ${printable(record.toolName)} (${record.category})  ${state}`,
   );
   console.log(`    ${shortArgs(record.args, 200)}`);
   console.log(
     paint(
-      `    ${record.rule}; asked ${new Date(record.createdAt).toISOString()} in a turn from ${record.source.kind}:${record.source.name}`,
+      printable(
+        `    ${record.rule}; asked ${new Date(record.createdAt).toISOString()} in a turn from ${record.source.kind}:${record.source.name}`,
+      ),
       'dim',
       color,
     ),
@@ -136,6 +138,8 @@ async function answerApproval(action: 'approve' | 'deny', argv: string[]): Promi
   if (!id) throw new UsageError(`missing the approval id: gdn approvals ${action} ID`, 'approvals');
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`, 'approvals');
   if (action === 'deny' && values.conversation) throw new UsageError('--conversation goes with approve', 'approvals');
+  if (values.by !== undefined && values.by.trim() === '')
+    throw new UsageError('--by needs a name (who answered is recorded in the audit log)', 'approvals');
   if (action === 'approve' && values.reason !== undefined)
     throw new UsageError('--reason goes with deny (the model reads it)', 'approvals');
   const given: ApprovalAnswer =

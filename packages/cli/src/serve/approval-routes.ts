@@ -79,6 +79,9 @@ function answerOf(action: 'approve' | 'deny', body: Record<string, unknown>): Ap
   return { action, by, ...(body.reason ? { reason: body.reason } : {}) };
 }
 
+/** Longest `by` kept: a name, not a document. */
+const MAX_BY_CHARS = 200;
+
 /** Longest reason read for redaction; the store keeps the first 2000 characters of what is left. */
 const MAX_REASON_READ_CHARS = 65_536;
 
@@ -100,7 +103,7 @@ export function redactedAnswer(answer: ApprovalAnswer): ApprovalAnswer {
   return {
     ...answer,
     ...(typeof answer.reason === 'string' ? { reason: text(answer.reason) } : {}),
-    ...(typeof answer.by === 'string' ? { by: text(answer.by) } : {}),
+    ...(typeof answer.by === 'string' ? { by: text(answer.by).slice(0, MAX_BY_CHARS) } : {}),
   };
 }
 

@@ -253,6 +253,7 @@ describe('ApprovalCoordinator', () => {
       expect(text).toContain('[REDACTED]');
     }
     expect(stored.reason!.length).toBeLessThanOrEqual(2000);
+    expect(stored.decidedBy!.length).toBeLessThanOrEqual(200);
   });
 
   test('a database too busy to take an expiry or a cancellation does not leave the call waiting; the end is written later', async () => {

@@ -273,6 +273,9 @@ export class ApprovalCoordinator implements ApprovalGate {
   }
 }
 
+/** Longest `by` kept: a name, not a document. */
+const MAX_BY_CHARS = 200;
+
 /** Longest reason read for redaction; the store keeps the first MAX_APPROVAL_REASON_CHARS of what is left. */
 const MAX_REASON_READ_CHARS = 65_536;
 
@@ -289,7 +292,7 @@ export function redactAnswer(answer: ApprovalAnswer, redact?: (value: JsonValue)
   return {
     ...answer,
     ...(typeof answer.reason === 'string' ? { reason: text(answer.reason) } : {}),
-    ...(typeof answer.by === 'string' ? { by: text(answer.by) } : {}),
+    ...(typeof answer.by === 'string' ? { by: text(answer.by).slice(0, MAX_BY_CHARS) } : {}),
   };
 }
 
