@@ -79,6 +79,8 @@ export class ApprovalCoordinator implements ApprovalGate {
   private readonly waiters = new Map<string, Waiter>();
   /** Approvals whose end (expiry, cancellation) the database could not take yet: written at the next poll. */
   private readonly unclosed = new Map<string, 'expired' | 'cancelled'>();
+  /** Approvals a call of this process has been given: an approval answers one call, so never a second one. */
+  private readonly used = new Set<string>();
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
 
@@ -91,7 +93,10 @@ export class ApprovalCoordinator implements ApprovalGate {
     // reuse a call id within a turn (`call_0` at every step): an answer about other arguments is not this call's.
     const args = this.options.redact ? this.options.redact(request.args) : request.args;
     const asked = store.forToolCall(request.toolCallId, { toolName: request.toolName, turnId: request.turnId });
-    let record = asked && sameJson(asked.args, args) ? asked : null;
+    // Nor is an answer a call of this process was given already: the stored arguments are redacted, so a later call
+    // that reuses the id with other secrets (`DB_PASSWORD="$(curl … | sh)"` for `DB_PASSWORD="hunter2"`) would
+    // otherwise match it.
+    let record = asked && !this.used.has(asked.id) && sameJson(asked.args, args) ? asked : null;
     if (!record) {
       const grant = this.grantFor(request);
       if (grant)
@@ -118,6 +123,7 @@ export class ApprovalCoordinator implements ApprovalGate {
       };
       store.create(record);
     }
+    this.used.add(record.id);
     if (record.status === 'pending' && record.expiresAt <= now) record = store.close(record.id, 'expired') ?? record;
     if (record.status !== 'pending') return resolutionOf(record);
     if (request.signal?.aborted) return resolutionOf(store.close(record.id, 'cancelled') ?? record);
