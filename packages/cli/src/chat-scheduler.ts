@@ -35,6 +35,12 @@ export function startChatScheduler(options: {
     target.agent === session.agentName && target.instanceKey === session.instanceKey;
   const orchestrator = session.orchestrator;
   const viaOrchestrator = orchestrator ? orchestratorDeliver(orchestrator) : null;
+  // Firings handed to the chat and not yet run. The chat runs none once it is leaving (input ended at an approval
+  // question, /exit), so stop() fails them: waiting for them made the scheduler's stop, and so gdn chat, hang for
+  // the 24 h delivery timeout. A failed one stays undelivered in the store for the next gdn chat or gdn serve.
+  const waiting = new Set<(error: Error) => void>();
+  let stopping = false;
+  const ended = () => new Error('the chat ended before the turn ran');
   const scheduler = new Scheduler({
     store,
     logger: { warn: options.warn },
@@ -42,14 +48,27 @@ export function startChatScheduler(options: {
     accepts: (target) => own(target) || (orchestrator?.swarm.agents.includes(target.agent) ?? false),
     deliver: (target, event) => {
       if (!own(target) && viaOrchestrator) return viaOrchestrator(target, event);
+      if (stopping) return Promise.reject(ended());
       return new Promise<void>((resolve, reject) => {
-        options.runTurn({ event, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+        const fail = (error: Error) => reject(error);
+        waiting.add(fail);
+        options.runTurn({
+          event,
+          settle: (error) => {
+            waiting.delete(fail);
+            if (error === undefined) resolve();
+            else reject(error);
+          },
+        });
       });
     },
   });
   scheduler.start();
   return {
     async stop() {
+      stopping = true;
+      for (const fail of waiting) fail(ended());
+      waiting.clear();
       await scheduler.stop();
       store.close();
     },

@@ -3,6 +3,7 @@
 // and a schedule whose agent left the bundle.
 import { Database } from 'bun:sqlite';
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   agentBundle,
@@ -11,6 +12,8 @@ import {
   editBundle,
   gdn,
   gdnJson,
+  hangDeadlineMs,
+  mainTs,
   scriptedModel,
   startGdn,
   waitUntil,
@@ -222,4 +225,49 @@ describe('gdn serve: the scheduler across crashes and other writers', () => {
     const cancel = await gdn(['schedules', 'cancel', added.json.id, '--bundle', bundle]);
     expect(cancel.exitCode).toBe(0);
   }, 240_000);
+});
+
+describe('gdn chat: an alarm that comes due as the chat ends', () => {
+  test('queued behind a turn waiting for approval, then input ends: chat leaves at once, the firing kept for later', async () => {
+    const bundle = await agentBundle(
+      scriptedModel([{ toolCalls: [{ name: 'bash__exec', args: { command: 'echo hi' } }] }, { text: 'Done.' }]),
+    );
+    const chat = Bun.spawn([process.execPath, mainTs, 'chat', '--bundle', bundle], {
+      cwd: tmpdir(),
+      env: cliEnv(),
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    let hung = false;
+    const guard = setTimeout(() => {
+      hung = true;
+      chat.kill('SIGKILL');
+    }, hangDeadlineMs);
+    let stdout = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of chat.stdout) stdout += decoder.decode(chunk, { stream: true });
+    })();
+    try {
+      chat.stdin.write('run it\n');
+      chat.stdin.flush();
+      await waitUntil(() => stdout.includes('? approval needed'), 'the approval question', 60_000);
+      const added = await gdn(['schedules', 'add', '--bundle', bundle, '--in', '1s', '--input', 'Tea time.']);
+      expect(added.exitCode).toBe(0);
+      // The chat's scheduler took it: it waits behind the turn that waits for the approval.
+      await waitUntil(() => firings(bundle).length > 0, 'the firing taken by the chat', 60_000);
+      chat.stdin.end();
+      await chat.exited;
+      await reading;
+    } finally {
+      clearTimeout(guard);
+    }
+    expect(hung).toBe(false);
+    expect(chat.exitCode).toBe(0);
+    expect(stdout).toContain('approval(s) still pending');
+    expect(stdout).not.toContain('Tea time.');
+    // Not lost: still to deliver, for the next gdn chat or gdn serve of the bundle.
+    expect(firings(bundle).map((row) => row.status)).toEqual(['delivering']);
+  }, 120_000);
 });

@@ -263,3 +263,37 @@ test('a schedule database another process holds locked: add and cancel are E_STO
   expect(scheduler.list().map((record) => record.input)).toEqual(['kept']);
   expect(scheduler.cancel(kept.id)).toBe(true);
 });
+
+test('stop() during a pass: the delivery under way finishes, nothing further is taken or delivered', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gdn-sched-hostile-'));
+  dirs.push(dir);
+  const store = openScheduleStore({ path: join(dir, 'schedules.db') });
+  stores.push(store);
+  const clock = { now: Date.parse('2026-01-10T08:00:00Z') };
+  const release = Promise.withResolvers<void>();
+  const entered = Promise.withResolvers<void>();
+  const inputs: string[] = [];
+  const scheduler = new Scheduler({
+    store,
+    now: () => clock.now,
+    logger: { warn: () => {} },
+    deliver: async (_target, event) => {
+      inputs.push(String(event.input));
+      entered.resolve();
+      await release.promise;
+    },
+  });
+  scheduler.add({ ...target, inMs: 1000, input: 'first' });
+  const second = scheduler.add({ ...target, inMs: 2000, input: 'second' });
+  clock.now += 5000;
+  const pass = scheduler.runDue();
+  await entered.promise;
+  const stopped = scheduler.stop();
+  release.resolve();
+  await stopped;
+  expect(await pass).toBe(1);
+  expect(inputs).toEqual(['first']);
+  // Left for the next host: still due, not taken.
+  expect(store.get(second.id)).toMatchObject({ status: 'active', nextDueAt: second.nextDueAt });
+  expect(store.undelivered()).toEqual([]);
+});

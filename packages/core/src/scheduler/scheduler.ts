@@ -58,6 +58,7 @@ export class Scheduler {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private started = false;
   private pass: Promise<number> = Promise.resolve(0);
+  private stopping = false;
   /** Schedules whose firings were dropped as undeliverable, warned about once. */
   private readonly dropped = new Set<string>();
 
@@ -69,12 +70,17 @@ export class Scheduler {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.stopping = false;
     this.arm(0);
   }
 
-  /** Stops watching; resolves once a pass under way has finished. */
+  /**
+   * Stops watching; resolves once a pass under way has finished. That pass takes no further occurrence and delivers
+   * nothing more after the one it is delivering (what it leaves stays due, or undelivered, for the next host).
+   */
   async stop(): Promise<void> {
     this.started = false;
+    this.stopping = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.pass.catch(() => 0);
@@ -138,6 +144,7 @@ export class Scheduler {
     const accepts = this.options.accepts ?? (() => true);
     let delivered = 0;
     for (const firing of store.undelivered()) {
+      if (this.stopping) return delivered;
       if (firing.nextAttemptAt > this.now() || !accepts(firing)) continue;
       if (await this.deliver(firing, firing.event as unknown as AgentEvent, firing.attempts)) delivered += 1;
     }
@@ -147,6 +154,7 @@ export class Scheduler {
       const due = this.dueAccepted(now, accepts);
       if (due.length === 0 || claims >= MAX_CLAIMS_PER_PASS) break;
       for (const schedule of due) {
+        if (this.stopping) return delivered;
         claims += 1;
         const event = this.take(schedule, this.now());
         if (event && (await this.deliver(schedule, event, 0))) delivered += 1;
