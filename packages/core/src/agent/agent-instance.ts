@@ -1022,7 +1022,7 @@ export class AgentInstance {
             },
           },
           source: state.source,
-          ...this.permissionScope(),
+          ...this.permissionScope(holder(call.id).createdAt.getTime()),
           ...(this.options.agents ? { agents: this.options.agents } : {}),
         },
       });
@@ -1130,10 +1130,18 @@ export class AgentInstance {
     }
   }
 
-  /** What a call needs to ask for approval and be audited. */
-  private permissionScope(): { approvals?: ApprovalCoordinator; audit?: (entry: AuditEntry) => void } {
+  /**
+   * What a call needs to ask for approval and be audited. `since`: when the model's message holding the call was
+   * made; an approval asked before it is an earlier call's that had the same id (providers reuse `call_0`).
+   */
+  private permissionScope(since?: number): { approvals?: ApprovalGate; audit?: (entry: AuditEntry) => void } {
+    const approvals = this.approvals;
+    const gate: ApprovalGate | undefined =
+      approvals && since !== undefined
+        ? { request: (request) => approvals.request({ ...request, since }) }
+        : (approvals ?? undefined);
     return {
-      ...(this.approvals ? { approvals: this.approvals } : {}),
+      ...(gate ? { approvals: gate } : {}),
       ...(this.options.audit ? { audit: this.options.audit } : {}),
     };
   }

@@ -336,6 +336,30 @@ describe('ApprovalCoordinator', () => {
     expect(restarted.store.list()).toHaveLength(1);
   });
 
+  test("after a restart, an approval asked before the message holding the call is an earlier call's: asked anew", async () => {
+    // Step 1's call_0 was approved; the process stopped after step 2's message (reusing call_0, same arguments as
+    // far as redaction shows) was stored and before its call asked. Resumed, step 2's call is asked about.
+    const first = fresh();
+    const asked = request({ toolCallId: 'call_0' });
+    const waiting = first.approvals.request(asked);
+    await until(() => first.requested.length === 1);
+    first.approvals.answer(first.requested[0]!.id, { action: 'approve' });
+    await waiting;
+    const earlier = first.requested[0]!;
+    // The call that asked it (its message made no later than the approval) still gets it after a restart.
+    const again = coordinatorOn(first.path);
+    expect(await again.approvals.request({ ...asked, since: earlier.createdAt })).toMatchObject({
+      outcome: 'approved',
+      id: earlier.id,
+    });
+    const restarted = coordinatorOn(first.path);
+    const resumed = restarted.approvals.request({ ...asked, since: earlier.createdAt + 1 });
+    await until(() => restarted.requested.length === 1);
+    expect(restarted.requested[0]!.id).not.toBe(earlier.id);
+    restarted.approvals.answer(restarted.requested[0]!.id, { action: 'deny' });
+    expect((await resumed).outcome).toBe('denied');
+  });
+
   test('a call still pending when the process stopped waits on the same approval after a restart', async () => {
     const first = fresh();
     const asked = request();

@@ -16,6 +16,12 @@ export interface ApprovalRequest {
   traceId: string | null;
   /** The turn's signal: a cancelled turn cancels its approvals. */
   signal?: AbortSignal;
+  /**
+   * When the model's message holding the call was made (epoch ms): an approval asked before it belongs to an
+   * earlier call that had the same id, never to this one (a turn resumed after a restart that came between the
+   * message and its approval).
+   */
+  since?: number;
 }
 
 /** How an approval ended. `id` is null only for calls approved by a grant made before approvals were stored. */
@@ -96,7 +102,12 @@ export class ApprovalCoordinator implements ApprovalGate {
     // Nor is an answer a call of this process was given already: the stored arguments are redacted, so a later call
     // that reuses the id with other secrets (`DB_PASSWORD="$(curl … | sh)"` for `DB_PASSWORD="hunter2"`) would
     // otherwise match it.
-    let record = asked && !this.used.has(asked.id) && sameJson(asked.args, args) ? asked : null;
+    const mine =
+      asked !== null &&
+      !this.used.has(asked.id) &&
+      (request.since === undefined || asked.createdAt >= request.since) &&
+      sameJson(asked.args, args);
+    let record = mine ? asked : null;
     if (!record) {
       const grant = this.grantFor(request);
       if (grant)
