@@ -232,6 +232,33 @@ export class ScheduleStore {
       .map(toFiring);
   }
 
+  /**
+   * Undelivered firings whose next attempt is due by `now`, a page at a time (`after`: the last of the previous
+   * page). The scheduler read every undelivered firing, events and all, at each wake and each pass: 10,000 firings
+   * an instance could not take (a corrupt database) held the loop over a second each time.
+   */
+  retryDue(now: number, limit: number, after?: Pick<FiringRecord, 'scheduledAt' | 'eventId'>): FiringRecord[] {
+    return this.db
+      .query<FiringRow, [number, number | null, string, number]>(
+        `SELECT * FROM schedule_firings WHERE status = 'delivering' AND next_attempt_at <= ?1
+           AND (?2 IS NULL OR scheduled_at > ?2 OR (scheduled_at = ?2 AND event_id > ?3))
+         ORDER BY scheduled_at, event_id LIMIT ?4`,
+      )
+      .all(now, after?.scheduledAt ?? null, after?.eventId ?? '', limit)
+      .map(toFiring);
+  }
+
+  /** The earliest next attempt of each target's undelivered firings (to decide when to wake; no events read). */
+  retryTimes(): { agent: string; instanceKey: string; nextAttemptAt: number }[] {
+    return this.db
+      .query<{ agent: string; instance_key: string; next: number }, []>(
+        `SELECT agent, instance_key, min(next_attempt_at) AS next FROM schedule_firings WHERE status = 'delivering'
+         GROUP BY agent, instance_key`,
+      )
+      .all()
+      .map((row) => ({ agent: row.agent, instanceKey: row.instance_key, nextAttemptAt: row.next }));
+  }
+
   firing(eventId: string): FiringRecord | null {
     const row = this.db.query<FiringRow, [string]>('SELECT * FROM schedule_firings WHERE event_id = ?').get(eventId);
     return row ? toFiring(row) : null;

@@ -297,3 +297,47 @@ test('stop() during a pass: the delivery under way finishes, nothing further is 
   expect(store.get(second.id)).toMatchObject({ status: 'active', nextDueAt: second.nextDueAt });
   expect(store.undelivered()).toEqual([]);
 });
+
+test('1,200 firings an instance could not take: retried page by page, the wake reads no events, past others', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gdn-sched-hostile-'));
+  dirs.push(dir);
+  const store = openScheduleStore({ path: join(dir, 'schedules.db') });
+  stores.push(store);
+  const clock = { now: Date.parse('2026-01-10T08:00:00Z') };
+  let failing = true;
+  const delivered: string[] = [];
+  const host = (accepts?: (to: ScheduleTarget) => boolean) =>
+    new Scheduler({
+      store,
+      now: () => clock.now,
+      logger: { warn: () => {} },
+      ...(accepts ? { accepts } : {}),
+      deliver: async (_target, event) => {
+        if (failing) throw Object.assign(new Error('not a database'), { code: 'E_STORE_OPEN' });
+        delivered.push(String(event.input));
+      },
+    });
+  const serve = host();
+  store.db.transaction(() => {
+    for (let i = 0; i < 1_200; i += 1) serve.add({ ...target, instanceKey: 'theirs', inMs: 1000, input: `their ${i}` });
+  })();
+  serve.add({ ...target, instanceKey: 'mine', inMs: 2000, input: 'mine' });
+  clock.now += 5000;
+  expect(await serve.runDue()).toBe(0);
+  expect(store.undelivered()).toHaveLength(1_201);
+  // Neither a wake nor a pass reads every undelivered firing with its event any more.
+  const readAll = store.undelivered.bind(store);
+  store.undelivered = () => {
+    throw new Error('read every undelivered firing');
+  };
+  expect(serve.nextWakeDelay()).toBe(1000);
+  expect(await serve.runDue()).toBe(0); // none due for a retry yet
+  failing = false;
+  clock.now += 1000;
+  // A host that fires only 'mine' reaches it behind 1,200 retries of others'.
+  expect(await host((to) => to.instanceKey === 'mine').runDue()).toBe(1);
+  expect(delivered).toEqual(['mine']);
+  expect(await serve.runDue()).toBe(1_200);
+  store.undelivered = readAll;
+  expect(store.undelivered()).toEqual([]);
+});

@@ -3,7 +3,7 @@ import { buildSchedule } from './build-schedule.ts';
 import { scheduleFiredEvent } from './schedule-event.ts';
 import { nextOccurrence } from './schedule-recurrence.ts';
 import type { ScheduleStore } from './schedule-store.ts';
-import type { ScheduleFilter, ScheduleInput, ScheduleRecord, ScheduleTarget } from './schedule-types.ts';
+import type { FiringRecord, ScheduleFilter, ScheduleInput, ScheduleRecord, ScheduleTarget } from './schedule-types.ts';
 
 export const DEFAULT_MAX_SLEEP_MS = 1_000;
 export const DEFAULT_LATE_AFTER_MS = 60_000;
@@ -122,8 +122,8 @@ export class Scheduler {
     const accepts = this.options.accepts ?? (() => true);
     const next = this.options.store.upcoming(200).find((row) => accepts(row));
     if (next) wake = Math.min(wake, next.nextDueAt);
-    for (const firing of this.options.store.undelivered()) {
-      if (accepts(firing)) wake = Math.min(wake, firing.nextAttemptAt);
+    for (const retry of this.options.store.retryTimes()) {
+      if (accepts(retry)) wake = Math.min(wake, retry.nextAttemptAt);
     }
     return Math.max(0, wake - now);
   }
@@ -143,10 +143,18 @@ export class Scheduler {
     const { store } = this.options;
     const accepts = this.options.accepts ?? (() => true);
     let delivered = 0;
-    for (const firing of store.undelivered()) {
-      if (this.stopping) return delivered;
-      if (firing.nextAttemptAt > this.now() || !accepts(firing)) continue;
-      if (await this.deliver(firing, firing.event as unknown as AgentEvent, firing.attempts)) delivered += 1;
+    // Retries due now, a page at a time; those a page holds for other hosts are paged past.
+    const passStart = this.now();
+    let after: FiringRecord | undefined;
+    for (;;) {
+      const page = store.retryDue(passStart, DUE_PAGE, after);
+      for (const firing of page) {
+        if (this.stopping) return delivered;
+        if (!accepts(firing)) continue;
+        if (await this.deliver(firing, firing.event as unknown as AgentEvent, firing.attempts)) delivered += 1;
+      }
+      if (page.length < DUE_PAGE) break;
+      after = page.at(-1);
     }
     let claims = 0;
     for (;;) {
