@@ -1,3 +1,4 @@
+import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { cp, readFile, rm } from 'node:fs/promises';
@@ -206,5 +207,30 @@ describe('an id held by two instances (an instance directory copied)', () => {
     const http = await post(`${url}/v1/approvals/apr_${'b'.repeat(8000)}/deny`);
     expect(http.status).toBe(404);
     expect((await http.text()).length).toBeLessThan(1000);
+  });
+});
+
+describe('an answer the instance database cannot take', () => {
+  test('another process holding its write lock past the busy timeout: E_STORE_OPEN, nothing answered, no stack trace', async () => {
+    const bundle = await manyCallsBundle(1);
+    const { run, pending } = await runWaiting(bundle, 1);
+    run.proc.kill('SIGKILL');
+    await run.proc.exited;
+    const id = pending[0]!.id;
+    const lock = new Database(join(bundle, '.goondan', 'instances', 'helper', 'default', 'state.db'));
+    try {
+      lock.run('BEGIN IMMEDIATE');
+      const refused = await gdn(['approvals', 'approve', id, '--bundle', bundle]);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain(`E_STORE_OPEN Approval '${id}' of helper/default could not be answered`);
+      expect(refused.stderr).not.toContain('unexpected failure');
+      expect(refused.stderr).not.toMatch(/^\s+at /m);
+      lock.run('ROLLBACK');
+    } finally {
+      lock.close();
+    }
+    const listed = await gdnJson<ApprovalRecord[]>(['approvals', 'list', '--bundle', bundle, '--json']);
+    expect(listed.json.map((record) => record.status)).toEqual(['pending']);
+    expect((await gdn(['approvals', 'approve', id, '--bundle', bundle])).exitCode).toBe(0);
   });
 });

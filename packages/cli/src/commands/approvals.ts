@@ -10,7 +10,7 @@ import { describeResolution } from '../approval-prompt.ts';
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { commandHelpText } from '../docs-link.ts';
 import { instanceDatabasesFor } from '../instance-databases.ts';
-import { redactedAnswer } from '../serve/approval-routes.ts';
+import { notWritten, redactedAnswer } from '../serve/approval-routes.ts';
 import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { shortArgs } from '../tool-call-printer.ts';
 
@@ -165,9 +165,14 @@ async function answerApproval(action: 'approve' | 'deny', argv: string[]): Promi
   }
   const [holder] = holders;
   if (!holder) throw new GoondanError('E_APPROVAL_NOT_FOUND', `No approval '${shown}' in any instance of this bundle.`);
-  const result = withStore(holder, (store) =>
-    store.answerPending(id, answer, `${holder.agentName}/${holder.instanceKey}`),
-  );
+  const address = `${holder.agentName}/${holder.instanceKey}`;
+  const result = withStore(holder, (store) => {
+    try {
+      return store.answerPending(id, answer, address);
+    } catch (thrown) {
+      throw thrown instanceof GoondanError ? thrown : notWritten(shown, address, thrown);
+    }
+  });
   console.log(describeResolution(result, useColor()).trim());
   return 0;
 }

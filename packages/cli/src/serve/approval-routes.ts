@@ -107,6 +107,18 @@ export function redactedAnswer(answer: ApprovalAnswer): ApprovalAnswer {
   };
 }
 
+/**
+ * E_STORE_OPEN for an answer the instance database did not take (another process holding its write lock past the
+ * busy timeout, a full disk): nothing was answered, and saying so beats a stack trace (`gdn approvals` too).
+ */
+export function notWritten(id: string, address: string, thrown: unknown): GoondanError {
+  const reason = thrown instanceof Error ? thrown.message : String(thrown);
+  const message = `Approval '${id}' of ${address} could not be answered: ${reason}.`;
+  const suggestion =
+    'The instance database could not be written (another process writing it for longer than the busy timeout, a full disk): answer again once that is over.';
+  return new GoondanError('E_STORE_OPEN', message, { suggestion, cause: thrown });
+}
+
 /** Longest part of an unknown id echoed back in an error. */
 const MAX_SHOWN_ID_CHARS = 100;
 
@@ -152,12 +164,7 @@ export async function answerApproval(
       try {
         return { record: store.answerPending(params.id, answer, address) };
       } catch (thrown) {
-        if (thrown instanceof GoondanError) return { refused: thrown };
-        const reason = thrown instanceof Error ? thrown.message : String(thrown);
-        const message = `Approval '${shown}' of ${address} could not be answered: ${reason}.`;
-        const suggestion =
-          'The instance database could not be written (another process writing it for longer than the busy timeout, a full disk): answer again once that is over.';
-        return { refused: new GoondanError('E_STORE_OPEN', message, { suggestion, cause: thrown }) };
+        return { refused: thrown instanceof GoondanError ? thrown : notWritten(shown, address, thrown) };
       }
     },
     // A write that waits for the agent's own commits, as `gdn approvals` does (not the 1 s of a console view).
