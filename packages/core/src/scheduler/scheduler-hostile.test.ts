@@ -341,3 +341,23 @@ test('1,200 firings an instance could not take: retried page by page, the wake r
   store.undelivered = readAll;
   expect(store.undelivered()).toEqual([]);
 });
+
+test('a cron of every second with a 16,000-character input: delivered firings are kept without the input', async () => {
+  const h = harness('2026-01-10T08:00:00Z');
+  const input = 'x'.repeat(16_000);
+  h.scheduler.add({ ...target, cron: '* * * * * *', input });
+  for (let second = 0; second < 100; second += 1) {
+    h.clock.now += 1000;
+    await h.scheduler.runDue();
+  }
+  expect(h.delivered).toHaveLength(100);
+  expect(h.delivered.every(({ event }) => event.input === input)).toBe(true);
+  const rows = h.store.db
+    .query<{ status: string; size: number }, []>('SELECT status, length(event) AS size FROM schedule_firings')
+    .all();
+  expect(rows).toHaveLength(100);
+  expect(rows.every((row) => row.status === 'delivered' && row.size < 1000)).toBe(true);
+  const kept = h.store.firing(h.delivered[0]!.event.id)!;
+  expect(kept.event).toMatchObject({ id: h.delivered[0]!.event.id, type: 'schedule.fired' });
+  expect((kept.event as { input?: string }).input).toBeUndefined();
+});

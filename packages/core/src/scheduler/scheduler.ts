@@ -13,6 +13,8 @@ const MAX_RETRY_DELAY_MS = 60_000;
 export const DELIVERED_FIRINGS_KEPT_MS = 7 * 86_400_000;
 /** Occurrences taken per pass: a long outage with many short recurrences cannot hold the loop. */
 const MAX_CLAIMS_PER_PASS = 10_000;
+/** How often a delivering pass removes old delivered firings. */
+const PRUNE_EVERY_MS = 60_000;
 /** Due schedules read from the store at a time. */
 const DUE_PAGE = 1000;
 
@@ -59,6 +61,7 @@ export class Scheduler {
   private started = false;
   private pass: Promise<number> = Promise.resolve(0);
   private stopping = false;
+  private prunedAt = Number.NEGATIVE_INFINITY;
   /** Schedules whose firings were dropped as undeliverable, warned about once. */
   private readonly dropped = new Set<string>();
 
@@ -168,7 +171,11 @@ export class Scheduler {
         if (event && (await this.deliver(schedule, event, 0))) delivered += 1;
       }
     }
-    if (delivered > 0) store.pruneDelivered(this.now() - DELIVERED_FIRINGS_KEPT_MS);
+    // At most once a minute: the delete scans the delivered firings, and a pass that delivers can come every second.
+    if (delivered > 0 && this.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = this.now();
+      store.pruneDelivered(this.now() - DELIVERED_FIRINGS_KEPT_MS);
+    }
     return delivered;
   }
 
