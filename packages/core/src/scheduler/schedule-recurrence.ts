@@ -28,6 +28,7 @@ export function checkTimeZone(timeZone: string): string {
 /** An ISO time with an offset or `Z`, or a local date-time read in `timeZone` (DST gaps move forward). */
 export function parseInstant(at: string, timeZone: string): number {
   const text = at.trim();
+  if (/\[[^\]=]+\]/.test(text)) return parseZoned(at, text);
   try {
     if (/(Z|[+-]\d\d(:?\d\d)?)$/i.test(text) || text.includes('['))
       return Temporal.Instant.from(text).epochMilliseconds;
@@ -37,6 +38,32 @@ export function parseInstant(at: string, timeZone: string): number {
     throw new GoondanError(
       'E_SCHEDULE_INVALID',
       `at '${clip(at)}' is not an ISO 8601 date-time (e.g. 2026-05-01T09:00:00+09:00, or 2026-05-01T09:00 with --tz).`,
+    );
+  }
+}
+
+/**
+ * A time with a zone in brackets (RFC 9557: `2026-05-01T09:00[Asia/Seoul]`, `…+09:00[Asia/Seoul]`): read in that
+ * zone. It was read as an instant, so a time with the zone and no offset was refused, and an offset the zone does
+ * not have then (`09:00+05:00[Asia/Seoul]`) was taken and the zone dropped without a word; that is refused now.
+ */
+function parseZoned(at: string, text: string): number {
+  const zone = /\[!?([^\]=]+)\]/.exec(text)?.[1];
+  if (zone) checkTimeZone(zone);
+  try {
+    return Temporal.ZonedDateTime.from(text, { offset: 'reject', disambiguation: 'compatible' }).epochMilliseconds;
+  } catch {
+    let inZone: ReturnType<typeof Temporal.ZonedDateTime.from> | undefined;
+    try {
+      inZone = Temporal.ZonedDateTime.from(text, { offset: 'ignore', disambiguation: 'compatible' });
+    } catch {
+      // Not readable at all: the message below.
+    }
+    throw new GoondanError(
+      'E_SCHEDULE_INVALID',
+      inZone
+        ? `at '${clip(at)}' gives an offset that ${inZone.timeZoneId} does not have at that time (it is ${inZone.offset} there); give the offset or the zone, not both.`
+        : `at '${clip(at)}' is not an ISO 8601 date-time (e.g. 2026-05-01T09:00:00+09:00, 2026-05-01T09:00[Asia/Seoul], or 2026-05-01T09:00 with --tz).`,
     );
   }
 }

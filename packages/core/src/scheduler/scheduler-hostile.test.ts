@@ -153,6 +153,13 @@ describe('hostile input is refused with a coded error', () => {
     ['a zone past Etc/GMT+12', { cron: '0 9 * * *', timeZone: 'Etc/GMT+15' }, 'E_SCHEDULE_TIME_ZONE', 'GMT+15'],
     ['30 February', { at: '2026-02-30T09:00' }, 'E_SCHEDULE_INVALID', 'ISO 8601'],
     [
+      'an offset its bracketed zone does not have',
+      { at: '2026-03-01T09:00+05:00[Asia/Seoul]' },
+      'E_SCHEDULE_INVALID',
+      'Asia/Seoul does not have at that time (it is +09:00 there)',
+    ],
+    ['an unknown bracketed zone', { at: '2026-03-01T09:00[Mars/Olympus]' }, 'E_SCHEDULE_TIME_ZONE', 'Mars/Olympus'],
+    [
       'a local UNTIL under a zoned DTSTART',
       { rrule: 'DTSTART;TZID=Europe/Berlin:20260327T023000\nRRULE:FREQ=DAILY;UNTIL=20260330T023000' },
       'E_SCHEDULE_INVALID',
@@ -174,6 +181,11 @@ describe('hostile input is refused with a coded error', () => {
     // Rounded to the nearest ms, 0.3 ms fell on now and was refused as "COUNT or UNTIL used up".
     expect(build({ inMs: 0.3 }).nextDueAt).toBe(now + 1);
     expect(build({ at: '9999-12-31T23:59:59Z' }).nextDueAt).toBe(Date.parse('9999-12-31T23:59:59Z'));
+    // RFC 9557: a zone in brackets, with or without its offset, whatever --tz says.
+    expect(build({ at: '2026-03-01T09:00[Asia/Seoul]', timeZone: 'Europe/Berlin' }).nextDueAt).toBe(
+      Date.parse('2026-03-01T00:00:00Z'),
+    );
+    expect(build({ at: '2026-10-25T02:30+01:00[Europe/Berlin]' }).nextDueAt).toBe(Date.parse('2026-10-25T01:30:00Z'));
   });
 });
 
