@@ -5,10 +5,12 @@ import type { BundleProblem } from './resources.ts';
 
 describe('permission rules and categories on __fixtures__/bad-permissions', () => {
   let problems: BundleProblem[] = [];
+  let warnings: BundleProblem[] = [];
   beforeAll(async () => {
     const result = await loadBundle({ dir: join(import.meta.dir, '__fixtures__', 'bad-permissions') });
     expect(result.bundle).toBeNull();
     problems = result.problems;
+    warnings = result.warnings;
   });
   const at = (path: string) => problems.filter((problem) => problem.path === path);
 
@@ -32,7 +34,29 @@ describe('permission rules and categories on __fixtures__/bad-permissions', () =
     expect(at('spec.exports[0].category')[0]?.code).toBe('E_RESOURCE_INVALID');
   });
 
+  test('a rule naming a bundle Tool in another case names no tool: E_REF_UNRESOLVED with the exact name', () => {
+    const [cased] = at('spec.permissions.tools.NOTES__remove');
+    expect(cased).toMatchObject({ code: 'E_REF_UNRESOLVED' });
+    expect(cased!.message).toContain("did you mean 'notes__remove'");
+  });
+
+  test('a glob whose braces do not pair matches no tool: E_RESOURCE_INVALID at the rule', () => {
+    const [unpaired] = at('spec.permissions.tools["notes__{add"]');
+    expect(unpaired).toMatchObject({ code: 'E_RESOURCE_INVALID' });
+    expect(unpaired!.message).toContain("has a '{' without its '}'");
+  });
+
+  test('a source key of a kind no turn has is an E_FIELD_IGNORED warning with the kind meant', () => {
+    expect(warnings.map((warning) => [warning.code, warning.path])).toContainEqual([
+      'E_FIELD_IGNORED',
+      'spec.permissions.sources["users:telegram"]',
+    ]);
+    const kind = warnings.find((warning) => warning.path === 'spec.permissions.sources["users:telegram"]');
+    expect(kind!.message).toContain("did you mean 'user:telegram'?");
+    expect(warnings.some((warning) => warning.path === 'spec.permissions.sources.agent')).toBe(false);
+  });
+
   test('nothing else is reported', () => {
-    expect(problems).toHaveLength(7);
+    expect(problems).toHaveLength(9);
   });
 });

@@ -1,5 +1,5 @@
 import { closestName } from '../errors/closest-names.ts';
-import { isToolNameGlob, type PermissionRules } from '../permissions/permission-types.ts';
+import { isToolNameGlob, knownSourceKinds, type PermissionRules } from '../permissions/permission-types.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { problemAt } from './create-problem.ts';
 import type { AgentResource, BundleProblem, Resource, ToolResource } from './resources.ts';
@@ -34,14 +34,48 @@ export function checkPermissionRules(
     }
     for (const site of sites) {
       for (const name of site.names) {
-        const problem = unknownExport(name, resources);
-        if (!problem) continue;
         const path = site.path.at(-1) === 'tools' ? [...site.path, name] : site.path;
+        const unpaired = unpairedBraces(name);
+        if (unpaired) {
+          problems.push(problemAt(document, { code: 'E_RESOURCE_INVALID', path, at: 'key', message: unpaired }));
+          continue;
+        }
+        const problem = unknownExport(name, resources) ?? otherCase(name, resources);
+        if (!problem) continue;
         problems.push(problemAt(document, { code: 'E_REF_UNRESOLVED', path, at: 'key', message: problem }));
       }
     }
   }
   return problems;
+}
+
+/**
+ * Warnings for `spec.permissions.sources` keys of a kind no turn of the runtime has (`users:telegram`): their rules
+ * only tighten, so a misspelt kind would tighten nothing. A warning, not a problem: a program may give turns kinds
+ * of its own. The bundle's own Agents only.
+ */
+export function unknownSourceKinds(agents: readonly DeclaredResource[]): BundleProblem[] {
+  const warnings: BundleProblem[] = [];
+  for (const { resource, document } of agents) {
+    if (resource.library !== undefined) continue;
+    const permissions = (resource as AgentResource).spec.permissions;
+    if (!isObject(permissions) || !isObject(permissions.sources)) continue;
+    for (const key of Object.keys(permissions.sources)) {
+      const kind = key.split(':')[0] ?? key;
+      if ((knownSourceKinds as readonly string[]).includes(kind)) continue;
+      const meant = closestName(kind, knownSourceKinds);
+      warnings.push(
+        problemAt(document, {
+          code: 'E_FIELD_IGNORED',
+          path: ['spec', 'permissions', 'sources', key],
+          at: 'key',
+          message: `spec.permissions.sources.${key}: no turn of the runtime has the source kind '${kind}', so these rules tighten nothing${meant ? `; did you mean '${key.replace(kind, meant)}'?` : ''}`,
+          suggestion: `Source kinds: ${knownSourceKinds.join(', ')} (docs/permissions.md#sources). Keep the key only if your program gives turns this kind.`,
+        }),
+      );
+    }
+  }
+  return warnings;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -50,6 +84,38 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function toolNames(rules: PermissionRules | unknown): string[] {
   return isObject(rules) && isObject(rules.tools) ? Object.keys(rules.tools) : [];
+}
+
+/** A glob whose braces do not pair: Bun.Glob takes them literally, so the rule matches no tool name at all. */
+function unpairedBraces(name: string): string | null {
+  let depth = 0;
+  for (const char of name) {
+    depth += char === '{' ? 1 : char === '}' ? -1 : 0;
+    if (depth < 0) break;
+  }
+  if (depth === 0) return null;
+  return `Permission rule '${name}' has a '{' without its '}' (or the reverse), so it matches no tool: pair the braces ({a,b}).`;
+}
+
+/**
+ * A rule naming no Tool of the bundle, whose name is one of them in another case (`BASH__exec` for `bash__exec`):
+ * tool names are matched exactly, so it would decide nothing.
+ */
+function otherCase(name: string, resources: Map<string, Resource>): string | null {
+  const separator = name.indexOf('__');
+  if (separator <= 0 || isToolNameGlob(name)) return null;
+  const prefix = name.slice(0, separator);
+  if (resources.has(`Tool/${prefix}`)) return null;
+  for (const resource of resources.values()) {
+    if (resource.kind !== 'Tool' || resource.metadata.name.toLowerCase() !== prefix.toLowerCase()) continue;
+    const exports = Array.isArray((resource as ToolResource).spec.exports)
+      ? (resource as ToolResource).spec.exports
+      : [];
+    const wanted = name.slice(separator + 2).toLowerCase();
+    const exported = exports.find((item) => item.name.toLowerCase() === wanted)?.name ?? name.slice(separator + 2);
+    return `Permission rule '${name}' names no tool: tool names are matched exactly (did you mean '${resource.metadata.name}__${exported}'?).`;
+  }
+  return null;
 }
 
 function unknownExport(name: string, resources: Map<string, Resource>): string | null {

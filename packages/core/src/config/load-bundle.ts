@@ -6,7 +6,7 @@ import { checkConnections } from './check-connections.ts';
 import { checkExtensionEntries, extensionEntryFile } from './check-extension-entries.ts';
 import { checkModelResources } from './check-model-resources.ts';
 import { checkOAuthApps } from './check-oauth-apps.ts';
-import { checkPermissionRules } from './check-permission-rules.ts';
+import { checkPermissionRules, unknownSourceKinds } from './check-permission-rules.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { checkReferences } from './check-references.ts';
 import { checkResourceDocument, resourceOfDocument } from './check-resource-document.ts';
@@ -292,7 +292,10 @@ export async function loadBundle(options: {
   const byPosition = (a: BundleProblem, b: BundleProblem) =>
     compareText(a.file, b.file) || a.line - b.line || a.column - b.column;
   problems.sort(byPosition);
-  const warnings = ignoredFields(declared).sort(byPosition);
+  const warnings = [
+    ...ignoredFields(declared),
+    ...unknownSourceKinds(declared.filter((entry) => entry.resource.kind === 'Agent')),
+  ].sort(byPosition);
   if (problems.length > 0) return { bundle: null, problems, handlers: new Map(), warnings };
   const libraryDirs = keptLibraries.map((library) => library.dir);
   const pkg = packageRead?.info ? { package: packageRead.info } : {};

@@ -34,6 +34,12 @@ export interface AgentPermissionsSpec extends PermissionRules {
   registryDirectCalls?: string[];
 }
 
+/**
+ * The kinds of source the runtime gives turns (docs/permissions.md#sources): `user` (chat, cli, a channel), `agent`,
+ * `system` (jobs, scheduler), `mcp` (gdn mcp serve's client), `extension`. A program may pass others.
+ */
+export const knownSourceKinds = ['user', 'agent', 'system', 'mcp', 'extension'] as const;
+
 /** Where a turn (and so each of its tool calls) came from. */
 export interface CallSource {
   kind: string;
