@@ -373,3 +373,39 @@ test('a cron of every second with a 16,000-character input: delivered firings ar
   expect(kept.event).toMatchObject({ id: h.delivered[0]!.event.id, type: 'schedule.fired' });
   expect((kept.event as { input?: string }).input).toBeUndefined();
 });
+
+test('a store that fails when the loop asks when to wake does not end the loop', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gdn-sched-hostile-'));
+  dirs.push(dir);
+  const store = openScheduleStore({ path: join(dir, 'schedules.db') });
+  stores.push(store);
+  const warnings: string[] = [];
+  const delivered: string[] = [];
+  const scheduler = new Scheduler({
+    store,
+    maxSleepMs: 5,
+    logger: { warn: (line) => warnings.push(line) },
+    deliver: async (_target, event) => void delivered.push(String(event.input)),
+  });
+  const upcoming = store.upcoming.bind(store);
+  let failures = 2;
+  store.upcoming = (limit) => {
+    if (failures > 0) {
+      failures -= 1;
+      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    }
+    return upcoming(limit);
+  };
+  scheduler.start();
+  try {
+    const deadline = Date.now() + 30_000;
+    while (failures > 0 && Date.now() < deadline) await Bun.sleep(5);
+    // Added by another process (no add() here to wake the loop): the loop must still be running to fire it.
+    new Scheduler({ store, deliver: async () => {} }).add({ ...target, inMs: 1, input: 'still fires' });
+    while (delivered.length === 0 && Date.now() < deadline) await Bun.sleep(5);
+  } finally {
+    await scheduler.stop();
+  }
+  expect(delivered).toEqual(['still fires']);
+  expect(warnings[0]).toContain('could not read when to wake: database is locked');
+});

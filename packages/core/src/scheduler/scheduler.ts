@@ -139,7 +139,17 @@ export class Scheduler {
 
   private async cycle(): Promise<void> {
     await this.runDue().catch((thrown) => this.warn(`scheduler pass failed: ${(thrown as Error)?.message}`));
-    if (this.started) this.arm(this.nextWakeDelay());
+    if (!this.started) return;
+    let delay: number;
+    try {
+      delay = this.nextWakeDelay();
+    } catch (thrown) {
+      // A store that failed to answer (busy, being replaced) must not end the loop: it was never armed again, so
+      // nothing fired until the process restarted, and the rejection went unhandled.
+      this.warn(`scheduler could not read when to wake: ${(thrown as Error)?.message}; trying again`);
+      delay = this.options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS;
+    }
+    this.arm(delay);
   }
 
   private async runPass(): Promise<number> {
