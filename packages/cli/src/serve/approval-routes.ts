@@ -152,7 +152,7 @@ export async function answerApproval(
       'E_APPROVAL_AMBIGUOUS',
       `Approval '${shown}' is in ${holders.length} instances (${holders.join(', ')}); nothing was answered.`,
     );
-    return apiErrorResponse(ambiguous, { status: 409 });
+    return apiErrorResponse(ambiguous);
   }
   const [holder] = holders;
   // The database that holds it answers for it: refused (already answered, expired) or not written (another process
