@@ -407,5 +407,5 @@ test('a store that fails when the loop asks when to wake does not end the loop',
     await scheduler.stop();
   }
   expect(delivered).toEqual(['still fires']);
-  expect(warnings[0]).toContain('could not read when to wake: database is locked');
+  expect(warnings[0]).toContain('could not read when to wake after a pass: database is locked');
 });

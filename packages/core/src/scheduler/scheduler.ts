@@ -94,7 +94,8 @@ export class Scheduler {
     const agents = typeof this.options.agents === 'function' ? this.options.agents() : this.options.agents;
     const record = buildSchedule({ input, now: this.now(), ...(agents ? { agents } : {}) });
     this.options.store.insert(record);
-    if (this.started) this.arm(this.nextWakeDelay());
+    // Stored: a failure to read the wake time now must not tell the caller it was not (a retry would add it twice).
+    if (this.started) this.arm(this.wakeDelayOr('after an add'));
     return record;
   }
 
@@ -139,17 +140,21 @@ export class Scheduler {
 
   private async cycle(): Promise<void> {
     await this.runDue().catch((thrown) => this.warn(`scheduler pass failed: ${(thrown as Error)?.message}`));
-    if (!this.started) return;
-    let delay: number;
+    if (this.started) this.arm(this.wakeDelayOr('after a pass'));
+  }
+
+  /**
+   * `nextWakeDelay()`, or the longest sleep when the store fails to answer (busy, being replaced): that must not end
+   * the loop (it was never armed again, so nothing fired until the process restarted, and the rejection went
+   * unhandled).
+   */
+  private wakeDelayOr(when: string): number {
     try {
-      delay = this.nextWakeDelay();
+      return this.nextWakeDelay();
     } catch (thrown) {
-      // A store that failed to answer (busy, being replaced) must not end the loop: it was never armed again, so
-      // nothing fired until the process restarted, and the rejection went unhandled.
-      this.warn(`scheduler could not read when to wake: ${(thrown as Error)?.message}; trying again`);
-      delay = this.options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS;
+      this.warn(`scheduler could not read when to wake ${when}: ${(thrown as Error)?.message}; trying again`);
+      return this.options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS;
     }
-    this.arm(delay);
   }
 
   private async runPass(): Promise<number> {
