@@ -409,3 +409,25 @@ test('a store that fails when the loop asks when to wake does not end the loop',
   expect(delivered).toEqual(['still fires']);
   expect(warnings[0]).toContain('could not read when to wake after a pass: database is locked');
 });
+
+test('add() on a running scheduler whose store then fails to say when to wake: stored, and not an error', async () => {
+  const h = harness('2026-01-10T08:00:00Z');
+  const warnings: string[] = [];
+  const scheduler = new Scheduler({
+    store: h.store,
+    now: () => h.clock.now,
+    logger: { warn: (line) => warnings.push(line) },
+    deliver: async () => {},
+  });
+  scheduler.start();
+  try {
+    h.store.upcoming = () => {
+      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    };
+    const record = scheduler.add({ ...target, inMs: 60_000, input: 'once' });
+    expect(h.store.list().map((stored) => stored.id)).toEqual([record.id]);
+    expect(warnings.some((line) => line.includes('could not read when to wake after an add'))).toBe(true);
+  } finally {
+    await scheduler.stop();
+  }
+});
