@@ -155,6 +155,6 @@ export function health(context: ServeContext): Response {
     swarm: context.topology().name,
     agents: context.topology().agents,
     instances,
-    scheduler: context.scheduler ? { activeSchedules: context.scheduler.list().length } : null,
+    scheduler: context.scheduler ? { activeSchedules: context.scheduler.count() } : null,
   });
 }

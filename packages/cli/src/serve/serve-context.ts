@@ -2,7 +2,7 @@ import { type Bundle, GoondanError, type Orchestrator, type Scheduler, type Swar
 import type { TurnStreams } from './turn-streams.ts';
 
 /** The host's scheduler, as /healthz reports it. */
-export type ServedScheduler = Pick<Scheduler, 'list'>;
+export type ServedScheduler = Pick<Scheduler, 'count'>;
 
 /** What the HTTP endpoints of `gdn serve` reach: the running swarm and what the host owns beside it. */
 export interface ServeContext {

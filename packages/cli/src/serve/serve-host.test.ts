@@ -52,7 +52,7 @@ describe('startServeHost', () => {
     const partsAsked = Promise.withResolvers<void>();
     let stopped = 0;
     const part: HostPart = {
-      scheduler: { list: () => [] } as unknown as NonNullable<HostPart['scheduler']>,
+      scheduler: { count: () => 0 },
       stop: async () => {
         stopped += 1;
       },

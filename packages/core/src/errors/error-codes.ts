@@ -558,7 +558,7 @@ export const errorCodes = {
   E_SCHEDULE_INVALID: {
     name: 'ScheduleInvalidError',
     suggestion:
-      'Fix the field named in the message: exactly one of at, in, rrule or cron; an RRULE (RFC 5545) or 5-6 field cron with a future occurrence; a positive delay.',
+      'Fix the field named in the message: exactly one of at, in, rrule or cron; an RRULE (RFC 5545) or a cron (5 fields, 6 with seconds first, 7 with a year last) with a future occurrence; a positive delay.',
   },
   E_SCHEDULE_IN_PAST: {
     name: 'ScheduleInPastError',

@@ -176,6 +176,18 @@ export class ScheduleStore {
       .map(toSchedule);
   }
 
+  /** How many schedules `list(filter)` would give, without reading them. */
+  count(filter: ScheduleFilter = {}): number {
+    const status = filter.status ?? 'active';
+    const row = this.db
+      .query<{ n: number }, [string, string | null, string | null]>(
+        `SELECT count(*) AS n FROM schedules WHERE (?1 = 'all' OR status = ?1) AND (?2 IS NULL OR agent = ?2)
+           AND (?3 IS NULL OR instance_key = ?3)`,
+      )
+      .get(status, filter.agent ?? null, filter.instanceKey ?? null);
+    return row?.n ?? 0;
+  }
+
   /**
    * Active schedules due at or before `now`, oldest occurrence first; `after` pages on from the last one of a page
    * (a host that fires only some targets reads past the due schedules of the others).

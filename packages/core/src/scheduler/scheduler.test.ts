@@ -224,6 +224,19 @@ describe('Scheduler', () => {
     expect(h.scheduler.list({ status: 'all' })[0]?.status).toBe('cancelled');
   });
 
+  test('count gives what list would, without reading the schedules', () => {
+    const h = harness({ start: '2026-01-10T08:00:00Z' });
+    const kept = h.scheduler.add({ ...target, inMs: 1000, input: 'one' });
+    h.scheduler.add({ ...target, instanceKey: 'other', inMs: 2000, input: 'two' });
+    h.scheduler.cancel(h.scheduler.add({ ...target, inMs: 3000, input: 'three' }).id);
+    for (const filter of [undefined, { status: 'all' as const }, { instanceKey: 'other' }, { agent: 'nobody' }]) {
+      expect(h.scheduler.count(filter)).toBe(h.scheduler.list(filter).length);
+    }
+    expect(h.scheduler.count()).toBe(2);
+    expect(h.scheduler.count({ status: 'all' })).toBe(3);
+    expect(h.scheduler.list({ instanceKey: kept.instanceKey }).map((record) => record.id)).toContain(kept.id);
+  });
+
   test('only fires the targets it accepts', async () => {
     const h = harness({ start: '2026-01-10T08:00:00Z' });
     const other = new Scheduler({

@@ -103,6 +103,11 @@ export class Scheduler {
     return this.options.store.list(filter);
   }
 
+  /** How many schedules `list(filter)` would give (active ones by default), without reading them. */
+  count(filter?: ScheduleFilter): number {
+    return this.options.store.count(filter);
+  }
+
   /** True when an active schedule was cancelled; false when no active schedule has that id. */
   cancel(id: string): boolean {
     return this.options.store.cancel(id);
