@@ -387,6 +387,11 @@ export const errorCodes = {
     suggestion:
       'Move the file named in the message aside (with its -wal and -shm files) and start again; a new, empty database is created.',
   },
+  E_STORE_FULL: {
+    name: 'StoreFullError',
+    suggestion:
+      'Free space on the disk holding the file named in the message, then run again: what was committed before is kept, and the instance goes on from it.',
+  },
   E_STORE_OPEN: {
     name: 'StoreOpenError',
     suggestion: 'Check that the directory exists or can be created, is writable, and is on a local filesystem.',

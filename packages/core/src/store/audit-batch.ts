@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import type { AuditEntry } from '../permissions/permission-types.ts';
 import type { AuditStore } from './audit-store.ts';
+import { toStoreError } from './to-store-error.ts';
 
 export interface AuditBatchOptions {
   /** Longest an entry waits in memory when nothing else commits first. Default 5 ms. */
@@ -40,7 +41,14 @@ export class AuditBatch {
       for (const entry of entries) store.append(entry);
       then?.();
     });
-    this.writeAll = (entries, then) => transaction.immediate(entries, then);
+    this.writeAll = (entries, then) => {
+      try {
+        transaction.immediate(entries, then);
+      } catch (error) {
+        // The COMMIT itself can fail (a full disk): E_STORE_* naming the file, as a failed statement inside is.
+        throw toStoreError(error, db.filename);
+      }
+    };
   }
 
   /** Which of `toolCallIds` of turn `turnId` have a row written or queued. */

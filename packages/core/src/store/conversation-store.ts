@@ -153,10 +153,15 @@ export class ConversationStore {
   record(events: readonly ConversationEvent[], options: ConversationWriteOptions = {}): void {
     if (events.length === 0) return;
     const turnId = options.turnId ?? null;
-    if (events.length === 1 && options.eventId === undefined) this.insert(events[0]!, turnId);
-    // Inside the caller's transaction (AgentInstance.commit) a savepoint of our own would only add statements.
-    else if (this.db.inTransaction) this.writeUnlocked(events, turnId, options.eventId ?? null);
-    else this.writeMany.immediate(events, turnId, options.eventId ?? null);
+    try {
+      if (events.length === 1 && options.eventId === undefined) this.insert(events[0]!, turnId);
+      // Inside the caller's transaction (AgentInstance.commit) a savepoint of our own would only add statements.
+      else if (this.db.inTransaction) this.writeUnlocked(events, turnId, options.eventId ?? null);
+      else this.writeMany.immediate(events, turnId, options.eventId ?? null);
+    } catch (error) {
+      // A full disk, a file gone read-only: E_STORE_* naming the file, not a bare SQLiteError.
+      throw toStoreError(error, this.db.filename);
+    }
     this.pendingEvents += events.length;
     if (this.compactAfterEvents > 0 && this.pendingEvents >= Math.max(this.compactAfterEvents, this.baseMessages)) {
       this.compactQuietly();
@@ -246,7 +251,12 @@ export class ConversationStore {
    * and after.
    */
   compact(): CompactionResult {
-    const result = this.compactNow.immediate();
+    let result: CompactionResult;
+    try {
+      result = this.compactNow.immediate();
+    } catch (error) {
+      throw toStoreError(error, this.db.filename);
+    }
     this.pendingEvents = 0;
     this.baseMessages = result.messages;
     return result;

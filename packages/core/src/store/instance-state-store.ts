@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import type { JsonValue } from '../types.ts';
+import { toStoreError } from './to-store-error.ts';
 
 /**
  * Durable key/value state of one agent instance, for the runtime (pending jobs, the turn in progress) and for
@@ -22,17 +23,25 @@ export class InstanceStateStore {
   setState(key: string, value: JsonValue): void {
     const text = JSON.stringify(value);
     if (text === undefined) throw new TypeError(`State '${key}' must be a JSON value; use deleteState to remove it.`);
-    this.db
-      .query<unknown, [string, string, number]>(
-        `INSERT INTO instance_state (key, value, updated_at) VALUES (?1, ?2, ?3)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-      )
-      .run(key, text, Date.now());
+    try {
+      this.db
+        .query<unknown, [string, string, number]>(
+          `INSERT INTO instance_state (key, value, updated_at) VALUES (?1, ?2, ?3)
+           ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+        )
+        .run(key, text, Date.now());
+    } catch (error) {
+      throw toStoreError(error, this.db.filename);
+    }
   }
 
   /** Removes `key`; true when it existed. */
   deleteState(key: string): boolean {
-    return this.db.query<unknown, [string]>('DELETE FROM instance_state WHERE key = ?').run(key).changes > 0;
+    try {
+      return this.db.query<unknown, [string]>('DELETE FROM instance_state WHERE key = ?').run(key).changes > 0;
+    } catch (error) {
+      throw toStoreError(error, this.db.filename);
+    }
   }
 
   /** Keys starting with `prefix` (all keys when it is empty), sorted. */

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { isProcessAlive } from '../orchestrator/is-process-alive.ts';
+import { toStoreError } from './to-store-error.ts';
 
 /** Who holds an instance's writer lock, as written beside it for the message of the next one who asks. */
 export interface WriterLockHolder {
@@ -147,6 +148,9 @@ export function isInstanceWriterLockHeld(dir: string): boolean {
  */
 function unusableLock(instance: string, dir: string, error: unknown): GoondanError {
   const file = join(dir, lockFileName);
+  const coded = toStoreError(error, file, 'Writer lock file');
+  // A full disk is not a lock in the way: saying to remove the file would send a person the wrong way.
+  if (coded instanceof GoondanError && coded.code === 'E_STORE_FULL') return coded;
   const reason = error instanceof Error ? error.message : String(error);
   return new GoondanError(
     'E_STORE_OPEN',

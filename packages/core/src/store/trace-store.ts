@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import { redactSecrets } from '../permissions/redact-secrets.ts';
 import type { JsonObject, JsonValue } from '../types.ts';
+import { toStoreError } from './to-store-error.ts';
 
 export type SpanKind = 'turn' | 'step' | 'model' | 'tool';
 export type SpanStatus = 'ok' | 'error' | 'running' | 'cancelled';
@@ -99,6 +100,14 @@ export class TraceStore {
 
   /** Inserts the span, or replaces the stored span with the same spanId. Secrets are redacted on the way in. */
   recordSpan(span: SpanRecord): void {
+    try {
+      this.writeSpan(span);
+    } catch (error) {
+      throw toStoreError(error, this.db.filename);
+    }
+  }
+
+  private writeSpan(span: SpanRecord): void {
     const redaction = this.options.secretValues ? { secretValues: this.options.secretValues } : {};
     const attributes = redactSecrets((span.attributes ?? {}) as JsonObject, redaction);
     this.db
@@ -131,9 +140,13 @@ export class TraceStore {
     // was first recorded (ties of start time keep that order): the later write would replace the earlier whole.
     const last = new Map<string, SpanRecord>();
     for (const span of spans) last.set(span.spanId, span);
-    this.db.transaction(() => {
-      for (const span of last.values()) this.recordSpan(span);
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const span of last.values()) this.writeSpan(span);
+      })();
+    } catch (error) {
+      throw toStoreError(error, this.db.filename);
+    }
   }
 
   /**
