@@ -8,6 +8,7 @@ const temp = createTempDirs();
 afterEach(() => temp.cleanup());
 
 const appendForever = join(import.meta.dir, '__fixtures__', 'append-forever.ts');
+const foldOnce = join(import.meta.dir, '__fixtures__', 'fold-once.ts');
 
 type Writer = ReturnType<typeof startWriter>;
 
@@ -112,6 +113,38 @@ describe('crash safety (real process, SIGKILL)', () => {
       expect(seen.length).toBeGreaterThan(0);
     } finally {
       await writer.kill();
+    }
+  });
+
+  test('a writer killed as it folds a large conversation into a new base leaves it whole, and the next fold works', async () => {
+    const dbPath = join(temp.make(), 'instance.db');
+    // 2000 messages of 8 KB: folding re-encodes 16 MB in one transaction, so the kill lands inside it.
+    const child = Bun.spawn([process.execPath, foldOnce, dbPath, '2000', '8000'], { stdout: 'pipe', stderr: 'pipe' });
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let printed = '';
+    while (!printed.includes('folding\n')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`fold-once ended early: ${await new Response(child.stderr).text()}`);
+      printed += value;
+    }
+    child.kill('SIGKILL');
+    await child.exited;
+    expect(child.signalCode).toBe('SIGKILL');
+
+    const expected = Array.from({ length: 2000 }, (_, index) => `m-${index}`);
+    const db = openInstanceDatabase(dbPath);
+    try {
+      expect(db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check).toBe('ok');
+      const store = new ConversationStore(db, { compactAfterEvents: 0 });
+      const messages = store.load();
+      expect(messages.map((message) => message.id)).toEqual(expected);
+      expect(messages.every((message, index) => message.metadata.index === index)).toBe(true);
+      // Whether the kill came before or after its commit, a fold now leaves the same conversation.
+      store.compact();
+      expect(store.eventCountSinceBase()).toBe(0);
+      expect(store.load().map((message) => message.id)).toEqual(expected);
+    } finally {
+      db.close();
     }
   });
 });
