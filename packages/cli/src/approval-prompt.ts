@@ -5,14 +5,17 @@ import { shortArgs } from './tool-call-printer.ts';
 /** The words a person may answer an approval with, shown under every request. */
 export const APPROVAL_CHOICES = 'y = approve once · a = approve for this conversation · n [reason] = deny';
 
-/** A pending approval as the terminal shows it (several lines, no trailing newline). */
+/**
+ * A pending approval as the terminal shows it (several lines, no trailing newline). Its fields are stored text (the
+ * bundle's rule, a tool's name, maybe given by an MCP server): shown without their control characters.
+ */
 export function describeApproval(record: ApprovalRecord, color: boolean, options: { choices?: boolean } = {}): string {
-  const who = `${record.agent}/${record.instanceKey}`;
+  const who = printable(`${record.agent}/${record.instanceKey}`);
   const seconds = Math.max(0, Math.round((record.expiresAt - Date.now()) / 1000));
   return [
-    `${paint('? approval needed', 'yellow', color)} ${paint(record.id, 'dim', color)} ${who} wants to call ${paint(record.toolName, 'bold', color)} (${record.category})`,
+    `${paint('? approval needed', 'yellow', color)} ${paint(record.id, 'dim', color)} ${who} wants to call ${paint(printable(record.toolName), 'bold', color)} (${printable(record.category)})`,
     `  arguments: ${shortArgs(record.args, 400)}`,
-    `  why: ${record.rule}; expires in ${seconds}s`,
+    `  why: ${printable(record.rule)}; expires in ${seconds}s`,
     ...(options.choices === false ? [] : [`  ${APPROVAL_CHOICES}`]),
   ].join('\n');
 }
@@ -26,7 +29,7 @@ export function describeResolution(record: ApprovalRecord, color: boolean): stri
   // A person's words, maybe typed through the HTTP API or the console: shown, never obeyed by the terminal.
   const by = record.decidedBy ? ` by ${printable(record.decidedBy)}` : '';
   const reason = record.reason ? ` (${printable(record.reason)})` : '';
-  return `  ${paint('↳', 'dim', color)} ${record.toolName} ${text}${by}${reason}`;
+  return `  ${paint('↳', 'dim', color)} ${printable(record.toolName)} ${text}${by}${reason}`;
 }
 
 /**

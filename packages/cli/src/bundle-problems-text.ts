@@ -15,12 +15,15 @@ export function bundleProblemsText(
   problems: readonly BundleProblem[],
   options: { color: boolean; warning?: boolean },
 ): string {
+  // A file's name is the bundle's too (a library's path, a file it names): shown printable, read by its own name.
+  const files = new Map(problems.map((problem) => [printable(problem.file), problem.file]));
   const readFile = (file: string) => {
-    const text = readSourceText(resolve(dir, file));
+    const text = readSourceText(resolve(dir, files.get(file) ?? file));
     return typeof text === 'string' ? printable(text) : text;
   };
   const shown = problems.map((problem) => ({
     ...problem,
+    file: printable(problem.file),
     message: printable(problem.message),
     suggestion: printable(absoluteDocsLinks(problem.suggestion)),
   }));

@@ -61,11 +61,13 @@ const commands: Record<string, () => Promise<Command>> = {
 
 /** A tool's stray timer or unawaited promise must not end `gdn run`/`chat`: it fails that call (E_TOOL) or is logged. */
 async function guardCommand(): Promise<void> {
-  const [{ guardProcessErrors }, { redactForOutput }] = await Promise.all([
+  const [{ guardProcessErrors }, { redactForOutput }, { printable }] = await Promise.all([
     import('@goondan/core/session'),
     import('./redact-output.ts'),
+    import('./terminal.ts'),
   ]);
-  guardProcessErrors({ log: (line) => console.error(`gdn: ${redactForOutput(line)}`) });
+  // The error is a tool's or an extension's, in its words: without control characters.
+  guardProcessErrors({ log: (line) => console.error(`gdn: ${printable(redactForOutput(line))}`) });
 }
 
 async function main(argv: string[]): Promise<number> {

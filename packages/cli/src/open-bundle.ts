@@ -5,6 +5,7 @@ import { bundleNotFoundAt } from './bundle-not-found.ts';
 import { printBundleWarnings } from './bundle-problems-text.ts';
 import { finishInterruptedActivationAt } from './finish-activation-at-start.ts';
 import { libraryBundleDirs } from './library-bundles.ts';
+import { printable } from './terminal.ts';
 
 export interface OpenedBundle {
   dir: string;
@@ -28,7 +29,7 @@ export async function openBundle(
   if (bundleFlag && !(await Bun.file(resolve(dir, 'goondan.yaml')).exists())) {
     throw bundleNotFoundAt(bundleFlag);
   }
-  await finishInterruptedActivationAt(dir, (line) => process.stderr.write(`${line}\n`));
+  await finishInterruptedActivationAt(dir, (line) => process.stderr.write(`${printable(line)}\n`));
   const { quiet, ...loadOptions } = options;
   const loaded = await loadBundle({ dir, libraries: [...libraryBundleDirs], ...loadOptions });
   // A misspelt field loads (and is ignored): every command says so before it starts, not only gdn validate.

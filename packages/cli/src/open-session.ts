@@ -28,7 +28,7 @@ import { openBundle } from './open-bundle.ts';
 import { openBundleOAuth, sendGrant } from './open-bundle-oauth.ts';
 import { chooseAgent } from './open-instance.ts';
 import { stderrLogger } from './stderr-logger.ts';
-import { useColor } from './terminal.ts';
+import { printable, useColor } from './terminal.ts';
 import { wholeNumber } from './whole-number.ts';
 
 /** How long the end of a swarm run waits for sent events quietly before it says so. */
@@ -99,7 +99,8 @@ function graceOf(flag: string | undefined): number | undefined {
 
 function describeLifecycle(event: ProcessLifecycleEvent): string | null {
   const who = `${event.agent}/${event.instanceKey}`;
-  if (event.type === 'crashed') return `[${who}] ${event.message}`;
+  // The crash is told in the words of what failed (a tool, an extension): without its control characters.
+  if (event.type === 'crashed') return `[${who}] ${printable(event.message)}`;
   if (event.type === 'stopped' && event.killed) return `[${who}] did not stop within the grace period; killed`;
   return null;
 }

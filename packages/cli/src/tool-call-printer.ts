@@ -10,8 +10,8 @@ import { paint, printable } from './terminal.ts';
 export function shortArgs(args: unknown, max = 60): string {
   const redacted = redactForOutput(args);
   // A string is the model's raw text (arguments that were not JSON, an error message): no escape of it reaches
-  // the terminal. JSON escapes control characters itself.
-  const text = typeof redacted === 'string' ? printable(redacted) : (JSON.stringify(redacted) ?? '');
+  // the terminal. JSON escapes C0 codes itself, but not DEL or C1 codes (an 8-bit CSI).
+  const text = printable(typeof redacted === 'string' ? redacted : (JSON.stringify(redacted) ?? ''));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -48,8 +48,8 @@ export function toolCallPrinter(options: {
         result.status === 'ok'
           ? paint('ok', 'green', color)
           : result.status === 'pending'
-            ? paint(`pending ${result.handle}`, 'yellow', color)
-            : paint(`error ${result.error?.code ?? ''}`, 'red', color) + errorSummary(result.error?.message);
+            ? paint(`pending ${printable(result.handle ?? '')}`, 'yellow', color)
+            : paint(`error ${printable(result.error?.code ?? '')}`, 'red', color) + errorSummary(result.error?.message);
       write(
         `  ${paint('↳', 'dim', color)} ${printable(toolName)} ${status} ${paint(formatDuration(durationMs), 'dim', color)}`,
       );

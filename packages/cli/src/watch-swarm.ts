@@ -5,7 +5,7 @@ import { resolveSwarm } from '@goondan/core/session';
 import { printProblems } from './commands/validate.ts';
 import { openBundle } from './open-bundle.ts';
 import type { AgentSession } from './open-session.ts';
-import { useColor } from './terminal.ts';
+import { printable, useColor } from './terminal.ts';
 
 const DEBOUNCE_MS = 150;
 
@@ -89,7 +89,7 @@ export async function watchSwarm(options: {
       timer = setTimeout(() => {
         reloading = reloading
           .then(reload)
-          .catch((thrown) => log(`[watch] reload failed: ${(thrown as Error)?.message}`));
+          .catch((thrown) => log(`[watch] reload failed: ${printable(String((thrown as Error)?.message))}`));
       }, DEBOUNCE_MS);
     });
     if (!options.revisionsOnly) {

@@ -3,8 +3,9 @@ import { MarkdownStream, renderMarkdown } from './markdown-stream.ts';
 
 /**
  * Prints an agent's reply as it streams, after an `agent> ` label. On a terminal the reply is rendered as Markdown
- * block by block, with no control character of the model's (an escape sequence) reaching the terminal; into a pipe
- * it is written exactly as the model wrote it.
+ * block by block; into a pipe it is written as the model wrote it. Either way no control character of the model's
+ * (an escape sequence, a lone carriage return) is written, only its newlines and tabs: a pipe or a file often ends
+ * on a terminal too (`| tee`, `less -R`, `cat` of a log).
  */
 export function replyPrinter(options: {
   label: () => string;
@@ -40,7 +41,7 @@ export function replyPrinter(options: {
     push(text: string): void {
       if (markdown) return markdown.push(printable(text));
       start();
-      write(text);
+      write(printable(text));
     },
     /** Ends the reply: the rest is rendered, and the next text gets a label again. */
     end(): void {

@@ -188,6 +188,7 @@ function printDetails(record: AuditRecord): void {
   ].filter((fact) => fact !== '');
   console.log(`    ${printable(facts.join('  '))}`);
   if (record.approval?.reason) console.log(`    reason: ${printable(record.approval.reason)}`);
-  console.log(`    args: ${JSON.stringify(record.args)}`);
-  if (record.output !== null) console.log(`    output: ${JSON.stringify(record.output)}`);
+  // JSON escapes C0 codes, not DEL or C1 codes (an 8-bit CSI): a model's arguments and a tool's output hold any.
+  console.log(`    args: ${printable(JSON.stringify(record.args) ?? '')}`);
+  if (record.output !== null) console.log(`    output: ${printable(JSON.stringify(record.output) ?? '')}`);
 }

@@ -73,12 +73,15 @@ export async function authCommand(argv: string[]): Promise<number> {
         if (resource.kind !== 'OAuthApp') continue;
         const { spec } = resource as OAuthAppResource;
         const key = `OAuthApp/${resource.metadata.name}`;
-        console.log(`${key}  ${spec.flow}  subjectMode=${spec.subjectMode}  scopes=${spec.scopes.join(' ')}`);
+        console.log(
+          printable(`${key}  ${spec.flow}  subjectMode=${spec.subjectMode}  scopes=${spec.scopes.join(' ')}`),
+        );
         const own = grants.filter((grant) => grant.app === key);
         if (own.length === 0) console.log('  not authorized');
         for (const grant of own) {
           const expires = grant.expiresAt === null ? 'no expiry' : `expires ${new Date(grant.expiresAt).toISOString()}`;
-          console.log(`  ${grant.subject}  granted ${grant.scopes.join(' ')}  ${expires}`);
+          // The scopes are what the provider's token answer said it granted: shown without control characters.
+          console.log(printable(`  ${grant.subject}  granted ${grant.scopes.join(' ')}  ${expires}`));
         }
       }
       return 0;
@@ -154,7 +157,10 @@ export async function authCommand(argv: string[]): Promise<number> {
         );
       }
       const url = session.secret.authorizationUrl;
-      console.log(url ? `Open this link to authorize ${oauthAppRef}:\n${url}` : session.shown.message);
+      // The link and the device flow's words come from the provider (and the bundle's issuer): no control character.
+      console.log(
+        printable(url ? `Open this link to authorize ${oauthAppRef}:\n${url}` : (session.shown.message ?? '')),
+      );
       // A coded failure (the provider's reason in its message) is thrown on and reported with exit status 1.
       await (session.flow === 'deviceCode' ? done : callbackOutcome);
       if (!host.store.listGrants().some((grant) => grant.app === session.app && grant.subject === session.subject)) {

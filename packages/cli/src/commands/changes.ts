@@ -7,7 +7,7 @@ import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { absoluteDocsLinks, commandHelpText, errorPageLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
-import { paint, UsageError, useColor } from '../terminal.ts';
+import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { wholeNumber } from '../whole-number.ts';
 
 export const changesHelp = `Usage: gdn changes list [--json] [--limit N] [--bundle DIR]
@@ -58,16 +58,22 @@ export async function changesCommand(argv: string[]): Promise<number> {
       printJson(overview);
       return 0;
     }
-    console.log(`active  ${overview.active.slice(0, 12)}  (${overview.activeRef.replace('refs/heads/', '')})`);
+    // The history is what agents and other people committed (subjects, author names, branch names): shown
+    // without its control characters.
+    console.log(
+      printable(`active  ${overview.active.slice(0, 12)}  (${overview.activeRef.replace('refs/heads/', '')})`),
+    );
     console.log(overview.activated.length ? 'activated:' : 'activated: none');
     for (const change of overview.activated) {
       console.log(
-        `  ${change.revision.slice(0, 12)}  ${change.date}  ${change.changeset}  ${change.author}  ${change.subject}`,
+        printable(
+          `  ${change.revision.slice(0, 12)}  ${change.date}  ${change.changeset}  ${change.author}  ${change.subject}`,
+        ),
       );
     }
     console.log(overview.open.length ? 'open:' : 'open: none');
     for (const open of overview.open)
-      console.log(`  ${open.changeset}  ${open.tip.slice(0, 12)}  ${open.worktree ?? '(no worktree)'}`);
+      console.log(printable(`  ${open.changeset}  ${open.tip.slice(0, 12)}  ${open.worktree ?? '(no worktree)'}`));
     return 0;
   }
   // revert
@@ -86,13 +92,13 @@ export async function changesCommand(argv: string[]): Promise<number> {
     console.log(
       `${paint('ok', 'green', color)} reverted ${outcome.reverted.slice(0, 12)}: ${outcome.revision.slice(0, 12)} is active`,
     );
-    for (const file of outcome.changed) console.log(`  ${file.change}  ${file.path}`);
+    for (const file of outcome.changed) console.log(printable(`  ${file.change}  ${file.path}`));
   } else {
-    console.error(`${paint(outcome.code, 'red', useColor(process.stderr))} ${outcome.message}`);
+    console.error(`${paint(outcome.code, 'red', useColor(process.stderr))} ${printable(outcome.message)}`);
     if (outcome.status === 'rejected')
       for (const problem of outcome.problems)
-        console.error(`  ${problem.file}:${problem.line}:${problem.column} ${problem.message}`);
-    console.error(`  suggestion: ${absoluteDocsLinks(outcome.suggestion)}`);
+        console.error(printable(`  ${problem.file}:${problem.line}:${problem.column} ${problem.message}`));
+    console.error(`  suggestion: ${printable(absoluteDocsLinks(outcome.suggestion))}`);
     console.error(`  help: ${errorPageLink(outcome.code)}`);
   }
   return outcome.status === 'ok' ? 0 : 1;

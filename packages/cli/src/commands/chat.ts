@@ -263,7 +263,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
       endStream();
       // Swarm mode: the agent's process could not serve the turn (crashed, shutting down); the chat goes on.
       if (!(thrown instanceof GoondanError)) throw thrown;
-      console.log(paint(`(${thrown.code}: ${thrown.message})`, 'red', color));
+      console.log(paint(`(${thrown.code}: ${printable(thrown.message)})`, 'red', color));
       return;
     } finally {
       running = null;
@@ -276,10 +276,11 @@ export async function chatCommand(argv: string[]): Promise<number> {
     // tool calls has that step's text as its result, printed before the calls).
     else if (result.text && !streamed) reply.whole(result.text);
     if (result.status === 'cancelled') console.log(paint('(turn cancelled)', 'yellow', color));
-    else if (result.status === 'max_steps') console.log(paint(`(${result.reason})`, 'yellow', color));
+    else if (result.status === 'max_steps') console.log(paint(`(${printable(result.reason ?? '')})`, 'yellow', color));
     else if (result.status === 'error') {
       console.log(paint(`(${result.error?.code}: ${printable(result.error?.message ?? '')})`, 'red', color));
-      if (result.error?.suggestion) console.log(`  suggestion: ${absoluteDocsLinks(result.error.suggestion)}`);
+      if (result.error?.suggestion)
+        console.log(`  suggestion: ${printable(absoluteDocsLinks(result.error.suggestion))}`);
     }
   };
 
@@ -369,7 +370,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
       }
     } catch (thrown) {
       const error = thrown as GoondanError;
-      console.log(paint(`(${error.code ?? 'error'}: ${error.message})`, 'red', color));
+      console.log(paint(`(${error.code ?? 'error'}: ${printable(String(error.message))})`, 'red', color));
     }
   };
 
@@ -399,11 +400,15 @@ export async function chatCommand(argv: string[]): Promise<number> {
       (delivered) => {
         if (!delivered)
           console.log(
-            paint(`(${head.agent}/${head.instanceKey} is not running; the approval stays pending)`, 'red', color),
+            paint(
+              `(${printable(`${head.agent}/${head.instanceKey}`)} is not running; the approval stays pending)`,
+              'red',
+              color,
+            ),
           );
       },
       (thrown: Error) =>
-        console.log(paint(`(${(thrown as GoondanError).code ?? 'error'}: ${thrown.message})`, 'red', color)),
+        console.log(paint(`(${(thrown as GoondanError).code ?? 'error'}: ${printable(thrown.message)})`, 'red', color)),
     );
     approvals.take();
   };
@@ -416,8 +421,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
   function leaveWithPending() {
     if (!pendingReported) {
       pendingReported = true;
-      const waiting = approvals.all.map(
-        (record) => `${record.id} (${record.agent}/${record.instanceKey} ${record.toolName})`,
+      const waiting = approvals.all.map((record) =>
+        printable(`${record.id} (${record.agent}/${record.instanceKey} ${record.toolName})`),
       );
       console.log(
         paint(
@@ -476,7 +481,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
       alarms.push(turn);
       void pump();
     },
-    warn: (line) => console.error(paint(line, 'dim', useColor(process.stderr))),
+    // A warning quotes why a firing failed (another agent's words): without control characters.
+    warn: (line) => console.error(paint(printable(line), 'dim', useColor(process.stderr))),
   });
   await finished;
   await scheduler.stop();

@@ -5,7 +5,7 @@ import { docsLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { readBundleBytes, replaceFileAtomically } from '../migrate/bundle-file-io.ts';
 import { type MigrationNote, type MigrationResult, migrateBundleText } from '../migrate/migrate-bundle-text.ts';
-import { UsageError } from '../terminal.ts';
+import { printable, UsageError } from '../terminal.ts';
 
 export const migrateHelp = `Usage: gdn migrate [--bundle DIR] [--dry-run] [--json]
 
@@ -33,8 +33,9 @@ function migrateBytes(bytes: Uint8Array): MigrationResult {
   return { text: '', changes: [], unconverted: [{ line: reading.line, resource: '', path: '', message }] };
 }
 
+/** A note quotes the bundle's YAML (someone else's, maybe): shown without its control characters. */
 function line(note: MigrationNote, prefix: string): string {
-  return `goondan.yaml:${note.line}  ${prefix}${note.resource ? `${note.resource}: ` : ''}${note.message}`;
+  return printable(`goondan.yaml:${note.line}  ${prefix}${note.resource ? `${note.resource}: ` : ''}${note.message}`);
 }
 
 export async function migrateCommand(argv: string[]): Promise<number> {

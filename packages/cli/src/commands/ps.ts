@@ -4,7 +4,7 @@ import { type AgentProcessInfo, findBundleDir, orchestratorStateDir, readOrchest
 import { bundleNotFoundAt } from '../bundle-not-found.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { formatDuration } from '../format-duration.ts';
-import { paint, UsageError, useColor } from '../terminal.ts';
+import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { formatTable } from '../text-table.ts';
 
 export const psHelp = `Usage: gdn ps [--json] [--bundle DIR]
@@ -54,26 +54,32 @@ export async function psCommand(argv: string[]): Promise<number> {
   }
   const color = useColor();
   const now = Date.now();
+  // The state files are read from the bundle's .goondan/ (a copied bundle brings its own): their text is shown
+  // without its control characters.
   for (const snapshot of live) {
     console.log(
       paint(
-        `orchestrator ${snapshot.pid}  swarm ${snapshot.swarm}  instance ${snapshot.instanceKey}  up ${formatDuration(now - snapshot.startedAt, { units: 2 })}`,
+        printable(
+          `orchestrator ${snapshot.pid}  swarm ${snapshot.swarm}  instance ${snapshot.instanceKey}  up ${formatDuration(now - snapshot.startedAt, { units: 2 })}`,
+        ),
         'bold',
         color,
       ),
     );
     const rows = [['AGENT', 'INSTANCE', 'STATE', 'PID', 'QUEUE', 'TURNS', 'RESTARTS', 'NOTE']];
     for (const process of snapshot.processes) {
-      rows.push([
-        process.agent,
-        process.instanceKey,
-        process.state,
-        process.pid === null ? '-' : String(process.pid),
-        String(process.queueDepth),
-        String(process.turnsServed),
-        String(process.restarts),
-        note(process, now),
-      ]);
+      rows.push(
+        [
+          process.agent,
+          process.instanceKey,
+          process.state,
+          process.pid === null ? '-' : String(process.pid),
+          String(process.queueDepth),
+          String(process.turnsServed),
+          String(process.restarts),
+          note(process, now),
+        ].map((cell) => printable(String(cell))),
+      );
     }
     if (snapshot.processes.length === 0) console.log('  (no agent process started yet)');
     else for (const line of formatTable(rows)) console.log(line);

@@ -81,10 +81,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(`${what}: the user message needs some text`, 'run');
   }
   const toolCalls: { toolName: string; status: string; code?: string; durationMs: number }[] = [];
-  // On a terminal, no control character of the model's (an escape sequence) is printed; into a pipe, its exact text.
-  const texts = stepTexts({
-    print: values.json ? null : (text) => console.log(process.stdout.isTTY ? printable(text) : text),
-  });
+  // No control character of the model's (an escape sequence, a lone CR) is printed, into a pipe either: its output
+  // often reaches a terminal (`| tee`, a log shown later). Its newlines and tabs stay; --json has the exact text.
+  const texts = stepTexts({ print: values.json ? null : (text) => console.log(printable(text)) });
   // Colour and whether a person can answer are read at the first line printed, not here: the first use of
   // process.stderr or process.stdin builds Node's stream machinery (~20 ms before the model request).
   const printer = toolCallPrinter({ write: (line) => console.error(line), color: () => useColor(process.stderr) });
@@ -160,7 +159,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   } catch (thrown) {
     // Killed by a second Ctrl-C: the turn could not finish; the signal decides the exit status.
     if (signals?.exitCode === undefined) throw thrown;
-    console.error(`[interrupted] ${(thrown as Error).message}`);
+    console.error(`[interrupted] ${printable((thrown as Error).message)}`);
   } finally {
     firstTurn.resolve();
     ended.resolve();
@@ -205,7 +204,9 @@ function approvalAsker(options: { interactive: () => boolean }) {
         const answer = parseApprovalAnswer(line);
         // The head may have ended elsewhere meanwhile: ask about whatever heads the queue now.
         if (!answer || !deliver || queue.head?.id !== head.id) return queue.head && show(queue.head);
-        deliver(head, answer).catch((thrown: Error) => console.error(`approval ${head.id}: ${thrown.message}`));
+        deliver(head, answer).catch((thrown: Error) =>
+          console.error(`approval ${head.id}: ${printable(thrown.message)}`),
+        );
         queue.take();
       });
     if (reading) return ask(lines);
@@ -287,10 +288,10 @@ function printResult(
     // The error quotes the provider's words: no control character of theirs reaches the terminal.
     if (result.status !== 'completed')
       console.error(
-        `[${result.status}] ${result.error ? `${result.error.code}: ${printable(result.error.message)}` : (result.reason ?? '')}`,
+        `[${result.status}] ${result.error ? `${result.error.code}: ${printable(result.error.message)}` : printable(result.reason ?? '')}`,
       );
     if (result.error?.suggestion) {
-      console.error(`  suggestion: ${absoluteDocsLinks(result.error.suggestion)}`);
+      console.error(`  suggestion: ${printable(absoluteDocsLinks(result.error.suggestion))}`);
       if (result.error.code in errorCodes) console.error(`  help: ${errorPageLink(result.error.code)}`);
     }
   }

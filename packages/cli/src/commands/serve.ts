@@ -4,7 +4,7 @@ import { parseCommandArgs } from '../cli-args.ts';
 import { natsConfigOf, natsFlagSpec, natsFlagsHelp, natsServersLabel } from '../nats-flags.ts';
 import { openBundle } from '../open-bundle.ts';
 import { checkListenAddress } from '../serve/check-bearer-token.ts';
-import { UsageError, useColor } from '../terminal.ts';
+import { printable, UsageError, useColor } from '../terminal.ts';
 import { watchSwarm } from '../watch-swarm.ts';
 import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
@@ -91,7 +91,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const hostname = values.host ?? '127.0.0.1';
   // Before the bundle is loaded: a refused address costs nothing.
   checkListenAddress(hostname, token);
-  const log = (line: string) => console.error(line);
+  // The host's lines quote others (an agent process's crash, a failed reload's error): no control character of
+  // theirs reaches the terminal. Its own lines have no colours.
+  const log = (line: string) => console.error(printable(line));
   // From here on a signal is ours in every state: one stops gracefully (once started), a second exits at once.
   const signals = watchStopSignals(log);
   let lock: { release(): void } | undefined;

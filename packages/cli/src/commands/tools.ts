@@ -188,7 +188,7 @@ function printUnavailable(tools: UnavailableTool[], options: { all: boolean; col
   const { color } = options;
   const count = `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
   if (!options.all) {
-    const names = tools.map((tool) => tool.name).join(', ');
+    const names = printable(tools.map((tool) => tool.name).join(', '));
     console.log(`\n${paint(`${count} not offered on this machine: ${names}`, 'yellow', color)}`);
     console.log(paint('  gdn tools list --all says why.', 'dim', color));
     return;
@@ -201,9 +201,10 @@ function printUnavailable(tools: UnavailableTool[], options: { all: boolean; col
   }
   for (const group of groups.values()) {
     const first = group[0]!;
-    console.log(`\n${paint(group.map((tool) => tool.name).join(', '), 'cyan', color)}`);
-    console.log(`  ${first.reason}`);
-    if (first.install) console.log(`  ${paint(`install: ${first.install}`, 'dim', color)}`);
+    // What the bundle's spec.requires says (a bundle from someone else): without control characters.
+    console.log(`\n${paint(printable(group.map((tool) => tool.name).join(', ')), 'cyan', color)}`);
+    console.log(`  ${printable(first.reason)}`);
+    if (first.install) console.log(`  ${paint(`install: ${printable(first.install)}`, 'dim', color)}`);
   }
 }
 
@@ -212,11 +213,11 @@ function printItem(
   permission: { category: string; decision: string } | null,
   color: boolean,
 ): void {
-  const source = item.source ? `${item.source.type}:${item.source.name}` : 'unknown';
+  const source = printable(item.source ? `${item.source.type}:${item.source.name}` : 'unknown');
   const risk = permission
-    ? `  ${paint(`${permission.category} · ${permission.decision}`, permission.decision === 'allow' ? 'dim' : 'yellow', color)}`
+    ? `  ${paint(printable(`${permission.category} · ${permission.decision}`), permission.decision === 'allow' ? 'dim' : 'yellow', color)}`
     : '';
-  console.log(`\n${paint(item.name, 'cyan', color)}  ${paint(`[${source}]`, 'dim', color)}${risk}`);
+  console.log(`\n${paint(printable(item.name), 'cyan', color)}  ${paint(`[${source}]`, 'dim', color)}${risk}`);
   // Descriptions are what a tool's author wrote, an MCP server's too: without control characters on a terminal.
   if (item.description) console.log(`  ${printable(item.description)}`);
   for (const line of describeParameters(item.parameters)) console.log(`  ${printable(line)}`);
@@ -304,7 +305,7 @@ function commandLineApprovals(options: { yes: boolean }): ApprovalGate {
         );
       const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
       const line = await new Promise<string>((resolveLine) =>
-        lines.question(`${request.toolName} needs approval (${request.rule}). Run it? [y/N] `, resolveLine),
+        lines.question(printable(`${request.toolName} needs approval (${request.rule}). Run it? [y/N] `), resolveLine),
       );
       lines.close();
       const approved = /^y(es)?$/i.test(line.trim());

@@ -121,10 +121,11 @@ function printNode(node: SpanNode, prefix: string, last: boolean, color: boolean
   ) {
     details.push(`tokens ${attributes.inputTokens}→${attributes.outputTokens}`);
   }
-  if (typeof attributes.errorCode === 'string') details.push(paint(attributes.errorCode, 'red', color));
+  // A tool may return any code: it is shown like the message, without control characters.
+  if (typeof attributes.errorCode === 'string') details.push(paint(printable(attributes.errorCode), 'red', color));
   if (typeof attributes.errorMessage === 'string') details.push(shortArgs(attributes.errorMessage, 100));
   if (span.kind === 'turn' && typeof attributes.status === 'string' && attributes.status !== 'completed')
-    details.push(attributes.status);
+    details.push(printable(attributes.status));
   console.log(
     `${prefix}${last ? '└─ ' : '├─ '}${printable(span.name)}  ${status}  ${paint(duration, 'dim', color)}${details.length ? `  ${details.join('  ')}` : ''}`,
   );

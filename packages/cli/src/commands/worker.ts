@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseCommandArgs } from '../cli-args.ts';
 import { natsConfigOf, natsFlagSpec, natsFlagsHelp, natsServersLabel } from '../nats-flags.ts';
 import { openBundle } from '../open-bundle.ts';
-import { UsageError, useColor } from '../terminal.ts';
+import { printable, UsageError, useColor } from '../terminal.ts';
 import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
 
@@ -55,7 +55,8 @@ export async function workerCommand(argv: string[]): Promise<number> {
     namespace ??= resolveSwarm(opened.bundle)?.name;
   }
   if (!namespace) throw new UsageError('give --namespace N (the Swarm name), or --bundle DIR with a Swarm', 'worker');
-  const log = (line: string) => console.error(`[worker] ${line}`);
+  // Its lines quote agent processes' failures: shown without control characters.
+  const log = (line: string) => console.error(`[worker] ${printable(line)}`);
   const worker = await startNatsWorker({
     nats: { ...config, namespace },
     libraries: [...libraryBundleDirs],

@@ -1,0 +1,216 @@
+// What others wrote never drives the terminal, in every command's human output: a model's reply and tool
+// arguments, a model server's error, stored grants, orchestrator state and git history of a bundle from someone
+// else. Outputs here are pipes with NO_COLOR (cliEnv): nothing of ours is coloured, so any ESC, BEL, C1 code, DEL
+// or lone carriage return would be theirs. --json keeps their text exactly.
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startOpenAICompatibleServer } from '@goondan/core/testing';
+import { OAuthStore } from '../../core/src/oauth/oauth-store.ts';
+import { resolveOAuthKey } from '../../core/src/oauth/resolve-oauth-key.ts';
+import { freshKey } from '../../core/test/oauth-fixture.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, gdn, makeTempDir, serverModel } from './helpers.ts';
+
+afterAll(cleanupTempDirs);
+
+const ESC = '\u001b';
+const titleAndClear = `${ESC}]0;pwned\u0007${ESC}[2J`;
+/** 8-bit CSI and DEL: JSON.stringify leaves both as they are. */
+const c1 = '\u009b2J\u007f';
+const forgedLine = '\r[completed] all good';
+
+/** A control character that is not a newline, a tab or the CR of a CRLF. */
+function hostile(text: string): string[] {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+  return [...text.matchAll(/(?!\r\n)[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g)].map((match) => match[0]);
+}
+
+function expectHarmless(...outputs: string[]): void {
+  for (const output of outputs) expect(hostile(output)).toEqual([]);
+}
+
+/** A scripted Model whose script is JSON with every control character escaped (YAML refuses raw C1 codes). */
+function scriptedModelEscaped(steps: object[]): string {
+  const script = JSON.stringify(steps).replace(
+    /[\u007f-\u009f]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return [
+    'apiVersion: goondan.ai/v1',
+    'kind: Model',
+    'metadata:',
+    '  name: main',
+    'spec:',
+    '  provider: scripted',
+    '  model: fixture',
+    `  script: ${script}`,
+    '',
+  ].join('\n');
+}
+
+describe("a model's reply and arguments", () => {
+  test('gdn run prints the reply without control characters even into a pipe (newlines and tabs kept)', async () => {
+    const reply = `first line\n\tindented ${titleAndClear}${forgedLine} ${c1}`;
+    const bundle = await agentBundle(
+      scriptedModelEscaped([
+        { text: `thinking ${titleAndClear}`, toolCalls: [{ name: 'calc__add', args: { a: 2, b: 3, note: c1 } }] },
+        { text: reply },
+      ]),
+    );
+    const run = await gdn(['run', '--bundle', bundle, '--input', 'go']);
+    expect(run.stderr).toContain('calc__add');
+    expect(run.stdout).toContain('first line\n\tindented \ufffd]0;pwned\ufffd\ufffd[2J\ufffd[completed] all good');
+    expectHarmless(run.stdout, run.stderr);
+    const audit = await gdn(['audit', '--bundle', bundle, '--verbose']);
+    expect(audit.exitCode).toBe(0);
+    expect(audit.stdout).toContain('args: {');
+    // The stored arguments keep the model's C1 code and DEL (JSON would print them raw).
+    const stored = await gdn(['audit', '--bundle', bundle, '--json']);
+    expect(JSON.parse(stored.stdout)[0].args.note).toBe(c1);
+    expectHarmless(audit.stdout, audit.stderr);
+    const approvals = await gdn(['approvals', 'list', '--all', '--bundle', bundle]);
+    expectHarmless(approvals.stdout, approvals.stderr);
+    const trace = await gdn(['trace', '--bundle', bundle]);
+    expect(trace.exitCode).toBe(0);
+    expectHarmless(trace.stdout, trace.stderr);
+  });
+
+  test('gdn run --json keeps the reply exactly', async () => {
+    const reply = `exact ${titleAndClear}${forgedLine}`;
+    const bundle = await agentBundle(scriptedModelEscaped([{ text: reply }]));
+    const json = await gdn(['run', '--bundle', bundle, '--input', 'go', '--json']);
+    expect(json.exitCode).toBe(0);
+    expect(JSON.parse(json.stdout).text).toBe(reply);
+  });
+
+  test('gdn chat into a pipe prints the reply without control characters, its lines kept', async () => {
+    const bundle = await agentBundle(scriptedModelEscaped([{ text: `one\ntwo ${titleAndClear}${forgedLine}` }]));
+    const chat = await gdn(['chat', '--bundle', bundle], { stdin: 'hello\n' });
+    expect(chat.exitCode).toBe(0);
+    expect(chat.stdout).toContain('one\ntwo \ufffd]0;pwned');
+    expectHarmless(chat.stdout, chat.stderr);
+  });
+});
+
+describe("a model server's error", () => {
+  test('the retry line of gdn run shows it without escape sequences', async () => {
+    const server = await startOpenAICompatibleServer({
+      responses: [
+        {
+          status: 500,
+          errorBody: { error: { message: `overloaded ${titleAndClear}${forgedLine}`, type: 'server_error' } },
+          errorHeaders: { 'retry-after-ms': '10' },
+        },
+        { text: 'Back.' },
+      ],
+    });
+    try {
+      const settings = ['apiKey: { value: test-key }', 'params: { maxRetries: 1 }'];
+      const bundle = await agentBundle(serverModel(server.url, { settings }));
+      const run = await gdn(['run', '--bundle', bundle, '--input', 'hi']);
+      expect(run.stderr).toContain('attempt 1 of 2 failed (overloaded \ufffd]0;pwned');
+      expect(run.stdout).toContain('Back.');
+      expectHarmless(run.stdout, run.stderr);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('stored data of others', () => {
+  test('gdn auth list shows the scopes a provider granted without escape sequences', async () => {
+    const dir = await makeTempDir('gdn-escapes-auth-');
+    const bundle = join(dir, 'bundle');
+    mkdirSync(join(bundle, '.goondan'), { recursive: true });
+    writeFileSync(
+      join(bundle, 'goondan.yaml'),
+      [
+        'apiVersion: goondan.ai/v1',
+        'kind: OAuthApp',
+        'metadata: { name: mail }',
+        'spec:',
+        '  issuer: http://127.0.0.1:9/',
+        '  clientId: x',
+        '  scopes: [read]',
+        '  subjectMode: global',
+        '  flow: deviceCode',
+        '',
+      ].join('\n'),
+    );
+    const key = freshKey();
+    const store = new OAuthStore(join(bundle, '.goondan', 'oauth.db'), resolveOAuthKey({ GOONDAN_OAUTH_KEY: key }));
+    const tokens = { accessToken: 'at', tokenType: 'Bearer', expiresAt: null };
+    store.saveGrant({ app: 'OAuthApp/mail', subject: 'global', tokens, scopes: [`read${titleAndClear}${forgedLine}`] });
+    store.close();
+    const env = cliEnv({ GOONDAN_OAUTH_KEY: key });
+    const list = await gdn(['auth', 'list', '--bundle', bundle], { env });
+    expect(list.stderr).toBe('');
+    expect(list.exitCode).toBe(0);
+    expect(list.stdout).toContain('granted read\ufffd]0;pwned');
+    expectHarmless(list.stdout, list.stderr);
+    const json = await gdn(['auth', 'list', '--json', '--bundle', bundle], { env });
+    expect(json.stdout).toContain('\\u001b]0;pwned');
+  });
+
+  test("gdn ps shows an orchestrator's state file without escape sequences", async () => {
+    const bundle = await agentBundle();
+    const stateDir = join(bundle, '.goondan', 'orchestrator');
+    mkdirSync(stateDir, { recursive: true });
+    // A live pid (this test's), as a state file in a bundle copied from elsewhere could name.
+    const snapshot = {
+      pid: process.pid,
+      bundleDir: bundle,
+      swarm: `team${titleAndClear}`,
+      instanceKey: `default${forgedLine}`,
+      startedAt: Date.now(),
+      updatedAt: Date.now(),
+      processes: [
+        {
+          agent: `helper${titleAndClear}`,
+          instanceKey: 'default',
+          state: `ready${c1}`,
+          pid: null,
+          queueDepth: 0,
+          turnsServed: 0,
+          restarts: 1,
+          startedAt: null,
+          lastExit: { code: null, signal: `SIGKILL${titleAndClear}`, at: Date.now() },
+        },
+      ],
+    };
+    writeFileSync(join(stateDir, `${process.pid}.json`), JSON.stringify(snapshot));
+    const ps = await gdn(['ps', '--bundle', bundle]);
+    expect(ps.exitCode).toBe(0);
+    expect(ps.stdout).toContain('swarm team\ufffd]0;pwned');
+    expectHarmless(ps.stdout, ps.stderr);
+  });
+
+  test("gdn changes list shows a bundle's git history without escape sequences", async () => {
+    const bundle = await agentBundle();
+    const git = async (...args: string[]) => {
+      const proc = Bun.spawn(
+        ['git', '-c', 'user.name=Test Person', '-c', 'user.email=person@example.invalid', ...args],
+        { cwd: bundle, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' },
+      );
+      const err = await new Response(proc.stderr).text();
+      if ((await proc.exited) !== 0) throw new Error(`git ${args.join(' ')}: ${err}`);
+    };
+    await git('init', '-q', '-b', 'main');
+    await git('add', 'goondan.yaml', 'tools');
+    await git('commit', '-q', '-m', 'start');
+    writeFileSync(join(bundle, 'notes.md'), 'x\n');
+    await git('add', 'notes.md');
+    await git(
+      '-c',
+      `user.name=Mallory${titleAndClear}`,
+      'commit',
+      '-q',
+      '-m',
+      `notes ${titleAndClear}${forgedLine}\n\nGoondan-Changeset: cs-1${titleAndClear}`,
+    );
+    const list = await gdn(['changes', 'list', '--bundle', bundle]);
+    expect(list.exitCode).toBe(0);
+    expect(list.stdout).toContain('notes \ufffd]0;pwned');
+    expectHarmless(list.stdout, list.stderr);
+  });
+});
