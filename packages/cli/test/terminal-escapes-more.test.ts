@@ -214,3 +214,56 @@ describe('stored data of others', () => {
     expectHarmless(list.stdout, list.stderr);
   });
 });
+
+/** A bundle whose Agent uses Tool `t` (export `go`) and Extension `x` (module `extension`), maybe in a Swarm. */
+async function extensionBundle(extension: string, options: { swarm?: boolean } = {}): Promise<string> {
+  const dir = await makeTempDir('gdn-escapes-ext-');
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'src', 't.ts'), 'export const handlers = { go: () => ({ ok: 1 }) };\n');
+  writeFileSync(join(dir, 'src', 'x.ts'), extension);
+  const documents = [
+    ...(options.swarm
+      ? [
+          'apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata:\n  name: solo\nspec:\n  entryAgent: Agent/a\n  agents: [Agent/a]',
+        ]
+      : []),
+    'apiVersion: goondan.ai/v1\nkind: Tool\nmetadata:\n  name: t\nspec:\n  entry: ./src/t.ts\n  exports:\n    - name: go\n      description: Goes.\n      parameters: { type: object }',
+    'apiVersion: goondan.ai/v1\nkind: Extension\nmetadata:\n  name: x\nspec:\n  entry: ./src/x.ts',
+    'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata:\n  name: a\nspec:\n  modelConfig:\n    modelRef: Model/main\n  tools: [Tool/t]\n  extensions: [Extension/x]',
+    scriptedModelEscaped([{ toolCalls: [{ name: 't__go', args: {} }] }, { text: 'done' }]).trimEnd(),
+  ];
+  writeFileSync(join(dir, 'goondan.yaml'), `${documents.join('\n---\n')}\n`);
+  return dir;
+}
+
+describe("an extension's words", () => {
+  test('an error code a toolCall middleware returns reaches no terminal raw: gdn run, gdn trace, gdn audit', async () => {
+    const code = JSON.stringify(`E_X${titleAndClear}`);
+    const dir = await extensionBundle(
+      [
+        'export function register(api) {',
+        "  api.pipeline.register('toolCall', async () => ({",
+        `    status: 'error', error: { code: ${code}, name: 'X', message: 'refused', suggestion: 'none' },`,
+        '  }));',
+        '}',
+      ].join('\n'),
+    );
+    const run = await gdn(['run', '--bundle', dir, '--input', 'hi']);
+    expect(run.stderr).toContain('error E_X\ufffd]0;pwned');
+    const trace = await gdn(['trace', '--bundle', dir]);
+    expect(trace.stdout).toContain('E_X\ufffd]0;pwned');
+    const audit = await gdn(['audit', '--bundle', dir]);
+    expect(audit.stdout).toContain('E_X\ufffd]0;pwned');
+    expectHarmless(run.stdout, run.stderr, trace.stdout, trace.stderr, audit.stdout, audit.stderr);
+  });
+
+  test("an agent process that cannot start is told in gdn chat without the extension's escape sequences", async () => {
+    const message = JSON.stringify(`broken${titleAndClear}${forgedLine}`);
+    const dir = await extensionBundle(`export function register() { throw new Error(${message}); }\n`, {
+      swarm: true,
+    });
+    const chat = await gdn(['chat', '--bundle', dir], { stdin: 'hi\n' });
+    expect(chat.stdout + chat.stderr).toContain('broken\ufffd]0;pwned');
+    expectHarmless(chat.stdout, chat.stderr);
+  });
+});
