@@ -9,7 +9,7 @@ import { startOpenAICompatibleServer } from '@goondan/core/testing';
 import { OAuthStore } from '../../core/src/oauth/oauth-store.ts';
 import { resolveOAuthKey } from '../../core/src/oauth/resolve-oauth-key.ts';
 import { freshKey } from '../../core/test/oauth-fixture.ts';
-import { agentBundle, cleanupTempDirs, cliEnv, gdn, makeTempDir, serverModel } from './helpers.ts';
+import { agentBundle, cleanupTempDirs, cliEnv, gdn, makeTempDir, serverModel, startGdn } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -265,5 +265,28 @@ describe("an extension's words", () => {
     const chat = await gdn(['chat', '--bundle', dir], { stdin: 'hi\n' });
     expect(chat.stdout + chat.stderr).toContain('broken\ufffd]0;pwned');
     expectHarmless(chat.stdout, chat.stderr);
+  });
+  test("gdn serve's log tells an agent process's start failure without the extension's escape sequences", async () => {
+    const message = JSON.stringify(`broken${titleAndClear}${forgedLine}`);
+    const dir = await extensionBundle(`export function register() { throw new Error(${message}); }\n`, {
+      swarm: true,
+    });
+    const server = startGdn(['serve', '--bundle', dir, '--port', '0']);
+    try {
+      await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
+      const url = /base URL: (\S+)\/v1/.exec(server.stderr)?.[1];
+      const response = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'a', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      await response.text();
+      await server.waitForStderr('[a/default] Agent a/default could not start', 60_000);
+      expect(server.stderr).toContain('broken\ufffd]0;pwned');
+    } finally {
+      server.proc.kill('SIGKILL');
+    }
+    const { stdout, stderr } = await server.finish();
+    expectHarmless(stdout, stderr);
   });
 });
