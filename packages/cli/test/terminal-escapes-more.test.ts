@@ -9,7 +9,16 @@ import { startOpenAICompatibleServer } from '@goondan/core/testing';
 import { OAuthStore } from '../../core/src/oauth/oauth-store.ts';
 import { resolveOAuthKey } from '../../core/src/oauth/resolve-oauth-key.ts';
 import { freshKey } from '../../core/test/oauth-fixture.ts';
-import { agentBundle, cleanupTempDirs, cliEnv, gdn, makeTempDir, serverModel, startGdn } from './helpers.ts';
+import {
+  agentBundle,
+  cleanupTempDirs,
+  cliEnv,
+  editBundle,
+  gdn,
+  makeTempDir,
+  serverModel,
+  startGdn,
+} from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
@@ -89,6 +98,35 @@ describe("a model's reply and arguments", () => {
     expect(chat.exitCode).toBe(0);
     expect(chat.stdout).toContain('one\ntwo \ufffd]0;pwned');
     expectHarmless(chat.stdout, chat.stderr);
+  });
+});
+
+describe('an approval of arguments holding DEL and a C1 code', () => {
+  test("gdn run's question, gdn approvals list and the answer line show them as U+FFFD", async () => {
+    const bundle = await agentBundle(
+      scriptedModelEscaped([
+        { toolCalls: [{ name: 'slow__wait', args: { ms: 0, note: `${c1}${titleAndClear}` } }] },
+        { text: 'done' },
+      ]),
+    );
+    await editBundle(bundle, (text) =>
+      text.replace(
+        '    maxStepsPerTurn: 8\n',
+        '    maxStepsPerTurn: 8\n  permissions:\n    tools: { slow__wait: ask }\n',
+      ),
+    );
+    const run = startGdn(['run', '--bundle', bundle, '--input', 'go']);
+    await run.waitForStderr('answer elsewhere');
+    const id = /approval needed (\S+)/.exec(run.stderr)?.[1];
+    expect(id).toBeDefined();
+    const list = await gdn(['approvals', 'list', '--bundle', bundle]);
+    expect(list.stdout).toContain('slow__wait');
+    const deny = await gdn(['approvals', 'deny', id!, '--reason', 'no', '--bundle', bundle]);
+    expect(deny.exitCode).toBe(0);
+    const finished = await run.finish();
+    expect(finished.stdout).toContain('done');
+    expect(finished.stderr).toContain('\ufffd2J\ufffd');
+    expectHarmless(list.stdout, list.stderr, deny.stdout, deny.stderr, finished.stdout, finished.stderr);
   });
 });
 
