@@ -138,6 +138,37 @@ describe('TraceStore', () => {
     expect(traces.pruneTraces(1)).toBe(4);
     expect(traces.recentTraces(10).map((trace) => trace.traceId)).toEqual([ids[2]!]);
   });
+
+  test('pruning far more spans than it keeps (the copy-aside path) keeps exactly the newest traces, in order', () => {
+    const traces = freshTraces();
+    // 12,000 old spans go, 3 traces of 4 stay; spans of a trace share a start time, so their order is their rowid.
+    const old: SpanRecord[] = [];
+    for (let index = 0; index < 3000; index++) {
+      const traceId = newTraceId();
+      for (let k = 0; k < 4; k++) old.push(span({ traceId, startedAt: index, kind: k === 0 ? 'turn' : 'tool' }));
+    }
+    traces.recordSpans(old);
+    const kept = [newTraceId(), newTraceId(), newTraceId()];
+    kept.forEach((traceId, index) => {
+      for (let k = 0; k < 4; k++) traces.recordSpan(span({ traceId, startedAt: 10_000 + index, name: `span ${k}` }));
+    });
+    const before = kept.map((traceId) => traces.spansOfTrace(traceId));
+    const newest = traces.recentTraces(3);
+
+    expect(traces.pruneTraces(3)).toBe(12_000);
+    expect(traces.recentTraces(10)).toEqual(newest);
+    expect(kept.map((traceId) => traces.spansOfTrace(traceId))).toEqual(before);
+    expect(before[0]!.map((kept) => kept.name)).toEqual(['span 0', 'span 1', 'span 2', 'span 3']);
+    // A span written again after the prune still replaces its stored self (the span_id key came back with it).
+    traces.recordSpan({ ...before[0]![1]!, status: 'error' });
+    expect(traces.spansOfTrace(kept[0]!).map((kept) => kept.status)).toEqual([
+      'running',
+      'error',
+      'running',
+      'running',
+    ]);
+    expect(traces.pruneTraces(3)).toBe(0);
+  });
 });
 
 describe('TraceStore and secrets', () => {
