@@ -47,7 +47,10 @@ export async function openBundleOAuth(
     callbacks = serveOAuthCallbacks({ bundle, host });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`OAuth callbacks are not served here (${reason}); use gdn auth login to authorize.\n`);
+    // The error may quote the bundle's redirectUri: without its control characters.
+    process.stderr.write(
+      `OAuth callbacks are not served here (${printable(reason)}); use gdn auth login to authorize.\n`,
+    );
   }
   provideOAuthService(host);
   return {
