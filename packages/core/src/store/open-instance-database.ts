@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { type StoreMigration, storeMigrations } from './store-migrations.ts';
@@ -15,6 +15,12 @@ export interface OpenInstanceDatabaseOptions {
   busyTimeoutMs?: number;
   /** Schema steps to apply; tests may pass their own. Default: every step in storeMigrations. */
   migrations?: readonly StoreMigration[];
+  /**
+   * The caller only reads (`gdn trace`, `gdn audit`, the console): a database that exists but cannot be written (a
+   * read-only file, directory or file system, another user's state) is then opened read-only instead of failing
+   * with E_STORE_OPEN. Opened for writing whenever it can be, so an older schema is still brought up to date.
+   */
+  forReading?: boolean;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -44,6 +50,17 @@ export function openInstanceDatabase(path: string, options: OpenInstanceDatabase
       });
     }
   }
+  try {
+    return openForWriting(path, inMemory, options);
+  } catch (error) {
+    if (!options.forReading || inMemory || !(error instanceof GoondanError) || error.code !== 'E_STORE_OPEN')
+      throw error;
+    if (!existsSync(path)) throw error;
+    return openReadOnly(path, options, error);
+  }
+}
+
+function openForWriting(path: string, inMemory: boolean, options: OpenInstanceDatabaseOptions): Database {
   let db: Database;
   try {
     db = new Database(path, { create: true, readwrite: true, strict: true });
@@ -58,6 +75,59 @@ export function openInstanceDatabase(path: string, options: OpenInstanceDatabase
     db.close();
     throw toStoreError(error, path);
   }
+}
+
+const SQLITE_OPEN_READONLY = 0x01;
+const SQLITE_OPEN_URI = 0x40;
+
+/**
+ * A database that cannot be written, opened to be read. In WAL mode even a reader needs the `-shm` file: when it
+ * cannot be created beside the file and no `-wal` is there (no writer has anything the file lacks: the last one
+ * closed cleanly), the file is opened as immutable, which needs neither. With a `-wal` left and no way to share its
+ * index, the committed conversation cannot be read safely: E_STORE_OPEN says so.
+ */
+function openReadOnly(path: string, options: OpenInstanceDatabaseOptions, writeError: GoondanError): Database {
+  const uri = `file:${path.split('/').map(encodeURIComponent).join('/')}?immutable=1`;
+  const attempts: (() => Database)[] = [() => new Database(path, { readonly: true, strict: true })];
+  if (!existsSync(`${path}-wal`)) attempts.push(() => new Database(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI));
+  let failure: unknown;
+  for (const attempt of attempts) {
+    let db: Database | undefined;
+    try {
+      db = attempt();
+      db.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+      const latest = (options.migrations ?? storeMigrations).reduce((max, step) => Math.max(max, step.version), 0);
+      const found = userVersion(db);
+      if (found > latest) {
+        throw new GoondanError(
+          'E_STORE_SCHEMA_TOO_NEW',
+          `Instance database ${path} has schema version ${found}; this goondan knows versions up to ${latest}.`,
+        );
+      }
+      if (found < latest) {
+        throw new GoondanError(
+          'E_STORE_OPEN',
+          `Instance database ${path} cannot be written, and its schema (version ${found}, of an older goondan) must be brought up to version ${latest} before it can be read.`,
+          {
+            suggestion: `Run gdn once as a user who can write ${path}: it updates the schema; it can be read afterwards.`,
+          },
+        );
+      }
+      return db;
+    } catch (error) {
+      db?.close();
+      if (error instanceof GoondanError) throw error;
+      failure = error;
+    }
+  }
+  const reason = failure instanceof Error ? failure.message : String(failure);
+  const walLeft = existsSync(`${path}-wal`);
+  throw new GoondanError('E_STORE_OPEN', `${writeError.message} Reading it read-only failed too (${reason}).`, {
+    suggestion: walLeft
+      ? `${path}-wal holds commits not yet in the file, and its index (-shm) cannot be made beside it: let a user who can write ${dirname(path)} run gdn once, or read a copy of the three files.`
+      : `Make ${dirname(path)} readable, or read a copy of the file.`,
+    cause: failure,
+  });
 }
 
 function configure(db: Database, path: string, inMemory: boolean, options: OpenInstanceDatabaseOptions): void {
