@@ -153,6 +153,9 @@ async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: Sess
       const observer = agent === agentName && key === instanceKey ? flags.observer : flags.peerObserver?.(agent);
       if (observer) forwardNotification(event, observer);
     },
+    // What agent processes write (their tools' and extensions' log lines, which quote MCP servers and others) is
+    // forwarded without its control characters, as this process's own log lines are.
+    onOutput: (line, source) => process.stderr.write(`[${source.agent}/${source.instanceKey}] ${printable(line)}\n`),
     onLifecycle: (event) => {
       const own = event.agent === agentName && event.instanceKey === instanceKey;
       const line = flags.quiet || (own && flags.targetLifecycle === false) ? null : describeLifecycle(event);

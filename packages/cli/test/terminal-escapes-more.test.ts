@@ -327,4 +327,14 @@ describe("an extension's words", () => {
     const { stdout, stderr } = await server.finish();
     expectHarmless(stdout, stderr);
   });
+  test("an agent process's log lines (a Swarm) reach gdn run's stderr without the extension's escape sequences", async () => {
+    const message = JSON.stringify(`server said ${titleAndClear}${forgedLine}`);
+    const dir = await extensionBundle(`export function register(api) { api.logger.warn(${message}); }\n`, {
+      swarm: true,
+    });
+    const run = await gdn(['run', '--bundle', dir, '--input', 'hi']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain('server said \ufffd]0;pwned');
+    expectHarmless(run.stdout, run.stderr);
+  });
 });

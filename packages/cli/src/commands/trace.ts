@@ -101,7 +101,8 @@ export async function traceCommand(argv: string[]): Promise<number> {
   }
   const color = useColor();
   for (const trace of traces) {
-    console.log(paint(`trace ${trace.traceId}  ${new Date(trace.startedAt).toISOString()}`, 'bold', color));
+    // A trace id may come from a caller's traceparent (gdn serve): shown like the rest, without control characters.
+    console.log(paint(printable(`trace ${trace.traceId}  ${new Date(trace.startedAt).toISOString()}`), 'bold', color));
     const roots = buildSpanTree(trace.spans);
     for (const [index, node] of roots.entries()) printNode(node, '', index === roots.length - 1, color);
     console.log('');
