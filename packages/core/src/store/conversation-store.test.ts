@@ -264,6 +264,20 @@ describe('ConversationStore compaction schedule', () => {
     expect(pendingAfter).toEqual([199, 0, 199, 0, 399, 0, 200]);
     expect(store.load()).toHaveLength(1_000);
   });
+
+  test('a store opened on a long conversation (a new process) waits as long, instead of folding after 200 events', () => {
+    const path = join(temp.make(), 'state.db');
+    const first = new ConversationStore(openInstanceDatabase(path), { compactAfterEvents: 200 });
+    first.appendMany(Array.from({ length: 1_000 }, (_, index) => textMessage(`m${index}`, `message ${index}`)));
+    first.compact();
+    // The next process: 999 more events fold nothing (the base holds 1000 messages); the 1000th folds.
+    const next = new ConversationStore(openInstanceDatabase(path), { compactAfterEvents: 200 });
+    for (let index = 1_000; index < 1_999; index += 1) next.append(textMessage(`m${index}`, `message ${index}`));
+    expect(next.eventCountSinceBase()).toBe(999);
+    next.append(textMessage('m1999', 'message 1999'));
+    expect(next.eventCountSinceBase()).toBe(0);
+    expect(ids(next.load())).toEqual(Array.from({ length: 2_000 }, (_, index) => `m${index}`));
+  });
 });
 
 describe('ConversationStore handled events', () => {

@@ -91,8 +91,11 @@ export class ConversationStore {
   private readonly compactAfterEvents: number;
   private readonly onCompactionError: ((error: unknown) => void) | undefined;
   private pendingEvents: number;
-  /** Messages in the latest base, as far as this store knows (0 until it compacts). */
-  private baseMessages = 0;
+  /**
+   * Messages in the latest base: null until first needed, then read from the database (a store opened on a long
+   * conversation must not fold it after the first 200 events, in every new process) and kept by each compaction.
+   */
+  private baseMessages: number | null = null;
   private readonly writeMany: Transaction<[readonly ConversationEvent[], string | null, string | null], void>;
   private readonly readState: Transaction<[], ReadState>;
   private readonly compactNow: Transaction<[], CompactionResult>;
@@ -163,8 +166,9 @@ export class ConversationStore {
       throw toStoreError(error, this.db.filename);
     }
     this.pendingEvents += events.length;
-    if (this.compactAfterEvents > 0 && this.pendingEvents >= Math.max(this.compactAfterEvents, this.baseMessages)) {
-      this.compactQuietly();
+    if (this.compactAfterEvents > 0 && this.pendingEvents >= this.compactAfterEvents) {
+      this.baseMessages ??= this.storedBaseMessages();
+      if (this.pendingEvents >= Math.max(this.compactAfterEvents, this.baseMessages)) this.compactQuietly();
     }
   }
 
@@ -260,6 +264,23 @@ export class ConversationStore {
     this.pendingEvents = 0;
     this.baseMessages = result.messages;
     return result;
+  }
+
+  /**
+   * How many messages the latest base holds, counted by SQLite without decoding it (about 70 ms for 100,000
+   * messages, once per store); 0 when there is none or it cannot be told (the schedule is then the plain count).
+   */
+  private storedBaseMessages(): number {
+    try {
+      const row = this.db
+        .query<{ messages: number | null }, []>(
+          'SELECT json_array_length(entries) AS messages FROM conversation_bases ORDER BY id DESC LIMIT 1',
+        )
+        .get();
+      return row?.messages ?? 0;
+    } catch {
+      return 0;
+    }
   }
 
   private writeUnlocked(events: readonly ConversationEvent[], turnId: string | null, eventId: string | null): void {
