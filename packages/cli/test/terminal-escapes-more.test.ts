@@ -327,6 +327,31 @@ describe("an extension's words", () => {
     const { stdout, stderr } = await server.finish();
     expectHarmless(stdout, stderr);
   });
+  test("an agent process's log lines reach gdn serve's stderr without the extension's escape sequences", async () => {
+    const message = JSON.stringify(`server said ${titleAndClear}${forgedLine}`);
+    const dir = await extensionBundle(`export function register(api) { api.logger.warn(${message}); }\n`, {
+      swarm: true,
+    });
+    const server = startGdn(['serve', '--bundle', dir, '--port', '0']);
+    try {
+      await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
+      const url = /base URL: (\S+)\/v1/.exec(server.stderr)?.[1];
+      const response = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'a', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+      await server.waitForStderr('server said', 60_000);
+      expect(server.stderr).toContain('[a/default] ');
+      expect(server.stderr).toContain('server said \ufffd]0;pwned');
+    } finally {
+      server.proc.kill('SIGKILL');
+    }
+    const { stdout, stderr } = await server.finish();
+    expectHarmless(stdout, stderr);
+  });
   test("an agent process's log lines (a Swarm) reach gdn run's stderr without the extension's escape sequences", async () => {
     const message = JSON.stringify(`server said ${titleAndClear}${forgedLine}`);
     const dir = await extensionBundle(`export function register(api) { api.logger.warn(${message}); }\n`, {

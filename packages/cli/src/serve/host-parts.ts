@@ -78,7 +78,8 @@ export const hostParts: NonNullable<ServeHostOptions['parts']> = async ({ orches
     store,
     deliver: orchestratorDeliver(orchestrator),
     agents: () => topology().agents,
-    logger: { warn: (line) => console.error(`[scheduler] ${line}`) },
+    // A warning may quote why a firing failed (an agent's error): made printable and redacted as other logs are.
+    logger: { warn: (line) => stderrLogger.error(`[scheduler] ${line}`) },
   });
   scheduler.start();
   const schedulerPart: HostPart = {

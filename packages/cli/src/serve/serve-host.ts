@@ -11,6 +11,7 @@ import {
 import { consoleRoutes } from '../console/console-routes.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
 import { openBundleOAuth, sendGrant } from '../open-bundle-oauth.ts';
+import { printable } from '../terminal.ts';
 import { toListenError } from '../to-listen-error.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
 import { BUN_MAX_REQUEST_BODY_SIZE } from './read-json-body.ts';
@@ -141,6 +142,9 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
       streams.notify(notification);
       for (const part of parts) part.notify?.(notification);
     },
+    // What agent processes write (their tools', extensions' and model's lines): no escape sequence of theirs reaches
+    // the host's terminal or journal.
+    onOutput: (line, source) => process.stderr.write(`[${source.agent}/${source.instanceKey}] ${printable(line)}\n`),
     onLifecycle: (event) => {
       const line = describeLifecycle(event);
       if (line) options.log(line);
