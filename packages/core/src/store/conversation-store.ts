@@ -45,6 +45,12 @@ export interface CompactionResult {
   messages: number;
 }
 
+/** The end of a conversation: its last messages, and how many it holds in all. */
+export interface ConversationTail {
+  messages: Message[];
+  total: number;
+}
+
 /** A function bun:sqlite wraps in BEGIN … COMMIT, callable with each kind of BEGIN. */
 type Transaction<A extends unknown[], T> = ((...args: A) => T) & Record<'deferred' | 'immediate', (...args: A) => T>;
 
@@ -98,6 +104,7 @@ export class ConversationStore {
   private baseMessages: number | null = null;
   private readonly writeMany: Transaction<[readonly ConversationEvent[], string | null, string | null], void>;
   private readonly readState: Transaction<[], ReadState>;
+  private readonly readTail: Transaction<[number], ConversationTail>;
   private readonly compactNow: Transaction<[], CompactionResult>;
   private readonly runWrite: Transaction<[() => void], void>;
   private readonly soleWriter: boolean;
@@ -122,6 +129,7 @@ export class ConversationStore {
     );
     // One read transaction: a compaction by another connection cannot slip between the base and the events.
     this.readState = db.transaction(() => this.readUnlocked());
+    this.readTail = db.transaction((limit: number) => this.tailUnlocked(limit));
     this.compactNow = db.transaction(() => this.compactUnlocked());
     this.runWrite = db.transaction((write: () => void) => write());
     this.pendingEvents = this.eventCountSinceBase();
@@ -221,6 +229,20 @@ export class ConversationStore {
     return this.loadEntries().map((entry) => entry.message);
   }
 
+  /**
+   * The last `limit` messages of the conversation (what `load().slice(-limit)` returns) and how many it holds,
+   * without decoding the rest: SQLite walks the base (json_each) and hands back only its last entries and those
+   * the events since touch, so showing the last page of a 100,000-message conversation costs a fraction of `load()`
+   * in time and almost nothing in memory. The same rules apply (first write wins, replace keeps the position).
+   */
+  tail(limit: number): ConversationTail {
+    try {
+      return this.readTail.deferred(Math.max(0, Math.floor(limit)));
+    } catch (error) {
+      throw toStoreError(error, this.db.filename);
+    }
+  }
+
   /** The turn a message was appended in, or null (appended outside a turn, or unknown). */
   turnIdOf(messageId: string): string | null {
     const row = this.db
@@ -314,6 +336,66 @@ export class ConversationStore {
     } catch (error) {
       throw toStoreError(error, this.db.filename);
     }
+  }
+
+  private tailUnlocked(limit: number): ConversationTail {
+    const base = this.db
+      .query<{ id: number; through_seq: number; messages: number }, []>(
+        'SELECT id, through_seq, json_array_length(entries) AS messages FROM conversation_bases ORDER BY id DESC LIMIT 1',
+      )
+      .get();
+    const events = this.eventsSince(base?.through_seq ?? 0);
+    const lastTruncate = events.findLastIndex(({ event }) => event.type === 'truncate');
+    let entries: ConversationEntry[];
+    let untouched = 0;
+    if (base === null || lastTruncate >= 0) {
+      // Nothing of the base survives a truncate: the events after it are the whole conversation.
+      entries = foldConversation([], lastTruncate >= 0 ? events.slice(lastTruncate + 1) : events);
+    } else {
+      // The base entries that can end up in the last `limit`: as many more than `limit` as events may drop, plus
+      // every entry an event names (an append of an id already there is ignored; a replace or remove acts on it).
+      const named = new Set<string>();
+      let dropping = 0;
+      for (const { event } of events) {
+        if (event.type === 'append') named.add(event.message.id);
+        else if (event.type === 'remove' || event.type === 'replace') {
+          named.add(event.targetId);
+          if (event.type === 'replace') named.add(event.message.id);
+          dropping += 1;
+        }
+      }
+      const from = Math.max(0, base.messages - limit - dropping);
+      const rows = this.db
+        .query<{ value: string }, [number, number, string]>(
+          `SELECT e.value FROM conversation_bases b, json_each(b.entries) e
+           WHERE b.id = ? AND (e.key >= ? OR json_extract(e.value, '$.message.id') IN (SELECT value FROM json_each(?)))
+           ORDER BY e.key`,
+        )
+        .all(base.id, from, JSON.stringify([...named]));
+      const baseEntries = rows.map((row) => {
+        const entry = decodeStoredJson(row.value) as { turnId: string | null; message: StoredMessage };
+        return { message: fromStoredMessage(entry.message), turnId: entry.turnId };
+      });
+      // Entries before `from` that no event names stay as they are, before all of these.
+      untouched = base.messages - rows.length;
+      entries = foldConversation(baseEntries, events);
+    }
+    const last = limit === 0 ? [] : entries.slice(-limit);
+    return { messages: last.map((entry) => entry.message), total: untouched + entries.length };
+  }
+
+  private eventsSince(seq: number): TurnTaggedEvent[] {
+    const rows = this.db
+      .query<EventRow, [number]>(
+        'SELECT seq, type, message_id, turn_id, payload FROM conversation_events WHERE seq > ? ORDER BY seq',
+      )
+      .all(seq);
+    const events: TurnTaggedEvent[] = [];
+    for (const row of rows) {
+      const event = eventOf(row);
+      if (event !== undefined) events.push({ event, turnId: row.turn_id });
+    }
+    return events;
   }
 
   private readUnlocked(): ReadState {
