@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConversationStore, type Message } from '@goondan/core';
-import { agentBundle, cleanupTempDirs, editBundle, gdn, scriptedModel, setModel } from './helpers.ts';
+import {
+  agentBundle,
+  cleanupTempDirs,
+  cliEnv,
+  editBundle,
+  gdn,
+  mainTs,
+  scriptedModel,
+  setModel,
+  waitUntil,
+} from './helpers.ts';
 
 // The disk of an instance fills up: a tool writes until the file system is full (here a 2 MiB tmpfs mounted on the
 // bundle's .goondan, where the workspace lives too). Every command must then say E_STORE_FULL with the file and
@@ -142,4 +152,56 @@ describe('a full disk under the instance', () => {
     expect(messages.map((message) => message.data.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
     expect(texts[2]).toContain('E_TOOL_ABORTED');
   });
+
+  test('gdn chat goes on in the same session once space is freed: the call the full disk left open is answered', async () => {
+    if (!mounted) {
+      console.warn(`skipped: cannot mount a tmpfs to fill (${mountProblem}); run the test as root to try it`);
+      return;
+    }
+    const databaseFile = join(stateDir, 'instances', 'helper', 'default', 'state.db');
+    const filler = join(stateDir, 'workspaces', 'helper', 'default', 'fill');
+    await setModel(
+      bundle,
+      scriptedModel([
+        {
+          text: 'Filling it.',
+          toolCalls: [{ name: 'bash__exec', args: { command: 'cat /dev/zero > fill; echo full' } }],
+        },
+        { text: 'Back in the same chat.' },
+      ]),
+    );
+    const chat = Bun.spawn([process.execPath, mainTs, 'chat', '--bundle', bundle], {
+      env: cliEnv(),
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    let output = '';
+    const read = async (stream: ReadableStream<Uint8Array>) => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
+    };
+    const reading = Promise.all([read(chat.stdout), read(chat.stderr)]);
+    try {
+      chat.stdin.write('fill the disk\n');
+      chat.stdin.flush();
+      await waitUntil(() => output.includes('E_STORE_FULL'), 'the turn to fail with E_STORE_FULL', 60_000);
+      rmSync(filler);
+      chat.stdin.write('are you there?\n');
+      chat.stdin.flush();
+      // Before the fix: E_MODEL_CALL_FAILED "Tool result is missing for tool call ..." at every later turn.
+      await waitUntil(() => output.includes('Back in the same chat.'), 'the next turn to be answered', 60_000);
+      chat.stdin.end();
+      expect(await chat.exited).toBe(0);
+    } finally {
+      chat.kill('SIGKILL');
+    }
+    await reading;
+    expect(output).not.toContain('Tool result is missing');
+    const messages = conversation(databaseFile);
+    expectWhole(messages);
+    const texts = messages.map((message) => JSON.stringify(message.data.content));
+    expect(texts.at(-1)).toContain('Back in the same chat.');
+    expect(texts.some((text) => text.includes("before this tool call's result was stored"))).toBe(true);
+  }, 120_000);
 });

@@ -681,6 +681,7 @@ export class AgentInstance {
     this.notify('onTurnStart', { turnId, traceId, event });
     let result: TurnResult;
     try {
+      if (!resume) this.answerCallsLeftOpen();
       const userId = resume ? resume.assistant.metadata.userId : event.auth?.userId;
       const source = resume ? resume.source : turnSource(event);
       result = await this.runTurnPipeline({
@@ -1089,6 +1090,23 @@ export class AgentInstance {
    * call was decided by is the policy's verdict for the tool now (the turn's source is not known: none); the
    * duration is unknown (0). Calls with a saved result, or a row already, are not logged again.
    */
+  /**
+   * A turn whose tool results could not be stored (a full disk at the step's commit) left its calls unanswered, in
+   * this process as on disk: they are answered as interrupted before the next turn, as at open, so the model is never
+   * sent a call without its result (every later turn failed with 'Tool result is missing' until a restart). A store
+   * that still cannot write fails this turn with its own error.
+   */
+  private answerCallsLeftOpen(): void {
+    const unanswered = findUnansweredToolCalls(this.messages);
+    if (!unanswered) return;
+    this.auditInterruptedCalls(unanswered.calls, unanswered.assistant, undefined);
+    const repair = answerUnansweredToolCalls(
+      this.messages,
+      "The turn ended before this tool call's result was stored.",
+    );
+    if (repair) this.appendMessages([repair], null);
+  }
+
   private auditInterruptedCalls(
     calls: readonly ToolCall[],
     assistant: Message,
