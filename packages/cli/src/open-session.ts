@@ -108,9 +108,10 @@ function describeLifecycle(event: ProcessLifecycleEvent): string | null {
 function storedMessages(bundle: Bundle, agent: string, instanceKey: string): number {
   const { databaseFile } = instancePaths({ rootDir: bundle.rootDir, agentName: agent, instanceKey });
   if (!existsSync(databaseFile)) return 0;
-  const db = openInstanceDatabase(databaseFile);
+  const db = openInstanceDatabase(databaseFile, { forReading: true });
   try {
-    return new ConversationStore(db).load().length;
+    // How many, without decoding them (a long conversation is hundreds of MB once loaded).
+    return new ConversationStore(db).tail(0).total;
   } finally {
     db.close();
   }

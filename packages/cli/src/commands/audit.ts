@@ -104,7 +104,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
   const records: AuditRecord[] = [];
   // Each database gives its newest `limit`; the merge keeps the newest `limit` of them all.
   for (const file of chosen) {
-    const db = openInstanceDatabase(file.databaseFile);
+    const db = openInstanceDatabase(file.databaseFile, { forReading: true });
     try {
       records.push(...new AuditStore(db).query(filter));
     } finally {

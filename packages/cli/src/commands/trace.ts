@@ -80,7 +80,7 @@ export async function traceCommand(argv: string[]): Promise<number> {
     instanceKey,
   });
   const own = existsSync(databaseFile)
-    ? new TraceStore(openInstanceDatabase(databaseFile)).recentTraces(limit).reverse()
+    ? new TraceStore(openInstanceDatabase(databaseFile, { forReading: true })).recentTraces(limit).reverse()
     : [];
   // A trace that crossed agents (a swarm) gets the spans the other agent instances stored for it.
   const traces = joinSwarmTraces({ rootDir: opened.bundle.rootDir, traces: own, ownDatabase: databaseFile });

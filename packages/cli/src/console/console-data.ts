@@ -11,7 +11,7 @@ import {
   scheduleStorePath,
   traceSummaries,
 } from '@goondan/core';
-import { pageOfConversation } from '../serve/conversation-page.ts';
+import { readConversationPage } from '../serve/conversation-page.ts';
 import { boundContent, fitPage, NAME_CHARS, shownApproval, shownAuditEntry } from './console-bounds.ts';
 import type { ConsoleSource } from './console-source.ts';
 import { readInstances } from './instance-reader.ts';
@@ -219,10 +219,9 @@ export function consoleConversation(
     const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
     throw new GoondanError('E_INSTANCE_NOT_FOUND', `Agent instance ${shown} has never run here.`);
   }
-  const db = openInstanceDatabase(known.databaseFile, { busyTimeoutMs: 1000 });
+  const db = openInstanceDatabase(known.databaseFile, { busyTimeoutMs: 1000, forReading: true });
   try {
-    const messages = new ConversationStore(db).load();
-    const { shown, earlier } = pageOfConversation(messages, page);
+    const { shown, earlier, total } = readConversationPage(new ConversationStore(db), page);
     // A huge message is shown cut, and a page stops at PAGE_CHARS: a 10 MB text is not 10 MB of answer and of DOM.
     const bounded = shown.map((message) => {
       const { content, cutChars } = boundContent(message.data.content);
@@ -239,7 +238,7 @@ export function consoleConversation(
     return {
       agent,
       instanceKey,
-      total: messages.length,
+      total,
       earlier: dropped > 0 ? kept[0]!.id : earlier,
       messages: kept,
     };

@@ -31,7 +31,7 @@ export function readInstances<T>(
   for (const file of listInstanceDatabases({ rootDir })) {
     let db: Database | undefined;
     try {
-      db = openInstanceDatabase(file.databaseFile, { busyTimeoutMs: options.busyTimeoutMs ?? 1000 });
+      db = openInstanceDatabase(file.databaseFile, { busyTimeoutMs: options.busyTimeoutMs ?? 1000, forReading: true });
       results.push({ file, value: read(db, file) });
     } catch (thrown) {
       const error = toToolError(thrown, { fallbackCode: 'E_STORE_CORRUPT' });

@@ -114,7 +114,7 @@ export class TraceChanges {
     if (watched.length === 0) return;
     let db: Database | undefined;
     try {
-      db = openInstanceDatabase(file.databaseFile, { busyTimeoutMs: 1000 });
+      db = openInstanceDatabase(file.databaseFile, { busyTimeoutMs: 1000, forReading: true });
       for (const [traceId, watch] of watched) {
         const part = fingerprint(db, traceId);
         if (part === null) watch.parts.delete(file.databaseFile);

@@ -11,7 +11,7 @@ import {
 } from '@goondan/core';
 import { matching, positiveInteger, readFilters } from '../console/console-filters.ts';
 import { badRequest } from './api-error.ts';
-import { pageOfConversation } from './conversation-page.ts';
+import { readConversationPage } from './conversation-page.ts';
 import { readJsonBody, refuseUnknownFields } from './read-json-body.ts';
 import { checkServedAgent, type ServeContext } from './serve-context.ts';
 
@@ -99,17 +99,16 @@ export function getConversation(
       `Agent '${agent}' has no instance '${params.instanceKey}'. Instances: ${known.join(', ') || '(none yet)'}.`,
     );
   }
-  const db = openInstanceDatabase(databaseFile);
+  const db = openInstanceDatabase(databaseFile, { forReading: true });
   try {
-    const messages = new ConversationStore(db).load();
-    const { shown, earlier } = pageOfConversation(messages, {
+    const { shown, earlier, total } = readConversationPage(new ConversationStore(db), {
       ...(limit === undefined ? {} : { limit }),
       ...(before === undefined ? {} : { before }),
     });
     return Response.json({
       agent,
       instanceKey: params.instanceKey,
-      total: messages.length,
+      total,
       earlier,
       messages: shown.map((message) => ({
         id: message.id,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ConversationStore, instancePaths, type Message, openInstanceDatabase } from '@goondan/core';
 import { consoleRoutes } from '../console/console-routes.ts';
-import { pageOfConversation } from './conversation-page.ts';
+import { pageOfConversation, readConversationPage } from './conversation-page.ts';
 import { createServeApi } from './serve-api.ts';
 
 const ids = (list: { id: string }[]) => list.map((message) => message.id);
@@ -28,6 +28,44 @@ describe('pageOfConversation', () => {
     expect(() => pageOfConversation(messages, { before: 'nope' })).toThrow(
       expect.objectContaining({ code: 'E_SERVE_BAD_REQUEST' }),
     );
+  });
+});
+
+describe('readConversationPage', () => {
+  test('the last page read with tail is the page of the whole conversation, folded or not', () => {
+    const rootDir = mkdtempSync(join(tmpdir(), 'gdn-conversation-tail-'));
+    try {
+      const db = openInstanceDatabase(join(rootDir, 'state.db'));
+      const store = new ConversationStore(db, { compactAfterEvents: 0 });
+      const message = (index: number): Message => ({
+        id: `msg_${index}`,
+        data: { role: 'user', content: `message ${index}` },
+        metadata: {},
+        createdAt: new Date(index),
+        source: { type: 'user' },
+      });
+      for (let index = 0; index < 30; index += 1) {
+        store.append(message(index));
+        if (index === 12) store.compact();
+      }
+      const whole = store.load();
+      for (const limit of [1, 5, 18, 30, 31]) {
+        const read = readConversationPage(store, { limit });
+        expect(read).toEqual({ ...pageOfConversation(whole, { limit }), total: 30 });
+      }
+      // With a cursor, or no limit, the whole conversation is read as before.
+      expect(readConversationPage(store, { limit: 5, before: 'msg_10' }).shown.map((m) => m.id)).toEqual([
+        'msg_5',
+        'msg_6',
+        'msg_7',
+        'msg_8',
+        'msg_9',
+      ]);
+      expect(readConversationPage(store, {}).total).toBe(30);
+      db.close();
+    } finally {
+      rmSync(rootDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import type { ConversationStore, Message } from '@goondan/core';
 import { badRequest } from './api-error.ts';
 
 /**
@@ -17,4 +18,21 @@ export function pageOfConversation<Message extends { id: string }>(
   }
   const start = options.limit === undefined ? 0 : Math.max(0, end - options.limit);
   return { shown: messages.slice(start, end), earlier: start > 0 ? messages[start]!.id : null };
+}
+
+/**
+ * One page of the conversation `store` holds, with how many messages it holds: the last page (no `before`) is read
+ * with `tail`, which decodes only the messages shown (a fraction of the time and memory of the whole conversation
+ * at 100,000 messages); a page before a message, or every message, reads the whole conversation.
+ */
+export function readConversationPage(
+  store: Pick<ConversationStore, 'load' | 'tail'>,
+  options: { limit?: number; before?: string },
+): { shown: Message[]; earlier: string | null; total: number } {
+  if (options.before === undefined && options.limit !== undefined) {
+    const { messages, total } = store.tail(options.limit);
+    return { shown: messages, earlier: total > messages.length ? messages[0]!.id : null, total };
+  }
+  const messages = store.load();
+  return { ...pageOfConversation(messages, options), total: messages.length };
 }
