@@ -164,7 +164,7 @@ export { ApprovalStore } from './store/approval-store.ts';
 export { AuditBatch, type AuditBatchOptions, DEFAULT_AUDIT_FLUSH_MS } from './store/audit-batch.ts';
 export { type AuditFilter, type AuditRecord, AuditStore, type AuditStoreOptions } from './store/audit-store.ts';
 export { buildSpanTree, type SpanNode } from './store/build-span-tree.ts';
-export { ConversationStore } from './store/conversation-store.ts';
+export { ConversationStore, type ConversationTail } from './store/conversation-store.ts';
 export { InstanceStateStore } from './store/instance-state-store.ts';
 export { acquireInstanceWriterLock, type InstanceWriterLock } from './store/instance-writer-lock.ts';
 export { openInstanceDatabase } from './store/open-instance-database.ts';
