@@ -170,8 +170,15 @@ export async function editBundle(bundleDir: string, edit: (text: string) => stri
   await writeFile(file, edit(await readFile(file, 'utf8')));
 }
 
-/** A scripted Model document (`main`) playing the given steps. */
+/**
+ * A scripted Model document (`main`) playing the given steps. The script is JSON with DEL and the C1 codes written
+ * as escapes (YAML refuses them raw), so a step may hold any character.
+ */
 export function scriptedModel(steps: object[]): string {
+  const script = JSON.stringify(steps).replace(
+    /[\u007f-\u009f]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return [
     'apiVersion: goondan.ai/v1',
     'kind: Model',
@@ -180,7 +187,7 @@ export function scriptedModel(steps: object[]): string {
     'spec:',
     '  provider: scripted',
     '  model: fixture',
-    `  script: ${JSON.stringify(steps)}`,
+    `  script: ${script}`,
     '',
   ].join('\n');
 }

@@ -16,6 +16,7 @@ import {
   editBundle,
   gdn,
   makeTempDir,
+  scriptedModel,
   serverModel,
   startGdn,
 } from './helpers.ts';
@@ -38,30 +39,11 @@ function expectHarmless(...outputs: string[]): void {
   for (const output of outputs) expect(hostile(output)).toEqual([]);
 }
 
-/** A scripted Model whose script is JSON with every control character escaped (YAML refuses raw C1 codes). */
-function scriptedModelEscaped(steps: object[]): string {
-  const script = JSON.stringify(steps).replace(
-    /[\u007f-\u009f]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return [
-    'apiVersion: goondan.ai/v1',
-    'kind: Model',
-    'metadata:',
-    '  name: main',
-    'spec:',
-    '  provider: scripted',
-    '  model: fixture',
-    `  script: ${script}`,
-    '',
-  ].join('\n');
-}
-
 describe("a model's reply and arguments", () => {
   test('gdn run prints the reply without control characters even into a pipe (newlines and tabs kept)', async () => {
     const reply = `first line\n\tindented ${titleAndClear}${forgedLine} ${c1}`;
     const bundle = await agentBundle(
-      scriptedModelEscaped([
+      scriptedModel([
         { text: `thinking ${titleAndClear}`, toolCalls: [{ name: 'calc__add', args: { a: 2, b: 3, note: c1 } }] },
         { text: reply },
       ]),
@@ -86,14 +68,14 @@ describe("a model's reply and arguments", () => {
 
   test('gdn run --json keeps the reply exactly', async () => {
     const reply = `exact ${titleAndClear}${forgedLine}`;
-    const bundle = await agentBundle(scriptedModelEscaped([{ text: reply }]));
+    const bundle = await agentBundle(scriptedModel([{ text: reply }]));
     const json = await gdn(['run', '--bundle', bundle, '--input', 'go', '--json']);
     expect(json.exitCode).toBe(0);
     expect(JSON.parse(json.stdout).text).toBe(reply);
   });
 
   test('gdn chat into a pipe prints the reply without control characters, its lines kept', async () => {
-    const bundle = await agentBundle(scriptedModelEscaped([{ text: `one\ntwo ${titleAndClear}${forgedLine}` }]));
+    const bundle = await agentBundle(scriptedModel([{ text: `one\ntwo ${titleAndClear}${forgedLine}` }]));
     const chat = await gdn(['chat', '--bundle', bundle], { stdin: 'hello\n' });
     expect(chat.exitCode).toBe(0);
     expect(chat.stdout).toContain('one\ntwo \ufffd]0;pwned');
@@ -104,7 +86,7 @@ describe("a model's reply and arguments", () => {
 describe('an approval of arguments holding DEL and a C1 code', () => {
   test("gdn run's question, gdn approvals list and the answer line show them as U+FFFD", async () => {
     const bundle = await agentBundle(
-      scriptedModelEscaped([
+      scriptedModel([
         { toolCalls: [{ name: 'slow__wait', args: { ms: 0, note: `${c1}${titleAndClear}` } }] },
         { text: 'done' },
       ]),
@@ -268,10 +250,29 @@ async function extensionBundle(extension: string, options: { swarm?: boolean } =
     'apiVersion: goondan.ai/v1\nkind: Tool\nmetadata:\n  name: t\nspec:\n  entry: ./src/t.ts\n  exports:\n    - name: go\n      description: Goes.\n      parameters: { type: object }',
     'apiVersion: goondan.ai/v1\nkind: Extension\nmetadata:\n  name: x\nspec:\n  entry: ./src/x.ts',
     'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata:\n  name: a\nspec:\n  modelConfig:\n    modelRef: Model/main\n  tools: [Tool/t]\n  extensions: [Extension/x]',
-    scriptedModelEscaped([{ toolCalls: [{ name: 't__go', args: {} }] }, { text: 'done' }]).trimEnd(),
+    scriptedModel([{ toolCalls: [{ name: 't__go', args: {} }] }, { text: 'done' }]).trimEnd(),
   ];
   writeFileSync(join(dir, 'goondan.yaml'), `${documents.join('\n---\n')}\n`);
   return dir;
+}
+
+/** `gdn serve` on `dir`, one chat completion to agent `a`, until its stderr holds `until`; then killed. */
+async function serveOneCompletion(dir: string, until: string) {
+  const server = startGdn(['serve', '--bundle', dir, '--port', '0']);
+  try {
+    await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
+    const url = /base URL: (\S+)\/v1/.exec(server.stderr)?.[1];
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'a', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    await response.text();
+    await server.waitForStderr(until, 60_000);
+  } finally {
+    server.proc.kill('SIGKILL');
+  }
+  return server.finish();
 }
 
 describe("an extension's words", () => {
@@ -309,22 +310,8 @@ describe("an extension's words", () => {
     const dir = await extensionBundle(`export function register() { throw new Error(${message}); }\n`, {
       swarm: true,
     });
-    const server = startGdn(['serve', '--bundle', dir, '--port', '0']);
-    try {
-      await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
-      const url = /base URL: (\S+)\/v1/.exec(server.stderr)?.[1];
-      const response = await fetch(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'a', messages: [{ role: 'user', content: 'hi' }] }),
-      });
-      await response.text();
-      await server.waitForStderr('[a/default] Agent a/default could not start', 60_000);
-      expect(server.stderr).toContain('broken\ufffd]0;pwned');
-    } finally {
-      server.proc.kill('SIGKILL');
-    }
-    const { stdout, stderr } = await server.finish();
+    const { stdout, stderr } = await serveOneCompletion(dir, '[a/default] Agent a/default could not start');
+    expect(stderr).toContain('broken\ufffd]0;pwned');
     expectHarmless(stdout, stderr);
   });
   test("an agent process's log lines reach gdn serve's stderr without the extension's escape sequences", async () => {
@@ -332,24 +319,9 @@ describe("an extension's words", () => {
     const dir = await extensionBundle(`export function register(api) { api.logger.warn(${message}); }\n`, {
       swarm: true,
     });
-    const server = startGdn(['serve', '--bundle', dir, '--port', '0']);
-    try {
-      await server.waitForStderr('OpenAI-compatible base URL: ', 60_000);
-      const url = /base URL: (\S+)\/v1/.exec(server.stderr)?.[1];
-      const response = await fetch(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'a', messages: [{ role: 'user', content: 'hi' }] }),
-      });
-      expect(response.status).toBe(200);
-      await response.text();
-      await server.waitForStderr('server said', 60_000);
-      expect(server.stderr).toContain('[a/default] ');
-      expect(server.stderr).toContain('server said \ufffd]0;pwned');
-    } finally {
-      server.proc.kill('SIGKILL');
-    }
-    const { stdout, stderr } = await server.finish();
+    const { stdout, stderr } = await serveOneCompletion(dir, 'server said');
+    expect(stderr).toContain('[a/default] ');
+    expect(stderr).toContain('server said \ufffd]0;pwned');
     expectHarmless(stdout, stderr);
   });
   test("an agent process's log lines (a Swarm) reach gdn run's stderr without the extension's escape sequences", async () => {
