@@ -1,6 +1,9 @@
 import { lstatSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { GoondanError } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { type ModelChoice, modelChoices } from '../init/model-choices.ts';
 import { scaffoldFiles } from '../init/scaffold-files.ts';
@@ -24,13 +27,23 @@ Options:
 
 Exit status: 0 when created, 1 when DIR already holds a bundle, 2 on a usage error.`;
 
-/** An npm package name from a folder name: lowercase, with anything else than [a-z0-9._-] turned into '-'. */
-function packageName(dir: string): string {
+/** Names npm refuses for a package although they match its pattern. */
+const refusedPackageNames = new Set(['node_modules', 'favicon.ico', ...builtinModules]);
+
+/**
+ * An npm package name from a folder name: lowercase, with anything else than [a-z0-9._-] turned into '-', no
+ * leading dot or underscore, at most 214 characters, and not a name npm refuses (node_modules, favicon.ico, a
+ * Node core module such as http): those get '-bundle' after them.
+ */
+export function packageName(dir: string): string {
   const name = basename(dir)
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, '-')
-    .replace(/^[._-]+|-+$/g, '');
-  return name || 'goondan-bundle';
+    .replace(/^[._-]+/, '')
+    .slice(0, 200)
+    .replace(/-+$/, '');
+  if (!name) return 'goondan-bundle';
+  return refusedPackageNames.has(name) ? `${name}-bundle` : name;
 }
 
 export async function initCommand(argv: string[]): Promise<number> {
@@ -56,31 +69,40 @@ export async function initCommand(argv: string[]): Promise<number> {
   }
   const dir = resolve(positionals[0] ?? values.bundle ?? '.');
   if (lstatSync(join(dir, 'goondan.yaml'), { throwIfNoEntry: false })) {
-    console.error(`gdn init: ${dir} already holds a bundle (goondan.yaml); nothing was written.`);
-    return 1;
+    throw new GoondanError('E_INIT_REFUSED', `${dir} already holds a bundle (goondan.yaml); nothing was written.`, {
+      suggestion: 'Run gdn init in another folder, or edit that bundle (gdn validate checks it).',
+    });
   }
+  const files = scaffoldFiles({ name: packageName(dir), model });
+  refuseLinkedFolders(dir, Object.keys(files));
+  const { 'goondan.yaml': bundleYaml, ...rest } = files;
   const written: string[] = [];
   /** Lines for the files that were there: `package.json (exists, kept)`. */
   const kept: string[] = [];
-  for (const [file, text] of Object.entries(scaffoldFiles({ name: packageName(dir), model }))) {
+  for (const [file, text] of Object.entries(rest)) {
     const path = join(dir, file);
     await mkdir(dirname(path), { recursive: true });
     if (await writeNewFile(path, text)) written.push(file);
     else kept.push(`${file} (exists, kept)`);
   }
-  const opened = await openBundle(dir, { checkEntries: false });
-  if (!opened.bundle) {
-    printProblems(opened.dir, opened.problems, useColor(process.stderr));
+  // goondan-tools.d.ts comes from the bundle's schemas: read from a copy of goondan.yaml in a scratch folder, so it
+  // is written before goondan.yaml, which marks the folder as a bundle and so comes last (a killed init leaves none).
+  const types = await scaffoldToolTypes(bundleYaml ?? '');
+  if (typeof types !== 'string') {
+    printProblems(dir, types, useColor(process.stderr));
     return 1;
   }
-  // Like every other file, an existing goondan-tools.d.ts is the user's: kept, and said when it is not current.
-  const types = await readToolTypesFile(opened.bundle);
-  if (await writeNewFile(types.path, types.expected)) {
+  if (await writeNewFile(join(dir, TOOL_TYPES_FILE), types)) {
     written.push(TOOL_TYPES_FILE);
   } else {
-    const stale = types.current === types.expected ? '' : `; not this bundle's types: run 'npx gdn types'`;
+    const current = await readFile(join(dir, TOOL_TYPES_FILE), 'utf8').catch(() => null);
+    const stale = current === types ? '' : `; not this bundle's types: run 'npx gdn types'`;
     kept.push(`${TOOL_TYPES_FILE} (exists, kept${stale})`);
   }
+  if (!(await writeNewFile(join(dir, 'goondan.yaml'), bundleYaml ?? ''))) {
+    throw new GoondanError('E_INIT_REFUSED', `${dir} got a goondan.yaml while gdn init ran; it was kept.`);
+  }
+  written.splice(written.length - (written.at(-1) === TOOL_TYPES_FILE ? 1 : 0), 0, 'goondan.yaml');
   const near = relative(process.cwd(), dir);
   const shown = near.startsWith('..') ? dir : near || '.';
   console.log(`Created a bundle in ${shown} (Model: ${model}):`);
@@ -102,11 +124,86 @@ export async function initCommand(argv: string[]): Promise<number> {
 }
 
 /**
- * Writes a file that does not exist yet; false when something is already there, kept as it is. Created exclusively
- * (O_EXCL), so a symbolic link in its place, even one to a file that does not exist, is never written through: the
- * scaffold lands in DIR and nowhere else.
+ * The folders between DIR and its scaffold files (tools, tools/greet) that are symbolic links: writing through one
+ * would put files outside DIR, so init refuses before it writes anything.
+ */
+function refuseLinkedFolders(dir: string, files: string[]): void {
+  const folders = new Set(
+    files.flatMap((file) =>
+      file
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+    ),
+  );
+  for (const folder of folders) {
+    if (lstatSync(join(dir, folder), { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new GoondanError(
+        'E_INIT_REFUSED',
+        `${join(dir, folder)} is a symbolic link: gdn init writes only inside ${dir}, so it wrote nothing.`,
+        { suggestion: `Replace the link ${folder}${sep} with a real folder, or run gdn init in another folder.` },
+      );
+    }
+  }
+}
+
+/** What gdn types writes for the scaffold's goondan.yaml, or the problems when it does not load. */
+async function scaffoldToolTypes(yaml: string): Promise<string | Parameters<typeof printProblems>[1]> {
+  const scratch = await mkdtemp(join(tmpdir(), 'gdn-init-'));
+  try {
+    await writeFile(join(scratch, 'goondan.yaml'), yaml);
+    const opened = await openBundle(scratch, { checkEntries: false });
+    if (!opened.bundle) return opened.problems;
+    return (await readToolTypesFile(opened.bundle)).expected;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** `.package.json.gdn-init-<pid>.tmp`: the scratch copy of a file being written. */
+const scratchName = /^\.(.+)\.gdn-init-(\d+)\.tmp$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Writes a file that does not exist yet; false when something is already there, kept as it is. The text goes to a
+ * scratch file beside it first, which is then linked in place (link(2) never replaces anything): a file of the
+ * scaffold is there whole or not at all, so an init killed midway and run again never keeps half a package.json
+ * as the user's. A symbolic link in its place, even one to a file that does not exist, is never written through:
+ * the scaffold lands in DIR and nowhere else. Scratch files an init killed before left there are removed.
  */
 async function writeNewFile(path: string, text: string): Promise<boolean> {
+  const folder = dirname(path);
+  for (const entry of await readdir(folder)) {
+    const match = scratchName.exec(entry);
+    if (match?.[1] === basename(path) && !alive(Number(match[2]))) await rm(join(folder, entry), { force: true });
+  }
+  if (lstatSync(path, { throwIfNoEntry: false })) return false;
+  const scratch = join(folder, `.${basename(path)}.gdn-init-${process.pid}.tmp`);
+  await rm(scratch, { force: true });
+  await writeFile(scratch, text, { flag: 'wx' });
+  try {
+    await link(scratch, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A file system without hard links: written in place, still exclusively.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') return writeExclusively(path, text);
+    throw error;
+  } finally {
+    await rm(scratch, { force: true });
+  }
+}
+
+async function writeExclusively(path: string, text: string): Promise<boolean> {
   try {
     await writeFile(path, text, { flag: 'wx' });
     return true;

@@ -559,6 +559,11 @@ export const errorCodes = {
     name: 'MigrateUnconvertedError',
     suggestion: 'gdn migrate could not rewrite this part; edit it by hand as the message says (docs/migrating.md).',
   },
+  E_INIT_REFUSED: {
+    name: 'InitRefusedError',
+    suggestion:
+      'gdn init wrote nothing: choose an empty folder, or move what the message names (a goondan.yaml already there, a folder inside DIR that is a symbolic link).',
+  },
   // Scheduler (docs/scheduler.md)
   E_SCHEDULE_INVALID: {
     name: 'ScheduleInvalidError',
