@@ -1,4 +1,5 @@
-import { join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import { findBundleDir, readUtf8 } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { docsLink } from '../docs-link.ts';
@@ -38,6 +39,17 @@ function line(note: MigrationNote, prefix: string): string {
   return printable(`goondan.yaml:${note.line}  ${prefix}${note.resource ? `${note.resource}: ` : ''}${note.message}`);
 }
 
+/**
+ * Where goondan.yaml leads when it is a symbolic link to a file outside the bundle folder, else null. Such a link
+ * (a bundle from someone else may hold one) is never written through: migrate rewrites the bundle, not a file
+ * elsewhere on the machine. A link to a file inside the bundle is followed as before.
+ */
+async function linkedOutside(dir: string, file: string): Promise<string | null> {
+  const [target, root] = await Promise.all([realpath(file), realpath(dir)]);
+  const inside = relative(root, target);
+  return inside === '..' || inside.startsWith(`..${sep}`) || resolve(root, inside) !== target ? target : null;
+}
+
 export async function migrateCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     command: 'migrate',
@@ -54,18 +66,23 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   const file = join(dir, 'goondan.yaml');
   const bytes = await readBundleBytes(file);
   const result = migrateBytes(bytes);
-  const write = result.changes.length > 0 && !values['dry-run'];
+  const outside = result.changes.length > 0 ? await linkedOutside(dir, file) : null;
+  if (outside) {
+    const message = `goondan.yaml is a symbolic link to ${outside}, outside the bundle; nothing was written there. Replace the link with a copy of that file and run gdn migrate again`;
+    result.unconverted.unshift({ line: 1, resource: '', path: '', message });
+  }
+  const write = result.changes.length > 0 && !values['dry-run'] && !outside;
   if (write) await replaceFileAtomically(file, result.text);
   if (values.json) {
     printJson({ file, written: write, changes: result.changes, unconverted: result.unconverted });
   } else {
     for (const note of result.changes) console.log(line(note, ''));
     for (const note of result.unconverted) console.log(line(note, 'E_MIGRATE_UNCONVERTED  '));
-    const verb = values['dry-run'] ? 'would change' : 'changed';
+    const verb = write ? 'changed' : 'would change';
     const summary =
       result.changes.length === 0
         ? `Nothing to rewrite in ${file}.`
-        : `${verb} ${result.changes.length} part(s) of ${file}${write ? '' : ' (dry run: not written)'}.`;
+        : `${verb} ${result.changes.length} part(s) of ${file}${write ? '' : outside ? ' (not written)' : ' (dry run: not written)'}.`;
     console.error(summary);
     if (result.unconverted.length > 0) {
       console.error(

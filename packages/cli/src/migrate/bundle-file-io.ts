@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { GoondanError, yamlLimits } from '@goondan/core';
 import { bundleNotFoundAt } from '../bundle-not-found.ts';
@@ -39,6 +39,7 @@ export async function replaceFileAtomically(file: string, text: string): Promise
   const target = await realpath(file);
   const mode = (await stat(target)).mode & 0o7777;
   const temporary = join(dirname(target), `.${basename(target)}.gdn-migrate-${process.pid}.tmp`);
+  await removeDeadScratchFiles(target);
   const handle = await open(temporary, 'wx', mode);
   try {
     try {
@@ -53,5 +54,29 @@ export async function replaceFileAtomically(file: string, text: string): Promise
     // A failed write names no path; name the file being replaced (E_PATH_ACCESS shows it).
     if (error instanceof Error && !('path' in error)) Object.assign(error, { path: target });
     throw error;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the scratch copies (`.goondan.yaml.gdn-migrate-<pid>.tmp`) that a migrate killed before its rename left
+ * beside the file, once their process is gone: the old file was kept whole, and nothing else is left behind.
+ */
+async function removeDeadScratchFiles(target: string): Promise<void> {
+  const folder = dirname(target);
+  const prefix = `.${basename(target)}.gdn-migrate-`;
+  const entries = await readdir(folder).catch(() => [] as string[]);
+  for (const entry of entries) {
+    if (!entry.startsWith(prefix) || !entry.endsWith('.tmp')) continue;
+    const pid = entry.slice(prefix.length, -'.tmp'.length);
+    if (/^\d+$/.test(pid) && !alive(Number(pid))) await rm(join(folder, entry), { force: true });
   }
 }
