@@ -91,3 +91,31 @@ describe('an init killed midway, run again', () => {
     expect((await readdir(dir)).filter((entry) => entry.includes('gdn-init'))).toEqual([]);
   });
 });
+
+describe('create-goondan', () => {
+  const script = join(import.meta.dir, '..', '..', 'create-goondan', 'bin', 'create-goondan.js');
+
+  test('passes an odd folder name through to gdn init unchanged', async () => {
+    const parent = await makeTempDir();
+    const proc = Bun.spawn(['node', script, 'my bot'], { cwd: parent, stdout: 'pipe', stderr: 'pipe' });
+    const [stdout] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(proc.exitCode).toBe(0);
+    expect(stdout).toContain('Created a bundle in my bot');
+    expect(await readdir(parent)).toEqual(['my bot']);
+  });
+
+  test('without @goondan/cli beside it: a plain message and status 127, not a stack trace', async () => {
+    const parent = await makeTempDir();
+    await writeFile(join(parent, 'create-goondan.mjs'), await readFile(script, 'utf8'));
+    const proc = Bun.spawn(['node', join(parent, 'create-goondan.mjs'), 'bot'], {
+      cwd: parent,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const [stderr] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(proc.exitCode).toBe(127);
+    expect(stderr).toContain('@goondan/cli is not installed beside it; nothing was written');
+    expect(stderr).not.toContain('    at ');
+    expect(await readdir(parent)).toEqual(['create-goondan.mjs']);
+  });
+});
