@@ -1,18 +1,14 @@
 import { lstatSync } from 'node:fs';
-import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { GoondanError } from '@goondan/core';
+import { GoondanError, type Resource } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { type ModelChoice, modelChoices } from '../init/model-choices.ts';
 import { scaffoldFiles } from '../init/scaffold-files.ts';
-import { openBundle } from '../open-bundle.ts';
 import { shellWord } from '../shell-word.ts';
-import { UsageError, useColor } from '../terminal.ts';
-import { TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
-import { readToolTypesFile } from '../tool-types/tool-types-file.ts';
-import { printProblems } from './validate.ts';
+import { UsageError } from '../terminal.ts';
+import { renderToolTypes, TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
 
 export const initHelp = `Usage: gdn init [DIR] [--model ${modelChoices.join('|')}]
 
@@ -85,13 +81,9 @@ export async function initCommand(argv: string[]): Promise<number> {
     if (await writeNewFile(path, text)) written.push(file);
     else kept.push(`${file} (exists, kept)`);
   }
-  // goondan-tools.d.ts comes from the bundle's schemas: read from a copy of goondan.yaml in a scratch folder, so it
-  // is written before goondan.yaml, which marks the folder as a bundle and so comes last (a killed init leaves none).
-  const types = await scaffoldToolTypes(bundleYaml ?? '');
-  if (typeof types !== 'string') {
-    printProblems(dir, types, useColor(process.stderr));
-    return 1;
-  }
+  // goondan-tools.d.ts comes from the bundle's schemas, rendered from the text, so it is written before goondan.yaml,
+  // which marks the folder as a bundle and so comes last (a killed init leaves none).
+  const types = scaffoldToolTypes(bundleYaml ?? '');
   if (await writeNewFile(join(dir, TOOL_TYPES_FILE), types)) {
     written.push(TOOL_TYPES_FILE);
   } else {
@@ -147,17 +139,13 @@ function refuseLinkedFolders(dir: string, files: string[]): void {
   }
 }
 
-/** What gdn types writes for the scaffold's goondan.yaml, or the problems when it does not load. */
-async function scaffoldToolTypes(yaml: string): Promise<string | Parameters<typeof printProblems>[1]> {
-  const scratch = await mkdtemp(join(tmpdir(), 'gdn-init-'));
-  try {
-    await writeFile(join(scratch, 'goondan.yaml'), yaml);
-    const opened = await openBundle(scratch, { checkEntries: false });
-    if (!opened.bundle) return opened.problems;
-    return (await readToolTypesFile(opened.bundle)).expected;
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+/**
+ * What gdn types writes for the scaffold's goondan.yaml, from its text: no file is written for it (the scaffold is
+ * this command's own, checked to load by its tests), so goondan-tools.d.ts can be written before goondan.yaml.
+ */
+function scaffoldToolTypes(yaml: string): string {
+  const documents = Bun.YAML.parse(yaml) as Resource[];
+  return renderToolTypes(documents);
 }
 
 /** `.package.json.gdn-init-<pid>.tmp`: the scratch copy of a file being written. */
