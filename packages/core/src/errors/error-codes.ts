@@ -290,6 +290,11 @@ export const errorCodes = {
     suggestion:
       'Fix the extension named in the message: its entry must export register(api) and must not throw while registering.',
   },
+  E_EXTENSION_TOO_LATE: {
+    name: 'ExtensionTooLateError',
+    suggestion:
+      'Call api.pipeline.register and api.onClose while register(api) runs (before it returns or resolves); only api.tools can change later.',
+  },
   // Base tools
   E_PATH_OUTSIDE_WORKDIR: {
     name: 'PathOutsideWorkdirError',

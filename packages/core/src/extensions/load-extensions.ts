@@ -54,12 +54,49 @@ function namedError(extensionName: string, what: string, cause?: unknown): Error
 
 /** A thrown value in words: an Error's message, a string quoted, anything else as it prints. */
 function describeThrown(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message;
   if (typeof thrown === 'string') return JSON.stringify(thrown);
+  // Each read may throw: a Proxy whose traps throw, a getter `message`, a toString that throws.
   try {
+    if (thrown instanceof Error) return String(thrown.message);
     return String(thrown);
   } catch {
-    return Object.prototype.toString.call(thrown);
+    try {
+      return Object.prototype.toString.call(thrown);
+    } catch {
+      return `a value that cannot be read (a ${typeof thrown})`;
+    }
+  }
+}
+
+/** `value instanceof type`, false when asking throws (a Proxy whose getPrototypeOf trap throws). */
+function isInstance(value: unknown, type: abstract new (...args: never[]) => unknown): boolean {
+  try {
+    return value instanceof type;
+  } catch {
+    return false;
+  }
+}
+
+/** An Error already named by an extension's wrapper. */
+function isNamed(thrown: unknown): boolean {
+  try {
+    return thrown instanceof Error && namedBy in thrown;
+  } catch {
+    return false;
+  }
+}
+
+/** `thrown`, an Error, with the extension's name in front of its message (once); null when it cannot be. */
+function namedInPlace(extensionName: string, thrown: unknown): Error | null {
+  try {
+    if (!(thrown instanceof Error)) return null;
+    if (!(namedBy in thrown)) {
+      thrown.message = `Extension '${extensionName}': ${thrown.message}`;
+      Object.defineProperty(thrown, namedBy, { value: extensionName });
+    }
+    return thrown;
+  } catch {
+    return null; // a Proxy of an Error whose traps throw, a frozen error: a new one names the extension
   }
 }
 
@@ -74,7 +111,7 @@ function boundedCloseListener(extensionName: string, listener: () => unknown) {
         namedError(extensionName, `its onClose listener did not finish within ${LISTENER_TIMEOUT_MS / 1000} s`),
       );
     } catch (thrown) {
-      throw thrown instanceof Error && namedBy in thrown
+      throw isNamed(thrown)
         ? thrown
         : namedError(extensionName, `its onClose listener failed: ${describeThrown(thrown)}`, thrown);
     }
@@ -109,12 +146,7 @@ function nameErrors<T extends (ctx: never) => Promise<unknown>>(
       return result;
     } catch (thrown) {
       // Name the extension that threw, once: outer extensions' wrappers see an error already named.
-      if (!(thrown instanceof Error)) throw namedError(extensionName, `threw ${describeThrown(thrown)}`, thrown);
-      if (!(namedBy in thrown)) {
-        thrown.message = `Extension '${extensionName}': ${thrown.message}`;
-        Object.defineProperty(thrown, namedBy, { value: extensionName });
-      }
-      throw thrown;
+      throw namedInPlace(extensionName, thrown) ?? namedError(extensionName, `threw ${describeThrown(thrown)}`, thrown);
     }
   };
   return named as unknown as T;
@@ -149,6 +181,16 @@ export async function loadExtensions(options: {
     closeListeners: [],
   };
   let order = 0;
+  /**
+   * Set once every register(api) has finished: the middleware lists are sorted into the pipeline and the close
+   * listeners handed to the instance then, so what is added later would be dropped without a word.
+   */
+  let loadDone = false;
+  const tooLate = (extensionName: string, what: string) =>
+    new GoondanError(
+      'E_EXTENSION_TOO_LATE',
+      `Extension '${extensionName}' called ${what} after the agent started: the pipeline and the close listeners are fixed once every register(api) has finished, so it would never run. Call it while register(api) runs.`,
+    );
   for (const entry of agent.spec.extensions ?? []) {
     const parsed = parseRefEntry(entry);
     const resource = parsed ? bundle.resources.get(`Extension/${parsed.ref.name}`) : undefined;
@@ -165,6 +207,7 @@ export async function loadExtensions(options: {
       config,
       pipeline: {
         register(kind, middleware, registerOptions = {}) {
+          if (loadDone) throw tooLate(name, `api.pipeline.register('${String(kind)}', ...)`);
           if (typeof middleware !== 'function') {
             throw new GoondanError(
               'E_EXTENSION_LOAD',
@@ -209,7 +252,10 @@ export async function loadExtensions(options: {
       },
       logger: prefixedLogger(options.logger, name),
       onConversationReset: (listener) => loaded.resetListeners.push(namedResetListener(name, listener)),
-      onClose: (listener) => loaded.closeListeners.push(boundedCloseListener(name, listener)),
+      onClose: (listener) => {
+        if (loadDone) throw tooLate(name, 'api.onClose(...)');
+        loaded.closeListeners.push(boundedCloseListener(name, listener));
+      },
     };
     const entryFile = resolve(extension.location.baseDir, extension.spec.entry);
     let register: ExtensionRegister;
@@ -244,12 +290,13 @@ export async function loadExtensions(options: {
       }
     } catch (thrown) {
       for (const listener of loaded.closeListeners) await Promise.resolve(listener()).catch(() => {});
-      if (thrown instanceof GoondanError) throw thrown;
+      if (isInstance(thrown, GoondanError)) throw thrown;
       throw new GoondanError('E_EXTENSION_LOAD', `Extension '${name}' failed to load: ${describeThrown(thrown)}`, {
         cause: thrown,
       });
     }
   }
+  loadDone = true;
   loaded.turnMiddlewares = sortByPriority(lists.turn);
   loaded.stepMiddlewares = sortByPriority(lists.step);
   loaded.toolCallMiddlewares = sortByPriority(lists.toolCall);

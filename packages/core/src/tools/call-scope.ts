@@ -31,4 +31,8 @@ export interface CallState {
   args: JsonObject;
   /** Made when a middleware first reads it. */
   metadata?: Record<string, JsonValue>;
+  /** Told when the handler starts and has answered, while a bounded middleware chain runs (runBoundedChain). */
+  onHandler?: (running: boolean) => void;
+  /** Set once the bounded chain answered the call (timeout, cancellation): the handler must not start after. */
+  givenUp?: boolean;
 }

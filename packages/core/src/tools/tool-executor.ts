@@ -13,6 +13,7 @@ import type {
   ToolCallMiddlewareContext,
   ToolResult,
 } from '../types.ts';
+import { handlerMayStart, runBoundedChain } from './bounded-middleware-chain.ts';
 import type { CallScope, CallState } from './call-scope.ts';
 import { invokeHandler, isThenable } from './invoke-handler.ts';
 import { parseArguments } from './parse-arguments.ts';
@@ -98,8 +99,19 @@ export class ToolExecutor {
             bind: bindToolCallContext,
             // A promise for next(), without an async function around the handler's answer.
             core: (state) => {
+              if (!handlerMayStart(state)) {
+                return Promise.resolve(
+                  errorResult('E_TOOL_ABORTED', `Tool '${state.call.name}' was not started: its call had ended.`),
+                );
+              }
+              const onHandler = state.onHandler;
+              onHandler?.(true);
               const result = invokeHandler(state, this.jobs, options.bundle);
-              return isThenable(result) ? (result as Promise<ToolResult>) : Promise.resolve(result);
+              if (!isThenable(result)) {
+                onHandler?.(false);
+                return Promise.resolve(result);
+              }
+              return (result as Promise<ToolResult>).finally(() => onHandler?.(false));
             },
           });
   }
@@ -309,7 +321,7 @@ export class ToolExecutor {
     const state: CallState = { tool, call, scope, args };
     if (verdict.decision === 'ask') return this.runAfterApproval(state, verdict, record);
     record.ran = true;
-    return this.run(state);
+    return this.hasMiddleware ? runBoundedChain(this.run, state) : this.run(state);
   }
 
   /** Waits for a person's decision, then runs the call (or answers with why it may not run). */
@@ -320,7 +332,7 @@ export class ToolExecutor {
     record.approvalWaitMs = performance.now() - asked;
     if (refusal) return refusal;
     record.ran = true;
-    return this.run(state);
+    return this.hasMiddleware ? runBoundedChain(this.run, state) : this.run(state);
   }
 
   /** Waits for a person's decision; returns the error result when the call may not run. */
