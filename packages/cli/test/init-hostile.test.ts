@@ -65,6 +65,16 @@ describe('gdn init with odd and hostile folder names', () => {
     expect(await readdir(dir)).toEqual(['goondan.yaml']);
   });
 
+  test('DIR a symbolic link to nowhere: E_INIT_REFUSED naming where it points, nothing created', async () => {
+    const parent = await makeTempDir();
+    await symlink('missing-folder', join(parent, 'bot'));
+    const result = await gdn(['init', 'bot'], { cwd: parent });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('E_INIT_REFUSED');
+    expect(result.stderr).toContain('is a symbolic link to missing-folder, which does not exist');
+    expect(await readdir(parent)).toEqual(['bot']);
+  });
+
   test('a file named DIR: E_PATH_ACCESS, the file kept', async () => {
     const parent = await makeTempDir();
     await writeFile(join(parent, 'bot'), 'my notes\n');

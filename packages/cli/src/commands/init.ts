@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { link, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -64,6 +64,13 @@ export async function initCommand(argv: string[]): Promise<number> {
     );
   }
   const dir = resolve(positionals[0] ?? values.bundle ?? '.');
+  if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() && !statSync(dir, { throwIfNoEntry: false })) {
+    throw new GoondanError(
+      'E_INIT_REFUSED',
+      `${dir} is a symbolic link to ${readlinkSync(dir)}, which does not exist; nothing was written.`,
+      { suggestion: 'Create the folder it points to, remove the link, or run gdn init with another name.' },
+    );
+  }
   if (lstatSync(join(dir, 'goondan.yaml'), { throwIfNoEntry: false })) {
     throw new GoondanError('E_INIT_REFUSED', `${dir} already holds a bundle (goondan.yaml); nothing was written.`, {
       suggestion: 'Run gdn init in another folder, or edit that bundle (gdn validate checks it).',

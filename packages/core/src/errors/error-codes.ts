@@ -567,7 +567,7 @@ export const errorCodes = {
   E_INIT_REFUSED: {
     name: 'InitRefusedError',
     suggestion:
-      'gdn init wrote nothing: choose an empty folder, or move what the message names (a goondan.yaml already there, a folder inside DIR that is a symbolic link).',
+      'gdn init wrote nothing: choose an empty folder, or move what the message names (a goondan.yaml already there, a folder inside DIR that is a symbolic link, DIR a link to nothing).',
   },
   // Scheduler (docs/scheduler.md)
   E_SCHEDULE_INVALID: {
