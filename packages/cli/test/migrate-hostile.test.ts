@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chown, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanupTempDirs, gdn, makeTempDir } from './helpers.ts';
 
@@ -84,4 +84,20 @@ describe('gdn migrate on bundles from someone else', () => {
     expect(result.stderr).toContain('Nothing to rewrite');
     expect(Buffer.compare(await readFile(join(bundle, 'goondan.yaml')), before)).toBe(0);
   });
+
+  // Only root can hand a file to another user, so only a run as root shows it (sudo gdn migrate in someone's bundle).
+  test.skipIf(process.getuid?.() !== 0)(
+    "run as root on a user's bundle: the rewritten file keeps its owner",
+    async () => {
+      const bundle = await makeTempDir();
+      const file = join(bundle, 'goondan.yaml');
+      await writeFile(file, v1Model, { mode: 0o640 });
+      await chown(file, 65534, 65534);
+      const result = await gdn(['migrate', '--bundle', bundle]);
+      expect(result.exitCode).toBe(0);
+      const after = await stat(file);
+      expect([after.uid, after.gid, after.mode & 0o777]).toEqual([65534, 65534, 0o640]);
+      expect(await readFile(file, 'utf8')).toContain('apiVersion: goondan.ai/v1\n');
+    },
+  );
 });

@@ -33,16 +33,23 @@ export async function readBundleBytes(file: string): Promise<Uint8Array> {
 /**
  * Replaces `file` with `text` in one step: written and synced to a new file beside it (with the old one's mode),
  * then renamed over it. A process killed or a disk full midway leaves the old file whole, never half of each. A
- * symbolic link is followed, so the file it points at is replaced and the link stays.
+ * symbolic link is followed, so the file it points at is replaced and the link stays. Owner and group are kept
+ * where the system allows (root running it for another user).
  */
 export async function replaceFileAtomically(file: string, text: string): Promise<void> {
   const target = await realpath(file);
-  const mode = (await stat(target)).mode & 0o7777;
+  const stats = await stat(target);
+  const mode = stats.mode & 0o7777;
   const temporary = join(dirname(target), `.${basename(target)}.gdn-migrate-${process.pid}.tmp`);
   await removeDeadScratchFiles(target);
   const handle = await open(temporary, 'wx', mode);
   try {
     try {
+      // Run by another user than the file's owner (sudo gdn migrate): the new file keeps the owner and group, so its
+      // user can still edit it. Only root may give a file away; for anyone else it is theirs already or not possible.
+      if (stats.uid !== process.getuid?.() || stats.gid !== process.getgid?.()) {
+        await handle.chown(stats.uid, stats.gid).catch(() => undefined);
+      }
       await handle.writeFile(text);
       await handle.sync();
     } finally {
