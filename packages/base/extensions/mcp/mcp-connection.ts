@@ -16,7 +16,7 @@ import { callToolAsTask } from './call-tool-as-task.ts';
 import { checkCallResult } from './check-call-result.ts';
 import { describeThrown, isSchemaError, lastLines, stripMcpPrefix } from './describe-failure.ts';
 import { failBrokenStreams } from './fail-broken-streams.ts';
-import { listMcpTools, type McpToolList } from './list-mcp-tools.ts';
+import { type CompiledSchemas, listMcpTools, type McpToolList } from './list-mcp-tools.ts';
 import { oauthBearerFetch } from './oauth-bearer-fetch.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
@@ -49,6 +49,9 @@ export interface McpConnectionOptions {
 const CLIENT_INFO = { name: 'goondan', version: '0.1.0' };
 const DEFAULT_RETRY_DELAY_MS = 1_000;
 const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
+/** After a re-listing that took d ms, the next waits REFRESH_PAUSE_FACTOR × d (list_changed sent without end). */
+const REFRESH_PAUSE_FACTOR = 4;
+const MAX_REFRESH_PAUSE_MS = 5_000;
 
 /**
  * One MCP server as the agent sees it: connects (stdio or streamable HTTP), lists tools, calls them, and keeps
@@ -65,12 +68,16 @@ export class McpConnection {
   private retryDelayMs: number;
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
+  /** A client whose server sent tools/list_changed while it was connecting: re-listed once connected. */
+  private refreshWhenConnected: Client | null = null;
   private closed = false;
   /** Why the last connect failed or the connection dropped, for E_MCP_UNAVAILABLE messages. */
   private lastProblem = 'not connected yet';
   private failuresInARow = 0;
   /** Of the tools last published: the checks of their structuredContent against their outputSchema. */
   private outputChecks = new Map<string, JsonSchemaValidator<unknown>>();
+  /** The schemas of the last listing, compiled: a re-listing compiles only what changed. */
+  private readonly compiled: CompiledSchemas = new Map();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.name = options.config.name;
@@ -195,13 +202,15 @@ export class McpConnection {
     try {
       this.transport = transport;
       await client.connect(transport, { timeout: config.connectTimeoutMs });
-      const tools = await listMcpTools(client, { timeoutMs: config.connectTimeoutMs });
+      const tools = await listMcpTools(client, { timeoutMs: config.connectTimeoutMs, compiled: this.compiled });
       if (this.closed) throw new Error('the extension was closed');
       this.client = client;
       if (this.failuresInARow > 0) logger.info(`MCP server '${this.name}' is connected again.`);
       this.failuresInARow = 0;
       this.retryDelayMs = this.options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
       this.publish(tools);
+      if (this.refreshWhenConnected === client) void this.refresh(client);
+      this.refreshWhenConnected = null;
       return client;
     } catch (thrown) {
       const reason = this.describeFailure(thrown, transport);
@@ -250,19 +259,38 @@ export class McpConnection {
 
   /** `notifications/tools/list_changed`: re-list (once more if another notice arrives meanwhile). */
   private refresh(client: Client): Promise<void> {
+    if (this.client !== client) {
+      // Still connecting: the connect's own listing may predate the change, and a listing now would be dropped
+      // (its client is not the connection's yet), so the notice was lost. Re-list once connected.
+      this.refreshWhenConnected = client;
+      return Promise.resolve();
+    }
     if (this.refreshing) {
       this.refreshAgain = true;
       return this.refreshing;
     }
     this.refreshing = (async () => {
+      let tookMs = 0;
       do {
+        if (tookMs > 0) {
+          // Notices that came during a listing: one more, after a pause of REFRESH_PAUSE_FACTOR times what the
+          // listing took, so a server that sends list_changed without end has us listing a fifth of the time at most.
+          const pauseMs = Math.min(tookMs * REFRESH_PAUSE_FACTOR, MAX_REFRESH_PAUSE_MS);
+          await new Promise((resolve) => setTimeout(resolve, pauseMs).unref?.());
+          if (this.client !== client) break;
+        }
         this.refreshAgain = false;
+        const started = performance.now();
         try {
-          const tools = await listMcpTools(client, { timeoutMs: this.options.config.connectTimeoutMs });
+          const tools = await listMcpTools(client, {
+            timeoutMs: this.options.config.connectTimeoutMs,
+            compiled: this.compiled,
+          });
           if (this.client === client) this.publish(tools);
         } catch (thrown) {
           this.options.logger.warn(`MCP server '${this.name}': re-listing tools failed: ${describeThrown(thrown)}`);
         }
+        tookMs = Math.max(1, performance.now() - started);
       } while (this.refreshAgain && this.client === client);
     })().finally(() => {
       this.refreshing = null;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { JsonObject } from '@goondan/core';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { type Bridge, bridgesClosedAfterEach } from './__fixtures__/harness.ts';
 import { prototypeNames } from './__fixtures__/misbehaving-server.ts';
 import { mcpToolName } from './tool-names.ts';
@@ -128,4 +129,33 @@ describe('mcp extension: servers that break the rules', () => {
       'MCP server \'odd\': tools/list had more than 100 pages (the last nextCursor: "same"); only the tools of the first 100 are used.',
     ]);
   });
+
+  test('a server that sends list_changed after every listing: schemas are not compiled again, calls stay quick', async () => {
+    // Each listing compiled every schema anew (~0.25 ms each): with 10 000 tools and list_changed in a loop, the agent
+    // re-listed back to back with a core busy and its event loop held ~2 s at a time (every call of every tool waited).
+    // The notice that came while connecting was lost, too (the listing stopped at 2): it is re-listed once connected.
+    const getValidator = AjvJsonSchemaValidator.prototype.getValidator;
+    let compiles = 0;
+    AjvJsonSchemaValidator.prototype.getValidator = function (this: AjvJsonSchemaValidator, schema) {
+      compiles += 1;
+      return getValidator.call(this, schema);
+    } as typeof getValidator;
+    try {
+      const b = await bridge({ servers: [odd(['--churn'])] }, { retryDelayMs: 60_000 });
+      expect(b.registry.has('odd__many_1999')).toBe(true);
+      const listings = async () => Number((await b.call('odd__listings')).output);
+      while ((await listings()) < 3) await b.call('odd__echo', { text: 'wait' });
+      const compiledAfterThree = compiles;
+      const seen = await listings();
+      while ((await listings()) < seen + 3) {
+        expect(await b.call('odd__echo', { text: 'meanwhile' })).toEqual({ status: 'ok', output: 'meanwhile' });
+      }
+      // Three more listings of the same 2000 schemas compiled none of them.
+      expect(compiles).toBe(compiledAfterThree);
+      expect(await b.call('odd__many_7', { field_7: 'abc' })).toMatchObject({ status: 'error' });
+      expect(linesOf(b, 'warn')).toEqual([]);
+    } finally {
+      AjvJsonSchemaValidator.prototype.getValidator = getValidator;
+    }
+  }, 60_000);
 });

@@ -7,7 +7,10 @@
  * - `--malformed-tools`: the same plus tools the MCP schema refuses (no inputSchema, inputSchema.type 'string',
  *   required: 'a'), an item that is not a tool at all, two whose inputSchema cannot be compiled (a property of type
  *   'bogus', a $ref to nothing), and a tool whose description alone is 100 000 characters;
- * - `--endless-cursor`: every page has one tool and the same nextCursor, forever.
+ * - `--endless-cursor`: every page has one tool and the same nextCursor, forever;
+ * - `--churn`: the good tools plus 2000 more (`many_<i>`, each with a schema of its own), and after every tools/list
+ *   answer a `notifications/tools/list_changed`, so a client that re-lists on it lists without end. Its tool
+ *   `listings` answers how many tools/list it has answered.
  *
  * tools/call: `echo` answers its text, `slow` answers after `ms` milliseconds, `malformed_result` answers
  * `{ content: 'not-an-array', isError: 'yes' }`, `huge` answers 11 MiB of text, `typed` answers structuredContent, a prototype-named tool answers
@@ -73,7 +76,19 @@ function answer(id: unknown, result: object): void {
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 
+let listings = 0;
+const manyTools = Array.from({ length: 2000 }, (_, index) => ({
+  name: `many_${index}`,
+  inputSchema: { type: 'object', properties: { [`field_${index}`]: { type: 'string', maxLength: index + 1 } } },
+}));
+
 function listTools(id: unknown): void {
+  listings += 1;
+  if (process.argv.includes('--churn')) {
+    answer(id, { tools: [...goodTools, { name: 'listings', inputSchema: empty }, ...manyTools] });
+    send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    return;
+  }
   if (process.argv.includes('--endless-cursor')) {
     answer(id, { tools: [goodTools[0]], nextCursor: 'same' });
     return;
@@ -89,6 +104,7 @@ function callTool(id: unknown, params: { name: string; arguments?: Record<string
   else if (params.name === 'huge') answer(id, text('x'.repeat(11 * 1024 * 1024)));
   else if (params.name === 'typed') answer(id, { content: [], structuredContent: { n: args.mismatch ? 'one' : 1 } });
   else if (prototypeNames.includes(params.name)) answer(id, text(`called ${params.name}`));
+  else if (params.name === 'listings') answer(id, text(String(listings)));
   else send({ jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool ${params.name}` } });
 }
 
@@ -99,7 +115,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   if (message.method === 'initialize') {
     answer(message.id, {
       protocolVersion: message.params?.protocolVersion ?? '2025-06-18',
-      capabilities: { tools: {} },
+      capabilities: { tools: { listChanged: true } },
       serverInfo: { name: 'misbehaving', version: '1.0.0' },
     });
   } else if (message.method === 'tools/list') listTools(message.id);
