@@ -1,7 +1,7 @@
 import type { AgentsRuntime, ToolTraceContext } from '../orchestrator/agents-runtime.ts';
 import type { ApprovalGate } from '../permissions/approvals.ts';
 import type { AuditEntry, CallSource } from '../permissions/permission-types.ts';
-import type { JsonObject, JsonValue, Message, ToolCall } from '../types.ts';
+import type { JsonObject, JsonValue, Message, ToolCall, ToolResult } from '../types.ts';
 import type { RegisteredTool } from './tool-registry.ts';
 
 /** Everything about the calling agent that a ToolContext needs (spec §7.3), and who answers for the call. */
@@ -33,6 +33,8 @@ export interface CallState {
   metadata?: Record<string, JsonValue>;
   /** Told when the handler starts and has answered, while a bounded middleware chain runs (runBoundedChain). */
   onHandler?: (running: boolean) => void;
+  /** The handler's answer while it may still run, when it started before the chain was bounded. */
+  handler?: Promise<ToolResult>;
   /** Set once the bounded chain answered the call (timeout, cancellation): the handler must not start after. */
   givenUp?: boolean;
 }

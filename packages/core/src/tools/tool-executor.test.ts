@@ -294,6 +294,41 @@ describe('timeouts and cancellation', () => {
   });
 });
 
+describe('toolCall middleware bound', () => {
+  // A chain that answers within its call's microtasks arms neither the turn's listener nor a deadline (issue 15);
+  // one still running at the next turn of the event loop is bounded (the turn's cancellation answers it).
+  async function run(middleware: ToolCallMiddleware, turn = new AbortController()) {
+    let listeners = 0;
+    const add = turn.signal.addEventListener.bind(turn.signal);
+    turn.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      if (args[0] === 'abort') listeners += 1;
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    const { executor, catalog } = setup({ middlewares: [middleware, async (ctx) => ctx.next()] });
+    const result = executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog, scope: testScope({ signal: turn.signal }) },
+    );
+    return { result, listeners: () => listeners };
+  }
+
+  test('pass-through layers over a handler that answers at once arm nothing', async () => {
+    const { result, listeners } = await run(async (ctx) => ctx.next());
+    expect((await result).status).toBe('ok');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(listeners()).toBe(0);
+  });
+
+  test('a layer that never answers is bounded once the loop turns: the cancellation answers E_TOOL_ABORTED', async () => {
+    const turn = new AbortController();
+    const { result, listeners } = await run(() => new Promise(() => {}), turn);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(listeners()).toBe(1);
+    turn.abort();
+    expect((await result).error?.code).toBe('E_TOOL_ABORTED');
+  });
+});
+
 describe('async handlers', () => {
   // The turn's signal is watched (and the timeout armed) only for a handler still running after its first
   // microtask; one that answered at once, or within that microtask, needs neither.

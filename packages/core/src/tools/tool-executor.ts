@@ -104,6 +104,7 @@ export class ToolExecutor {
                   errorResult('E_TOOL_ABORTED', `Tool '${state.call.name}' was not started: its call had ended.`),
                 );
               }
+              // Set only once the chain is bounded (still running when it returned): see runBoundedChain.
               const onHandler = state.onHandler;
               onHandler?.(true);
               const result = invokeHandler(state, this.jobs, options.bundle);
@@ -111,7 +112,10 @@ export class ToolExecutor {
                 onHandler?.(false);
                 return Promise.resolve(result);
               }
-              return (result as Promise<ToolResult>).finally(() => onHandler?.(false));
+              if (onHandler) return (result as Promise<ToolResult>).finally(() => onHandler(false));
+              // A bound set up while this runs reads its answer to know when the chain's own time starts again.
+              state.handler = result as Promise<ToolResult>;
+              return result as Promise<ToolResult>;
             },
           });
   }
