@@ -290,6 +290,11 @@ export const errorCodes = {
     suggestion:
       'Fix the extension named in the message: its entry must export register(api) and must not throw while registering.',
   },
+  E_EXTENSION_STATE_INVALID: {
+    name: 'ExtensionStateInvalidError',
+    suggestion:
+      'Pass api.state.set a JSON value: objects, arrays, strings, finite numbers, booleans, null; convert a BigInt, Date or Map first (String(n), date.toISOString(), Object.fromEntries(map)).',
+  },
   E_EXTENSION_TOO_LATE: {
     name: 'ExtensionTooLateError',
     suggestion:

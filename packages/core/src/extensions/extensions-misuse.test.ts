@@ -181,3 +181,49 @@ describe('api members called after the agent started', () => {
     expect(await go(instance)).toEqual({ status: 'ok', output: { ok: 1 } });
   });
 });
+
+describe('api.state.set with what JSON cannot keep', () => {
+  const stateExtension = `export function register(api) {
+  api.tools.register({ name: 'x__keep', parameters: { type: 'object' } }, (_ctx, input) => {
+    if (input.k === 'read') return api.state.get('k') ?? 'none';
+    const loop = { a: [1] }; loop.a.push(loop);
+    const values = {
+      big: { n: 10n }, cycle: loop, fn: [() => 1], nan: { ratio: NaN }, map: new Map([[1, 2]]), date: new Date(0),
+      undef: undefined, proxy: new Proxy({}, { ownKeys() { throw new Error('trap'); } }),
+      optional: { a: 1, b: undefined }, plain: { list: [1, 'two', null, true], nested: { ok: 1 } },
+    };
+    api.state.set('k', values[input.k]);
+    return api.state.get('k');
+  });
+}
+`;
+
+  test('each is E_EXTENSION_STATE_INVALID saying what and where; nothing is stored; JSON values are kept', async () => {
+    // They used to be a bare TypeError ("JSON.stringify cannot serialize BigInt.") naming neither key nor place, or
+    // stored silently as something else (NaN → null, a Map → {}, a Date → a string).
+    const instance = await open(stateExtension);
+    const keep = (k: string) => instance.callTool({ id: `s_${k}`, name: 'x__keep', args: { k } });
+    const expected: Record<string, string> = {
+      big: 'a bigint at value.n',
+      cycle: 'a cycle at value.a[1] (it refers to an object that holds it)',
+      fn: 'a function at value[0]',
+      nan: 'NaN at value.ratio (JSON keeps it as null)',
+      map: 'a Map at value (only plain objects and arrays)',
+      date: 'a Date at value (only plain objects and arrays)',
+      undef: 'undefined at value (use api.state.delete to remove a key)',
+      proxy: 'a value that cannot be read at value (trap)',
+    };
+    for (const [k, problem] of Object.entries(expected)) {
+      const result = await keep(k);
+      expect(result.error?.code).toBe('E_EXTENSION_STATE_INVALID');
+      expect(result.error?.message).toBe(
+        `Extension 'x': api.state.set('k', ...) was given what JSON cannot keep: ${problem}. Nothing was stored.`,
+      );
+    }
+    expect(await keep('optional')).toEqual({ status: 'ok', output: { a: 1 } });
+    expect(await keep('plain')).toEqual({ status: 'ok', output: { list: [1, 'two', null, true], nested: { ok: 1 } } });
+    expect((await keep('big')).error?.code).toBe('E_EXTENSION_STATE_INVALID');
+    // The refused set left the value before it.
+    expect(await keep('read')).toEqual({ status: 'ok', output: { list: [1, 'two', null, true], nested: { ok: 1 } } });
+  });
+});

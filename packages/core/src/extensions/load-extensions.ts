@@ -245,7 +245,16 @@ export async function loadExtensions(options: {
       },
       state: {
         get: (key) => state.getState(prefix + key) as never,
-        set: (key, value) => state.setState(prefix + key, value),
+        set: (key, value) => {
+          const problem = notJson(value);
+          if (problem !== null) {
+            throw new GoondanError(
+              'E_EXTENSION_STATE_INVALID',
+              `Extension '${name}': api.state.set('${String(key).slice(0, 100)}', ...) was given what JSON cannot keep: ${problem}. Nothing was stored.`,
+            );
+          }
+          state.setState(prefix + key, value);
+        },
         delete: (key) => {
           state.deleteState(prefix + key);
         },
@@ -301,6 +310,63 @@ export async function loadExtensions(options: {
   loaded.stepMiddlewares = sortByPriority(lists.step);
   loaded.toolCallMiddlewares = sortByPriority(lists.toolCall);
   return loaded;
+}
+
+/** The deepest a state value may nest (a deeper one would overflow the stack of JSON.stringify). */
+const MAX_STATE_DEPTH = 1_000;
+
+/**
+ * Why `value` is not a JSON value that reads back as it was written, or null when it is. JSON.stringify throws a
+ * TypeError naming neither the key nor the place for a BigInt or a cycle, and silently turns NaN and Infinity into
+ * null, a Map or Set into {} and a Date into a string, so what get() returned was not what was set.
+ */
+function notJson(value: unknown): string | null {
+  const ancestors = new Set<object>();
+  const walk = (item: unknown, path: string, depth: number): string | null => {
+    switch (typeof item) {
+      case 'string':
+      case 'boolean':
+        return null;
+      case 'number':
+        return Number.isFinite(item) ? null : `${String(item)} at ${path} (JSON keeps it as null)`;
+      case 'undefined':
+        return `undefined at ${path}${path === 'value' ? ' (use api.state.delete to remove a key)' : ''}`;
+      case 'bigint':
+      case 'function':
+      case 'symbol':
+        return `a ${typeof item} at ${path}`;
+    }
+    if (item === null) return null;
+    const object = item as object;
+    if (depth > MAX_STATE_DEPTH) return `a value nested deeper than ${MAX_STATE_DEPTH} levels at ${path}`;
+    if (ancestors.has(object)) return `a cycle at ${path} (it refers to an object that holds it)`;
+    let entries: [string, unknown][];
+    try {
+      if (Array.isArray(object)) {
+        entries = [];
+        for (let index = 0; index < object.length; index += 1) entries.push([`[${index}]`, object[index]]);
+      } else {
+        const prototype = Object.getPrototypeOf(object);
+        if (prototype !== Object.prototype && prototype !== null) {
+          const kind = (prototype as { constructor?: { name?: unknown } }).constructor?.name;
+          return `a ${typeof kind === 'string' && kind ? kind : 'non-plain object'} at ${path} (only plain objects and arrays)`;
+        }
+        entries = Object.keys(object).map((key) => [`.${key}`, (object as Record<string, unknown>)[key]]);
+      }
+    } catch (thrown) {
+      return `a value that cannot be read at ${path} (${thrown instanceof Error ? thrown.message : 'it threw'})`;
+    }
+    ancestors.add(object);
+    for (const [step, child] of entries) {
+      // An object's undefined properties are left out, as JSON.stringify does (optional fields).
+      if (child === undefined && step.startsWith('.')) continue;
+      const problem = walk(child, `${path}${step}`, depth + 1);
+      if (problem !== null) return problem;
+    }
+    ancestors.delete(object);
+    return null;
+  };
+  return walk(value, 'value', 0);
 }
 
 function prefixedLogger(base: Console, name: string): Console {
