@@ -426,6 +426,38 @@ describe('turn and step middleware that resolve to something else than a result'
   });
 });
 
+describe('a turn or step middleware that never answers', () => {
+  // Cancelling ends the turn: our own part is waited for, then the middleware has a short grace; what our part
+  // answered stands (a turn that completed before its middleware hung is completed), otherwise it is cancelled.
+  test.each([
+    ['a turn middleware before next()', { turnMiddlewares: [(() => new Promise(() => {})) as never] }, 'cancelled'],
+    [
+      'a turn middleware after next()',
+      {
+        turnMiddlewares: [
+          (async (ctx: { next(): Promise<unknown> }) => {
+            await ctx.next();
+            await new Promise(() => {});
+          }) as never,
+        ],
+      },
+      'completed',
+    ],
+    ['a step middleware', { stepMiddlewares: [(() => new Promise(() => {})) as never] }, 'cancelled'],
+  ])('%s: cancelling the turn ends it', async (_label, extra, status) => {
+    const { instance } = await open([{ text: 'one' }, { text: 'two' }], extra);
+    const controller = new AbortController();
+    const first = instance.enqueue(userEvent('hang'), { signal: controller.signal });
+    // The turn is under way (its middleware holds it) when it is cancelled.
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort('stop');
+    const result = await first;
+    expect(result.status).toBe(status as never);
+    if (status === 'completed') expect(result.text).toBe('one');
+    await instance.close();
+  });
+});
+
 describe('a step middleware that breaks ctx.messages or ctx.toolCatalog', () => {
   const setting =
     (key: 'messages' | 'toolCatalog', value: unknown): StepMiddleware =>

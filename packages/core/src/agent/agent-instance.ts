@@ -42,6 +42,7 @@ import type {
   ToolResult,
 } from '../types.ts';
 import { type AgentEvent, isoNow, isUserId, newId, type TurnAuth, USER_ID_RULE } from './agent-event.ts';
+import { boundByCancellation, type ChainCore } from './bound-by-cancellation.ts';
 import { closeUnfinishedTurn, turnNote } from './close-unfinished-turn.ts';
 import { createMessage, toolCallsOf } from './create-message.ts';
 import { distinctToolCallIds } from './distinct-tool-call-ids.ts';
@@ -149,6 +150,8 @@ interface TurnState {
   turnSpanId: string;
   signal: AbortSignal;
   metadata: Record<string, JsonValue>;
+  /** The core's answer once it started, and whether the chain was given up (boundByCancellation). */
+  turnCore?: ChainCore<TurnResult>;
 }
 
 interface StepState extends TurnState {
@@ -166,6 +169,8 @@ interface StepState extends TurnState {
   /** How many messages the conversation held when the step started (what `modelMessages` copies). */
   historyLength: number;
   stepMetadata: Record<string, JsonValue>;
+  /** The core's answer once it started, and whether the chain was given up (boundByCancellation). */
+  stepCore?: ChainCore<StepOutcome>;
 }
 
 const zeroUsage = () => ({ inputTokens: 0, outputTokens: 0 });
@@ -284,7 +289,13 @@ export class AgentInstance {
         },
         next,
       }),
-      core: (state) => this.runSteps(state),
+      core: (state) => {
+        const holder = state.turnCore;
+        if (holder?.givenUp) return Promise.resolve(cancelledTurn(state));
+        const running = this.runSteps(state);
+        if (holder) holder.core = running;
+        return running;
+      },
     });
     const messages = this.messages;
     this.runStepPipeline = composeMiddleware<StepState, StepMiddlewareContext, StepOutcome>({
@@ -316,7 +327,13 @@ export class AgentInstance {
         },
         next,
       }),
-      core: (state) => this.runStep(state),
+      core: (state) => {
+        const holder = state.stepCore;
+        if (holder?.givenUp) return Promise.resolve(cancelledStep());
+        const running = this.runStep(state);
+        if (holder) holder.core = running;
+        return running;
+      },
     });
     // Spec §10.2 / decision 5: a finished pending job reaches the agent as an event (a turn starts if idle).
     options.toolset.executor.jobs.onComplete(({ handle, toolName, result, auth }) => {
@@ -684,7 +701,7 @@ export class AgentInstance {
       if (!resume) this.answerCallsLeftOpen();
       const userId = resume ? resume.assistant.metadata.userId : event.auth?.userId;
       const source = resume ? resume.source : turnSource(event);
-      result = await this.runTurnPipeline({
+      const turnState: TurnState = {
         event,
         source,
         auth: turnAuth(source, typeof userId === 'string' ? userId : undefined),
@@ -694,7 +711,14 @@ export class AgentInstance {
         turnSpanId,
         signal,
         metadata: {},
-      });
+        turnCore: {},
+      };
+      result = await boundByCancellation(
+        Promise.resolve(this.runTurnPipeline(turnState)),
+        turnState.turnCore!,
+        signal,
+        (core) => core ?? cancelledTurn(turnState),
+      );
       const wrong = wrongMiddlewareResult('turn', result);
       if (wrong) throw new GoondanError('E_TURN_FAILED', `The turn failed: ${wrong}`);
     } catch (thrown) {
@@ -776,14 +800,21 @@ export class AgentInstance {
       const { executor, catalogBuilder } = this.options.toolset;
       // Step middleware starts without the tools denied to this turn (it cannot offer what may not be called).
       const visible = executor.visibleItems(catalogBuilder.initialItems(), state.source);
-      const outcome = await this.runStepPipeline({
+      const stepState: StepState = {
         ...state,
         stepIndex,
         toolCatalog: visible.items,
         hiddenByPolicy: visible.hidden,
         historyLength: this.messages.length,
         stepMetadata: {},
-      });
+        stepCore: {},
+      };
+      const outcome = await boundByCancellation(
+        Promise.resolve(this.runStepPipeline(stepState)),
+        stepState.stepCore!,
+        signal,
+        (core) => core ?? cancelledStep(),
+      );
       const wrong = wrongMiddlewareResult('step', outcome);
       if (wrong) throw new GoondanError('E_TURN_FAILED', `Step ${stepIndex} failed: ${wrong}`);
       usage.inputTokens += outcome.usage.inputTokens;
@@ -1322,4 +1353,23 @@ function wrongApprovalAnswer(answer: unknown): string | null {
   if (reason !== undefined && reason !== null && typeof reason !== 'string') return 'has a reason that is not text';
   if (by !== undefined && typeof by !== 'string') return 'has a "by" that is not text';
   return null;
+}
+
+/** What a cancelled turn answers when its middleware did not (boundByCancellation). */
+function cancelledTurn(state: TurnState): TurnResult {
+  return {
+    turnId: state.turnId,
+    traceId: state.traceId,
+    eventId: state.event.id,
+    status: 'cancelled',
+    text: '',
+    steps: 0,
+    usage: zeroUsage(),
+    reason: 'The turn was cancelled; a turn or step middleware did not answer.',
+  };
+}
+
+/** What a cancelled step answers when its middleware did not. */
+function cancelledStep(): StepOutcome {
+  return { text: '', toolCalls: 0, finishReason: 'cancelled', usage: { inputTokens: 0, outputTokens: 0 } };
 }
