@@ -28,7 +28,7 @@ import { openBundle } from './open-bundle.ts';
 import { openBundleOAuth, sendGrant } from './open-bundle-oauth.ts';
 import { chooseAgent } from './open-instance.ts';
 import { stderrLogger } from './stderr-logger.ts';
-import { printable, useColor } from './terminal.ts';
+import { printable, useColor, writeAgentOutput } from './terminal.ts';
 import { wholeNumber } from './whole-number.ts';
 
 /** How long the end of a swarm run waits for sent events quietly before it says so. */
@@ -156,7 +156,7 @@ async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: Sess
     },
     // What agent processes write (their tools' and extensions' log lines, which quote MCP servers and others) is
     // forwarded without its control characters, as this process's own log lines are.
-    onOutput: (line, source) => process.stderr.write(`[${source.agent}/${source.instanceKey}] ${printable(line)}\n`),
+    onOutput: writeAgentOutput,
     onLifecycle: (event) => {
       const own = event.agent === agentName && event.instanceKey === instanceKey;
       const line = flags.quiet || (own && flags.targetLifecycle === false) ? null : describeLifecycle(event);

@@ -31,6 +31,14 @@ export function printable(text: string): string {
   return text.replace(/(?!\r\n)[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
+/**
+ * The Orchestrator's `onOutput` for a command on a terminal: a line an agent process wrote, on standard error as
+ * `[agent/instance] line`, printable (its tools' and extensions' words hold no escape sequence of theirs).
+ */
+export function writeAgentOutput(line: string, source: { agent: string; instanceKey: string }): void {
+  process.stderr.write(`[${source.agent}/${source.instanceKey}] ${printable(line)}\n`);
+}
+
 type Write = (text: string) => unknown;
 
 /**

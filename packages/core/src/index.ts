@@ -82,6 +82,7 @@ export {
 } from './orchestrator/agents-runtime.ts';
 export { forwardNotification } from './orchestrator/forward-notification.ts';
 export type { IpcMessage } from './orchestrator/ipc-message.ts';
+export { isProcessAlive } from './orchestrator/is-process-alive.ts';
 export { createLinkedTransports } from './orchestrator/linked-transports.ts';
 export { type NatsConfig, natsNames } from './orchestrator/nats/nats-config.ts';
 export { createNatsSwarmTransport, type NatsSwarmTransport } from './orchestrator/nats/nats-swarm-transport.ts';

@@ -16,6 +16,7 @@ export { errorCodes } from './errors/error-codes.ts';
 export { GoondanError } from './errors/goondan-error.ts';
 export { toToolError } from './errors/to-tool-error.ts';
 export { forwardNotification } from './orchestrator/forward-notification.ts';
+export { isProcessAlive } from './orchestrator/is-process-alive.ts';
 export { resolveSwarm } from './orchestrator/swarm-topology.ts';
 export { redactKnownSecrets } from './permissions/redact-known-secrets.ts';
 export { redactSecrets, secretValuesFromEnv } from './permissions/redact-secrets.ts';

@@ -2,7 +2,7 @@ import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { link, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { GoondanError, type Resource } from '@goondan/core';
+import { GoondanError, isProcessAlive, type Resource } from '@goondan/core';
 import { parseCommandArgs } from '../cli-args.ts';
 import { type ModelChoice, modelChoices } from '../init/model-choices.ts';
 import { scaffoldFiles } from '../init/scaffold-files.ts';
@@ -158,15 +158,6 @@ function scaffoldToolTypes(yaml: string): string {
 /** `.package.json.gdn-init-<pid>.tmp`: the scratch copy of a file being written. */
 const scratchName = /^\.(.+)\.gdn-init-(\d+)\.tmp$/;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Writes a file that does not exist yet; false when something is already there, kept as it is. The text goes to a
  * scratch file beside it first, which is then linked in place (link(2) never replaces anything): a file of the
@@ -178,7 +169,8 @@ async function writeNewFile(path: string, text: string): Promise<boolean> {
   const folder = dirname(path);
   for (const entry of await readdir(folder)) {
     const match = scratchName.exec(entry);
-    if (match?.[1] === basename(path) && !alive(Number(match[2]))) await rm(join(folder, entry), { force: true });
+    if (match?.[1] === basename(path) && !isProcessAlive(Number(match[2])))
+      await rm(join(folder, entry), { force: true });
   }
   if (lstatSync(path, { throwIfNoEntry: false })) return false;
   const scratch = join(folder, `.${basename(path)}.gdn-init-${process.pid}.tmp`);

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { GoondanError, yamlLimits } from '@goondan/core';
+import { GoondanError, isProcessAlive, yamlLimits } from '@goondan/core';
 import { bundleNotFoundAt } from '../bundle-not-found.ts';
 
 /**
@@ -64,15 +64,6 @@ export async function replaceFileAtomically(file: string, text: string): Promise
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the scratch copies (`.goondan.yaml.gdn-migrate-<pid>.tmp`) that a migrate killed before its rename left
  * beside the file, once their process is gone: the old file was kept whole, and nothing else is left behind.
@@ -84,6 +75,6 @@ async function removeDeadScratchFiles(target: string): Promise<void> {
   for (const entry of entries) {
     if (!entry.startsWith(prefix) || !entry.endsWith('.tmp')) continue;
     const pid = entry.slice(prefix.length, -'.tmp'.length);
-    if (/^\d+$/.test(pid) && !alive(Number(pid))) await rm(join(folder, entry), { force: true });
+    if (/^\d+$/.test(pid) && !isProcessAlive(Number(pid))) await rm(join(folder, entry), { force: true });
   }
 }

@@ -11,7 +11,7 @@ import {
 import { consoleRoutes } from '../console/console-routes.ts';
 import { libraryBundleDirs } from '../library-bundles.ts';
 import { openBundleOAuth, sendGrant } from '../open-bundle-oauth.ts';
-import { printable } from '../terminal.ts';
+import { writeAgentOutput } from '../terminal.ts';
 import { toListenError } from '../to-listen-error.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
 import { BUN_MAX_REQUEST_BODY_SIZE } from './read-json-body.ts';
@@ -144,7 +144,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     },
     // What agent processes write (their tools', extensions' and model's lines): no escape sequence of theirs reaches
     // the host's terminal or journal.
-    onOutput: (line, source) => process.stderr.write(`[${source.agent}/${source.instanceKey}] ${printable(line)}\n`),
+    onOutput: writeAgentOutput,
     onLifecycle: (event) => {
       const line = describeLifecycle(event);
       if (line) options.log(line);

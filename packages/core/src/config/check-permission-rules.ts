@@ -1,5 +1,5 @@
 import { closestName } from '../errors/closest-names.ts';
-import { isToolNameGlob, knownSourceKinds, type PermissionRules } from '../permissions/permission-types.ts';
+import { bracesPair, isToolNameGlob, knownSourceKinds, type PermissionRules } from '../permissions/permission-types.ts';
 import type { DeclaredResource } from './check-references.ts';
 import { problemAt } from './create-problem.ts';
 import type { AgentResource, BundleProblem, Resource, ToolResource } from './resources.ts';
@@ -88,12 +88,7 @@ function toolNames(rules: PermissionRules | unknown): string[] {
 
 /** A glob whose braces do not pair: Bun.Glob takes them literally, so the rule matches no tool name at all. */
 function unpairedBraces(name: string): string | null {
-  let depth = 0;
-  for (const char of name) {
-    depth += char === '{' ? 1 : char === '}' ? -1 : 0;
-    if (depth < 0) break;
-  }
-  if (depth === 0) return null;
+  if (bracesPair(name)) return null;
   return `Permission rule '${name}' has a '{' without its '}' (or the reverse), so it matches no tool: pair the braces ({a,b}).`;
 }
 

@@ -7,6 +7,7 @@ import type {
   RiskCategory,
 } from './permission-types.ts';
 import {
+  bracesPair,
   DEFAULT_RISK_CATEGORY,
   describeCallSource,
   isToolNameGlob,
@@ -143,13 +144,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function wrongToolPattern(pattern: unknown, at: string): string | null {
   if (typeof pattern !== 'string' || !toolPattern.test(pattern))
     return `${at} ${describe(pattern).slice(0, 140)} is not a tool name or glob (letters, digits, _, -, *, ?, {a,b})`;
-  // Braces that do not pair are taken literally by Bun.Glob: the rule would match no tool name at all.
-  let depth = 0;
-  for (const char of pattern) {
-    depth += char === '{' ? 1 : char === '}' ? -1 : 0;
-    if (depth < 0) break;
-  }
-  return depth === 0 ? null : `${at} "${pattern}" has a '{' without its '}' (or the reverse), so it matches no tool`;
+  return bracesPair(pattern)
+    ? null
+    : `${at} "${pattern}" has a '{' without its '}' (or the reverse), so it matches no tool`;
 }
 
 function wrongRules(rules: unknown, at: string, fields: readonly string[]): string | null {

@@ -16,6 +16,16 @@ export function isToolNameGlob(pattern: string): boolean {
   return /[*?{[]/.test(pattern);
 }
 
+/** Whether a tool pattern's braces pair: Bun.Glob takes unpaired ones literally, so the rule would match no tool. */
+export function bracesPair(pattern: string): boolean {
+  let depth = 0;
+  for (const char of pattern) {
+    depth += char === '{' ? 1 : char === '}' ? -1 : 0;
+    if (depth < 0) return false;
+  }
+  return depth === 0;
+}
+
 /** One level of rules: a decision per category and per tool name (exact, or a glob with `*`). */
 export interface PermissionRules {
   safe?: PermissionDecision;

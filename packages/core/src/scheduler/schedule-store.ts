@@ -87,6 +87,14 @@ export interface ClaimOptions {
  * const store = openScheduleStore({ path: '.goondan/schedules.db' });
  * store.list({ agent: 'assistant' });
  */
+/** The WHERE of list and count: status (`all` for every one), agent and instance, each ?N null for any. */
+const FILTERED = `WHERE (?1 = 'all' OR status = ?1) AND (?2 IS NULL OR agent = ?2)
+           AND (?3 IS NULL OR instance_key = ?3)`;
+
+function filterParams(filter: ScheduleFilter): [string, string | null, string | null] {
+  return [filter.status ?? 'active', filter.agent ?? null, filter.instanceKey ?? null];
+}
+
 export class ScheduleStore {
   private readonly claimNow: (options: ClaimOptions) => boolean;
 
@@ -165,26 +173,20 @@ export class ScheduleStore {
 
   /** Schedules by next due time (active first), then by creation. */
   list(filter: ScheduleFilter = {}): ScheduleRecord[] {
-    const status = filter.status ?? 'active';
     return this.db
       .query<ScheduleRow, [string, string | null, string | null]>(
-        `SELECT * FROM schedules WHERE (?1 = 'all' OR status = ?1) AND (?2 IS NULL OR agent = ?2)
-           AND (?3 IS NULL OR instance_key = ?3)
+        `SELECT * FROM schedules ${FILTERED}
          ORDER BY next_due_at IS NULL, next_due_at, created_at, id`,
       )
-      .all(status, filter.agent ?? null, filter.instanceKey ?? null)
+      .all(...filterParams(filter))
       .map(toSchedule);
   }
 
   /** How many schedules `list(filter)` would give, without reading them. */
   count(filter: ScheduleFilter = {}): number {
-    const status = filter.status ?? 'active';
     const row = this.db
-      .query<{ n: number }, [string, string | null, string | null]>(
-        `SELECT count(*) AS n FROM schedules WHERE (?1 = 'all' OR status = ?1) AND (?2 IS NULL OR agent = ?2)
-           AND (?3 IS NULL OR instance_key = ?3)`,
-      )
-      .get(status, filter.agent ?? null, filter.instanceKey ?? null);
+      .query<{ n: number }, [string, string | null, string | null]>(`SELECT count(*) AS n FROM schedules ${FILTERED}`)
+      .get(...filterParams(filter));
     return row?.n ?? 0;
   }
 

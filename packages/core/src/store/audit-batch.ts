@@ -45,7 +45,7 @@ export class AuditBatch {
       try {
         transaction.immediate(entries, then);
       } catch (error) {
-        // The COMMIT itself can fail (a full disk): E_STORE_* naming the file, as a failed statement inside is.
+        // The COMMIT itself can fail (a full disk): E_STORE_FULL or E_STORE_OPEN naming the file, as a failed statement inside is.
         throw toStoreError(error, db.filename);
       }
     };

@@ -170,7 +170,7 @@ export class ConversationStore {
       else if (this.db.inTransaction) this.writeUnlocked(events, turnId, options.eventId ?? null);
       else this.writeMany.immediate(events, turnId, options.eventId ?? null);
     } catch (error) {
-      // A full disk, a file gone read-only: E_STORE_* naming the file, not a bare SQLiteError.
+      // A full disk, a file gone read-only: E_STORE_FULL or E_STORE_OPEN naming the file, not a bare SQLiteError.
       throw toStoreError(error, this.db.filename);
     }
     this.pendingEvents += events.length;
