@@ -4,33 +4,80 @@ import type { CallState } from './call-scope.ts';
 import { isThenable } from './invoke-handler.ts';
 import { errorResult } from './tool-results.ts';
 
-/** A call whose middleware chain had not answered when it returned. */
-interface Bounded {
-  state: CallState;
-  resolve: (result: ToolResult) => void;
-  reject: (thrown: unknown) => void;
+/**
+ * A call whose middleware chain may still be running when it returned: the bound's bookkeeping, and where the chain's
+ * answer goes (`answered`, or `threw` with what it threw). The executor's record of a call is one, so bounding a
+ * call costs no object of its own.
+ */
+export interface BoundedChain {
+  /** The chain's call, set when it is bounded. */
+  chain: CallState | undefined;
+  /** Answered (by the chain or the bound). */
   settled: boolean;
-  deadline?: Deadline;
-  onAbort?: () => void;
+  /** Where it is in `waiting`; -1 when not in it (answered, or armed). */
+  index: number;
+  deadline: Deadline | undefined;
+  onAbort: (() => void) | undefined;
+  /** Told the call's result once: the chain's, or the bound's. */
+  answered(result: ToolResult): void;
+  /** Told what the chain threw, instead of `answered`. */
+  threw(thrown: unknown): void;
 }
 
-/** Chains still running when they returned, to be bounded at the next turn of the event loop. */
-let waiting: Bounded[] = [];
+/** boundChain for a caller that wants a promise. */
+class PromisedChain implements BoundedChain {
+  chain: CallState | undefined = undefined;
+  settled = false;
+  index = -1;
+  deadline: Deadline | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly answered: (result: ToolResult) => void,
+    readonly threw: (thrown: unknown) => void,
+  ) {}
+}
+
+/**
+ * Chains still running when they returned, to be bounded at the next turn of the event loop. A chain that answers
+ * is taken out at once (swapped with the last), so answered calls are not kept until then.
+ */
+let waiting: BoundedChain[] = [];
 let scheduled = false;
 
 /**
- * Runs the toolCall middleware chain of one call, bounded: the handler has its own timeout, but a middleware that
- * never settles (an await that never ends, a `next()` it never calls) would hold the call, and its turn, forever;
- * a cancelled turn could not end either. So the chain's own time (before the handler starts, and after it has
- * answered) is limited to the tool's timeoutMs, each part on its own: past it the call is answered
- * E_TOOL_MIDDLEWARE; a cancellation answers E_TOOL_ABORTED. Once answered, a late `next()` does not run the
- * handler (see `handlerMayStart`).
+ * Bounds the toolCall middleware chain of one call, which returned `outcome` still running: the handler has its
+ * own timeout, but a middleware that never settles (an await that never ends, a `next()` it never calls) would hold
+ * the call, and its turn, forever; a cancelled turn could not end either. So the chain's own time (before the
+ * handler starts, and after it has answered) is limited to the tool's timeoutMs, each part on its own: past it the
+ * call is answered E_TOOL_MIDDLEWARE; a cancellation answers E_TOOL_ABORTED. Once answered, a late `next()` does not
+ * run the handler (see `handlerMayStart`). Exactly one of `entry.answered` (the chain's result, or the bound's) and
+ * `entry.threw` (what the chain threw) is called, once.
  *
  * The bound (a timer, the turn's abort listener) is set up at the next turn of the event loop, and only for chains
  * that have not answered by then: async layers over a handler that answers at once settle within the microtasks of
  * their call, and arming a timer and a listener for each of them cost two pass-through layers ~0.6 µs a call
- * (issue 15). A chain answered at once pays nothing; one still running pays a promise of ours.
+ * (issue 15). The executor answers through the promise it returns anyway and its record of the call is the entry,
+ * so a bounded call pays no promise or object of ours either.
  */
+export function boundChain(outcome: Promise<ToolResult>, state: CallState, entry: BoundedChain): void {
+  entry.chain = state;
+  entry.index = waiting.length;
+  waiting.push(entry);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(armWaiting);
+  }
+  outcome.then(
+    (result) => finish(entry, result),
+    // Handed on for the executor, which names a middleware's throw (E_TOOL_MIDDLEWARE or its own code).
+    (thrown) => {
+      if (end(entry)) entry.threw(thrown);
+    },
+  );
+}
+
+/** boundChain in a promise of its own: runs the chain, and bounds it when it is still running once it returned. */
 export function runBoundedChain(
   run: (state: CallState) => Promise<ToolResult> | ToolResult,
   state: CallState,
@@ -42,23 +89,9 @@ export function runBoundedChain(
     return Promise.reject(thrown);
   }
   if (!isThenable(outcome)) return outcome;
-  const answer = outcome as Promise<ToolResult>;
-  if (Bun.peek.status(answer) !== 'pending') return answer;
-  const { promise, resolve, reject } = Promise.withResolvers<ToolResult>();
-  const entry: Bounded = { state, resolve, reject, settled: false };
-  answer.then(
-    (result) => finish(entry, result),
-    // Rethrown for the executor, which names a middleware's throw (E_TOOL_MIDDLEWARE or its own code).
-    (thrown) => {
-      if (end(entry)) reject(thrown);
-    },
-  );
-  waiting.push(entry);
-  if (!scheduled) {
-    scheduled = true;
-    setImmediate(armWaiting);
-  }
-  return promise;
+  const running = outcome as Promise<ToolResult>;
+  if (Bun.peek.status(running) !== 'pending') return running;
+  return new Promise((resolve, reject) => boundChain(running, state, new PromisedChain(resolve, reject)));
 }
 
 /** False once the chain was given up: a middleware's late next() must not start the tool after its call ended. */
@@ -66,18 +99,27 @@ export function handlerMayStart(state: CallState): boolean {
   return state.givenUp !== true;
 }
 
-function end(entry: Bounded): boolean {
+function end(entry: BoundedChain): boolean {
   if (entry.settled) return false;
   entry.settled = true;
-  entry.state.givenUp = true;
+  const state = entry.chain!;
+  state.givenUp = true;
+  if (entry.index >= 0) {
+    const last = waiting.pop()!;
+    if (last !== entry) {
+      waiting[entry.index] = last;
+      last.index = entry.index;
+    }
+    entry.index = -1;
+  }
   entry.deadline?.cancel();
-  if (entry.onAbort) entry.state.scope.signal?.removeEventListener('abort', entry.onAbort);
-  entry.state.onHandler = undefined;
+  if (entry.onAbort) state.scope.signal?.removeEventListener('abort', entry.onAbort);
+  state.onHandler = undefined;
   return true;
 }
 
-function finish(entry: Bounded, result: ToolResult): void {
-  if (end(entry)) entry.resolve(result);
+function finish(entry: BoundedChain, result: ToolResult): void {
+  if (end(entry)) entry.answered(result);
 }
 
 /** Bounds the chains still running: the turn's cancellation, and the deadline of their own time. */
@@ -86,8 +128,9 @@ function armWaiting(): void {
   const entries = waiting;
   waiting = [];
   for (const entry of entries) {
+    entry.index = -1;
     if (entry.settled) continue;
-    const { state } = entry;
+    const state = entry.chain!;
     const { call, scope } = state;
     const arm = () => {
       entry.deadline?.cancel();

@@ -327,6 +327,55 @@ describe('toolCall middleware bound', () => {
     turn.abort();
     expect((await result).error?.code).toBe('E_TOOL_ABORTED');
   });
+
+  test('calls answered before the loop turns leave the others bounded: each still running is answered once', async () => {
+    // The middle call answers after an await (it leaves the calls waiting to be bounded first), the other two never
+    // do; both must still be answered by the cancellation, and the middle one keeps its own answer.
+    const turn = new AbortController();
+    const audit: AuditEntry[] = [];
+    const { executor, catalog } = setup({
+      middlewares: [
+        async (ctx) => {
+          if (ctx.toolCallId === 'c2') {
+            await null;
+            return ctx.next();
+          }
+          return new Promise(() => {});
+        },
+      ],
+    });
+    const scope = { ...testScope({ signal: turn.signal }), audit: (entry: AuditEntry) => audit.push(entry) };
+    const results = ['c1', 'c2', 'c3'].map((id) =>
+      executor.execute({ id, name: 'echo__say', args: { text: id } }, { catalog, scope }),
+    );
+    expect((await results[1])?.status).toBe('ok');
+    await new Promise((resolve) => setImmediate(resolve));
+    turn.abort();
+    const [first, , third] = await Promise.all(results);
+    expect([first?.error?.code, third?.error?.code]).toEqual(['E_TOOL_ABORTED', 'E_TOOL_ABORTED']);
+    expect(audit.map((entry) => `${entry.toolCallId}:${entry.status}`).sort()).toEqual([
+      'c1:error',
+      'c2:ok',
+      'c3:error',
+    ]);
+  });
+
+  test("a layer that throws after an await is the call's E_TOOL_MIDDLEWARE, audited once", async () => {
+    const audit: AuditEntry[] = [];
+    const { executor, catalog } = setup({
+      middlewares: [
+        async () => {
+          await null;
+          throw new Error('layer broke');
+        },
+      ],
+    });
+    const scope = { ...testScope(), audit: (entry: AuditEntry) => audit.push(entry) };
+    const result = await executor.execute({ id: 'c1', name: 'echo__say', args: { text: 'x' } }, { catalog, scope });
+    expect(result.error?.code).toBe('E_TOOL_MIDDLEWARE');
+    expect(result.error?.message).toContain('layer broke');
+    expect(audit.map((entry) => entry.errorCode)).toEqual(['E_TOOL_MIDDLEWARE']);
+  });
 });
 
 describe('async handlers', () => {

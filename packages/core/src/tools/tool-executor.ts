@@ -4,6 +4,7 @@ import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-
 import { type CallSource, describeCallSource, type RiskCategory } from '../permissions/permission-types.ts';
 import { composeMiddleware } from '../pipeline/compose-middleware.ts';
 import { wrongMiddlewareResult } from '../pipeline/middleware-results.ts';
+import type { Deadline } from '../timers/deadline-timers.ts';
 import type {
   JsonObject,
   JsonValue,
@@ -13,7 +14,7 @@ import type {
   ToolCallMiddlewareContext,
   ToolResult,
 } from '../types.ts';
-import { handlerMayStart, runBoundedChain } from './bounded-middleware-chain.ts';
+import { type BoundedChain, boundChain, handlerMayStart, runBoundedChain } from './bounded-middleware-chain.ts';
 import type { CallScope, CallState } from './call-scope.ts';
 import { invokeHandler, isThenable } from './invoke-handler.ts';
 import { parseArguments } from './parse-arguments.ts';
@@ -37,23 +38,86 @@ export interface ToolExecutorOptions {
   unavailable?: ReadonlyMap<string, { reason: string; install?: string }>;
 }
 
-/** What the audit entry of one call says besides its result. */
-interface CallRecord {
-  tool: RegisteredTool | undefined;
-  verdict: PolicyVerdict | null;
-  direct: boolean;
-  approval: ApprovalResolution | null;
-  args: JsonValue;
+/**
+ * One call on its way through execute(): what its audit entry says besides its result, and where its answer goes
+ * (the promise execute returned, through the executor's conclude). When the answer is its middleware chain's, the
+ * record is the chain's bound entry too (boundChain).
+ */
+class CallRecord implements BoundedChain {
+  // Fields are set in the constructor, not declared with initializers: one is made for every call (issue 15).
+  declare tool: RegisteredTool | undefined;
+  declare verdict: PolicyVerdict | null;
+  declare direct: boolean;
+  declare approval: ApprovalResolution | null;
+  declare args: JsonValue;
   /** Time spent waiting for a person's approval, left out of the call's duration. */
-  approvalWaitMs: number;
+  declare approvalWaitMs: number;
   /** The call went past its checks into the middleware chain. */
-  ran: boolean;
+  declare ran: boolean;
+  /** Set when the call's answer is its middleware chain's, still running, for execute() to bound. */
+  declare bound: boolean;
+  declare resolve: ((result: ToolResult) => void) | undefined;
+  declare reject: ((thrown: unknown) => void) | undefined;
+  declare chain: CallState | undefined;
+  declare settled: boolean;
+  declare index: number;
+  declare deadline: Deadline | undefined;
+  declare onAbort: (() => void) | undefined;
+  /** The executor has toolCall middleware: what the call's chain answers is checked to be a result. */
+  declare readonly middleware: boolean;
+  declare readonly call: ToolCall;
+  declare readonly options: { scope: CallScope; timing?: { approvalWaitMs: number } };
+  /** performance.now() at the start, when the call is audited. */
+  declare readonly started: number;
+  /** How long the error message of its result may be. */
+  declare readonly limit: number;
+
+  constructor(
+    middleware: boolean,
+    call: ToolCall,
+    options: { scope: CallScope; timing?: { approvalWaitMs: number } },
+    started: number,
+    limit: number,
+  ) {
+    this.middleware = middleware;
+    this.call = call;
+    this.options = options;
+    this.started = started;
+    this.limit = limit;
+    this.tool = undefined;
+    this.verdict = null;
+    this.direct = false;
+    this.approval = null;
+    this.args = call.args;
+    this.approvalWaitMs = 0;
+    this.ran = false;
+    this.bound = false;
+    this.resolve = undefined;
+    this.reject = undefined;
+    this.chain = undefined;
+    this.settled = false;
+    this.index = -1;
+    this.deadline = undefined;
+    this.onAbort = undefined;
+  }
+
+  answered(result: ToolResult): void {
+    try {
+      this.resolve!(conclude(this, result));
+    } catch (thrown) {
+      this.reject!(thrown);
+    }
+  }
+
+  threw(thrown: unknown): void {
+    try {
+      this.resolve!(concludeThrown(this, thrown));
+    } catch (again) {
+      this.reject!(again);
+    }
+  }
 }
 
-/**
- * The path of one tool call (DESIGN.md §2): catalog guard → argument validation → toolCall middleware (onion)
- * → handler → ToolResult. Nothing thrown crosses this boundary (spec §2.4.1).
- */
 /**
  * A result that came out of toolCall middleware, made JSON-safe like a handler's output (BigInt → string, cycles →
  * "[Circular]", …): a middleware may return a result of its own, and it is stored, audited and sent to the model.
@@ -73,6 +137,84 @@ function jsonSafeResult(result: ToolResult): ToolResult {
   return result;
 }
 
+/** A call's answer checked (what a middleware resolved to), capped and audited. */
+function conclude(record: CallRecord, answered: ToolResult): ToolResult {
+  let outcome = answered;
+  // What a middleware resolved to, when it is not a result (a layer without `return ctx.next()`).
+  if (record.ran && record.middleware) {
+    try {
+      const wrong = wrongMiddlewareResult('toolCall', outcome);
+      outcome = wrong
+        ? errorResult('E_TOOL_MIDDLEWARE', `Tool '${record.call.name}': ${wrong}`)
+        : jsonSafeResult(outcome);
+    } catch (thrown) {
+      return concludeThrown(record, thrown);
+    }
+  }
+  return audited(record, withinErrorLimit(outcome, record.limit));
+}
+
+/**
+ * Nothing thrown crosses this boundary (spec §2.4.1). The handler's own failures are results already, so a throw
+ * once the call ran is a middleware's, when there is one (else the handler's error could not be read).
+ */
+function concludeThrown(record: CallRecord, thrown: unknown): ToolResult {
+  const fallbackCode = record.ran && record.middleware ? 'E_TOOL_MIDDLEWARE' : 'E_TOOL';
+  const outcome: ToolResult = { status: 'error', error: toToolError(thrown, { limit: record.limit, fallbackCode }) };
+  return audited(record, withinErrorLimit(outcome, record.limit));
+}
+
+/** Tells the audit log about the call, and the caller how long it waited for approval. */
+function audited(record: CallRecord, result: ToolResult): ToolResult {
+  const { call, options, started } = record;
+  const { scope } = options;
+  if (scope.audit) {
+    try {
+      scope.audit({
+        at: Date.now(),
+        agent: scope.agentName,
+        instanceKey: scope.instanceKey,
+        turnId: scope.turnId,
+        toolCallId: call.id,
+        traceId: scope.trace?.traceId ?? null,
+        toolName: call.name,
+        category: record.tool?.category ?? null,
+        source: scope.source ? describeCallSource(scope.source) : null,
+        decision: record.verdict?.decision ?? 'refused',
+        rule: record.verdict?.rule ?? null,
+        direct: record.direct,
+        approval: record.approval
+          ? {
+              id: record.approval.id,
+              outcome: record.approval.outcome,
+              scope: record.approval.scope,
+              by: record.approval.by,
+              reason: record.approval.reason,
+            }
+          : null,
+        durationMs: performance.now() - started - record.approvalWaitMs,
+        status: result.status,
+        errorCode: result.error?.code ?? null,
+        args: record.args,
+        output:
+          result.status === 'ok'
+            ? (result.output ?? null)
+            : result.status === 'pending'
+              ? { handle: result.handle ?? null }
+              : null,
+      });
+    } catch (thrown) {
+      scope.logger.warn?.(`audit write failed: ${(thrown as Error)?.message ?? String(thrown)}`);
+    }
+  }
+  if (options.timing) options.timing.approvalWaitMs = record.approvalWaitMs;
+  return result;
+}
+
+/**
+ * The path of one tool call (DESIGN.md §2): catalog guard → argument validation → toolCall middleware (onion)
+ * → handler → ToolResult. Nothing thrown crosses this boundary (spec §2.4.1).
+ */
 export class ToolExecutor {
   readonly jobs: JobTable;
   readonly permissions: PermissionPolicy;
@@ -181,82 +323,34 @@ export class ToolExecutor {
    * Runs one call. `timing`, when given, receives how long the call waited for a person's approval: that wait is
    * not the tool's time, so the audit log's duration and the caller's leave it out.
    */
-  async execute(
+  execute(
     call: ToolCall,
     options: { catalog: ToolCatalog; scope: CallScope; timing?: { approvalWaitMs: number } },
   ): Promise<ToolResult> {
+    const tool = this.registry.get(call.name);
     // The clock is read for the audit entry only.
     const started = options.scope.audit ? performance.now() : 0;
-    const record: CallRecord = {
-      tool: undefined,
-      verdict: null,
-      direct: false,
-      approval: null,
-      args: call.args,
-      approvalWaitMs: 0,
-      ran: false,
-    };
-    const tool = this.registry.get(call.name);
     const limit = tool?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
-    let outcome: ToolResult;
+    const record = new CallRecord(this.hasMiddleware, call, options, started, limit);
+    let pending: ToolResult | Promise<ToolResult>;
     try {
-      // Not an async function of its own: a call answered at once pays one promise (this one), not two.
-      const pending = this.executeRecorded(call, tool, options, record);
-      outcome = isThenable(pending) ? await pending : pending;
-      // What a middleware resolved to, when it is not a result (a layer without `return ctx.next()`).
-      if (record.ran && this.hasMiddleware) {
-        const wrong = wrongMiddlewareResult('toolCall', outcome);
-        outcome = wrong ? errorResult('E_TOOL_MIDDLEWARE', `Tool '${call.name}': ${wrong}`) : jsonSafeResult(outcome);
-      }
+      pending = this.executeRecorded(call, tool, options, record);
     } catch (thrown) {
-      // Nothing thrown crosses this boundary (spec §2.4.1). The handler's own failures are results already, so a
-      // throw once the call ran is a middleware's, when there is one (else the handler's error could not be read).
-      const fallbackCode = record.ran && this.hasMiddleware ? 'E_TOOL_MIDDLEWARE' : 'E_TOOL';
-      outcome = { status: 'error', error: toToolError(thrown, { limit, fallbackCode }) };
+      return Promise.resolve(concludeThrown(record, thrown));
     }
-    const result = withinErrorLimit(outcome, limit);
-    const { scope } = options;
-    if (scope.audit) {
-      try {
-        scope.audit({
-          at: Date.now(),
-          agent: scope.agentName,
-          instanceKey: scope.instanceKey,
-          turnId: scope.turnId,
-          toolCallId: call.id,
-          traceId: scope.trace?.traceId ?? null,
-          toolName: call.name,
-          category: record.tool?.category ?? null,
-          source: scope.source ? describeCallSource(scope.source) : null,
-          decision: record.verdict?.decision ?? 'refused',
-          rule: record.verdict?.rule ?? null,
-          direct: record.direct,
-          approval: record.approval
-            ? {
-                id: record.approval.id,
-                outcome: record.approval.outcome,
-                scope: record.approval.scope,
-                by: record.approval.by,
-                reason: record.approval.reason,
-              }
-            : null,
-          durationMs: performance.now() - started - record.approvalWaitMs,
-          status: result.status,
-          errorCode: result.error?.code ?? null,
-          args: record.args,
-          output:
-            result.status === 'ok'
-              ? (result.output ?? null)
-              : result.status === 'pending'
-                ? { handle: result.handle ?? null }
-                : null,
-        });
-      } catch (thrown) {
-        scope.logger.warn?.(`audit write failed: ${(thrown as Error)?.message ?? String(thrown)}`);
-      }
-    }
-    if (options.timing) options.timing.approvalWaitMs = record.approvalWaitMs;
-    return result;
+    if (!isThenable(pending)) return Promise.resolve(conclude(record, pending));
+    // One promise per call: the chain's bound answers through this promise's resolvers (no promise of its own).
+    return new Promise((resolve, reject) => {
+      record.resolve = resolve;
+      record.reject = reject;
+      const running = pending as Promise<ToolResult>;
+      if (record.bound) boundChain(running, record.chain!, record);
+      else
+        running.then(
+          (result) => record.answered(result),
+          (thrown) => record.threw(thrown),
+        );
+    });
   }
 
   private executeRecorded(
@@ -325,7 +419,14 @@ export class ToolExecutor {
     const state: CallState = { tool, call, scope, args };
     if (verdict.decision === 'ask') return this.runAfterApproval(state, verdict, record);
     record.ran = true;
-    return this.hasMiddleware ? runBoundedChain(this.run, state) : this.run(state);
+    if (!this.hasMiddleware) return this.run(state);
+    // The chain's answer, bounded by execute() when it is still running (it holds the promise the caller gets).
+    const answer = this.run(state);
+    if (isThenable(answer)) {
+      record.bound = true;
+      record.chain = state;
+    }
+    return answer;
   }
 
   /** Waits for a person's decision, then runs the call (or answers with why it may not run). */
