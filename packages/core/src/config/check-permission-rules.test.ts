@@ -40,6 +40,12 @@ describe('permission rules and categories on __fixtures__/bad-permissions', () =
     expect(cased!.message).toContain("did you mean 'notes__remove'");
   });
 
+  test('a glob whose Tool part names a bundle Tool in another case matches no tool: E_REF_UNRESOLVED', () => {
+    const [cased] = at('spec.permissions.tools["Notes__*"]');
+    expect(cased).toMatchObject({ code: 'E_REF_UNRESOLVED' });
+    expect(cased!.message).toContain("did you mean 'notes__*'");
+  });
+
   test('a glob whose braces do not pair matches no tool: E_RESOURCE_INVALID at the rule', () => {
     const [unpaired] = at('spec.permissions.tools["notes__{add"]');
     expect(unpaired).toMatchObject({ code: 'E_RESOURCE_INVALID' });
@@ -57,6 +63,6 @@ describe('permission rules and categories on __fixtures__/bad-permissions', () =
   });
 
   test('nothing else is reported', () => {
-    expect(problems).toHaveLength(9);
+    expect(problems).toHaveLength(10);
   });
 });

@@ -7,7 +7,7 @@ import type { AgentResource, BundleProblem, Resource, ToolResource } from './res
 /**
  * A permission rule naming a tool of a Tool resource in the bundle must name one of its exports: a misspelt
  * `deny` would silently deny nothing. Names of other resources (MCP servers, extensions) are registered only at
- * run time and cannot be checked here; globs are not checked either.
+ * run time and cannot be checked here; a glob is checked only for naming a bundle Tool in another case.
  */
 export function checkPermissionRules(
   agents: readonly DeclaredResource[],
@@ -93,21 +93,30 @@ function unpairedBraces(name: string): string | null {
 }
 
 /**
- * A rule naming no Tool of the bundle, whose name is one of them in another case (`BASH__exec` for `bash__exec`):
- * tool names are matched exactly, so it would decide nothing.
+ * A rule naming no Tool of the bundle, whose name is one of them in another case (`BASH__exec` for `bash__exec`, or
+ * the glob `Bash__*` for `bash__*`): tool names are matched exactly, so it would decide nothing. A glob is looked at
+ * only when the part before `__` is literal and no resource of any kind (an MCP server's tools are registered at run
+ * time under its name) has that exact name.
  */
 function otherCase(name: string, resources: Map<string, Resource>): string | null {
   const separator = name.indexOf('__');
-  if (separator <= 0 || isToolNameGlob(name)) return null;
+  if (separator <= 0) return null;
   const prefix = name.slice(0, separator);
+  const glob = isToolNameGlob(name);
+  if (glob && isToolNameGlob(prefix)) return null;
   if (resources.has(`Tool/${prefix}`)) return null;
+  if (glob && [...resources.values()].some((resource) => resource.metadata.name === prefix)) return null;
   for (const resource of resources.values()) {
     if (resource.kind !== 'Tool' || resource.metadata.name.toLowerCase() !== prefix.toLowerCase()) continue;
+    const rest = name.slice(separator + 2);
+    if (glob) {
+      return `Permission rule '${name}' matches no tool: tool names are matched exactly, in their case (did you mean '${resource.metadata.name}__${rest}'?).`;
+    }
     const exports = Array.isArray((resource as ToolResource).spec.exports)
       ? (resource as ToolResource).spec.exports
       : [];
-    const wanted = name.slice(separator + 2).toLowerCase();
-    const exported = exports.find((item) => item.name.toLowerCase() === wanted)?.name ?? name.slice(separator + 2);
+    const wanted = rest.toLowerCase();
+    const exported = exports.find((item) => item.name.toLowerCase() === wanted)?.name ?? rest;
     return `Permission rule '${name}' names no tool: tool names are matched exactly (did you mean '${resource.metadata.name}__${exported}'?).`;
   }
   return null;
