@@ -153,7 +153,12 @@ export {
   scheduleFiredEvent,
 } from './scheduler/schedule-event.ts';
 export { nextOccurrence, type Recurrence } from './scheduler/schedule-recurrence.ts';
-export { openScheduleStore, ScheduleStore, scheduleStorePath } from './scheduler/schedule-store.ts';
+export {
+  openScheduleStore,
+  type ScheduleListPage,
+  ScheduleStore,
+  scheduleStorePath,
+} from './scheduler/schedule-store.ts';
 export type * from './scheduler/schedule-types.ts';
 export {
   DEFAULT_LATE_AFTER_MS,

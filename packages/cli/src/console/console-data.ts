@@ -11,7 +11,9 @@ import {
   scheduleStorePath,
   traceSummaries,
 } from '@goondan/core';
+import { badRequest } from '../serve/api-error.ts';
 import { readConversationPage } from '../serve/conversation-page.ts';
+import { readSchedulePage, type SchedulePage } from '../serve/schedule-page.ts';
 import { boundContent, fitPage, NAME_CHARS, shownApproval, shownAuditEntry } from './console-bounds.ts';
 import type { ConsoleSource } from './console-source.ts';
 import { readInstances } from './instance-reader.ts';
@@ -247,13 +249,19 @@ export function consoleConversation(
   }
 }
 
-/** Every schedule of the bundle (`.goondan/schedules.db`), all statuses. */
-export function consoleSchedules(source: ConsoleSource) {
+/**
+ * A page of the bundle's schedules (`.goondan/schedules.db`), all statuses: the first `limit`, or the `limit` after
+ * the schedule `after`, long fields cut (readSchedulePage, as GET /v1/schedules).
+ */
+export function consoleSchedules(source: ConsoleSource, page: { limit?: number; after?: string } = {}): SchedulePage {
   const path = scheduleStorePath({ rootDir: source.rootDir() });
-  if (!existsSync(path)) return { schedules: [] };
+  if (!existsSync(path)) {
+    if (page.after !== undefined) throw badRequest(`'after' names no schedule: '${page.after.slice(0, 64)}'.`);
+    return { total: 0, later: null, schedules: [] };
+  }
   const store = openScheduleStore({ path });
   try {
-    return { schedules: store.list({ status: 'all' }) };
+    return readSchedulePage(store, { status: 'all' }, page);
   } finally {
     store.close();
   }

@@ -1,6 +1,7 @@
 import { listInstanceDatabases, permissionDecisions } from '@goondan/core';
 import { errorPageLink } from '../docs-link.ts';
 import { apiErrorResponse, badRequest } from '../serve/api-error.ts';
+import { schedulePageFilters } from '../serve/schedule-page.ts';
 import type { Route } from '../serve/serve-api.ts';
 import { consoleScript, consoleStyle, errorPage } from './console-assets.ts';
 import {
@@ -194,7 +195,15 @@ export function consoleRoutes(source: ConsoleSource): Route[] {
         }),
       );
     }),
-    dataRoute('/console/api/schedules', () => Response.json(consoleSchedules(source))),
+    dataRoute('/console/api/schedules', (_request, url) => {
+      const { limit, after } = readFilters(url, schedulePageFilters);
+      return Response.json(
+        consoleSchedules(source, {
+          ...(limit === undefined ? {} : { limit }),
+          ...(after === undefined ? {} : { after }),
+        }),
+      );
+    }),
     {
       method: 'GET',
       path: '/',

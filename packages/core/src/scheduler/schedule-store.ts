@@ -78,6 +78,12 @@ export interface ClaimOptions {
   firedAt: number;
 }
 
+/** Which part of `ScheduleStore.list` to read: at most `limit` schedules, those after `after` in its order. */
+export interface ScheduleListPage {
+  limit?: number;
+  after?: Pick<ScheduleRecord, 'nextDueAt' | 'createdAt' | 'id'>;
+}
+
 /**
  * The bundle's schedules and their firings, in SQLite (WAL). Every write commits before it returns. Several
  * processes may share the file: an occurrence is claimed with a compare-and-set on `next_due_at`, so only one
@@ -171,14 +177,27 @@ export class ScheduleStore {
     return row ? toSchedule(row) : null;
   }
 
-  /** Schedules by next due time (active first), then by creation. */
-  list(filter: ScheduleFilter = {}): ScheduleRecord[] {
+  /**
+   * Schedules by next due time (active first), then by creation. `page.limit` reads at most that many; `page.after`
+   * pages on from a schedule (the last one of a page): those after it in that order, wherever it is now.
+   */
+  list(filter: ScheduleFilter = {}, page: ScheduleListPage = {}): ScheduleRecord[] {
+    const { after } = page;
     return this.db
-      .query<ScheduleRow, [string, string | null, string | null]>(
+      .query<ScheduleRow, [string, string | null, string | null, number, number | null, number, string, number]>(
         `SELECT * FROM schedules ${FILTERED}
-         ORDER BY next_due_at IS NULL, next_due_at, created_at, id`,
+           AND (?4 = 0 OR (next_due_at IS NULL, coalesce(next_due_at, 0), created_at, id)
+             > (?5 IS NULL, coalesce(?5, 0), ?6, ?7))
+         ORDER BY next_due_at IS NULL, next_due_at, created_at, id LIMIT ?8`,
       )
-      .all(...filterParams(filter))
+      .all(
+        ...filterParams(filter),
+        after ? 1 : 0,
+        after?.nextDueAt ?? null,
+        after?.createdAt ?? 0,
+        after?.id ?? '',
+        page.limit ?? -1,
+      )
       .map(toSchedule);
   }
 

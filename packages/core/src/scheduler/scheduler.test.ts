@@ -237,6 +237,35 @@ describe('Scheduler', () => {
     expect(h.scheduler.list({ instanceKey: kept.instanceKey }).map((record) => record.id)).toContain(kept.id);
   });
 
+  test('list pages walk every schedule once in its order: ties of due time and creation, done and cancelled last', () => {
+    const h = harness({ start: '2026-01-10T08:00:00Z' });
+    // Same due times, some added at the same millisecond, some cancelled (no due time): the order's every tie.
+    for (let i = 0; i < 23; i += 1) {
+      if (i % 5 === 0) h.at(`2026-01-10T08:00:0${Math.min(9, i / 5)}Z`);
+      const added = h.scheduler.add({ ...target, inMs: 60_000 * (1 + (i % 3)), input: `n${i}` });
+      if (i % 4 === 0) h.scheduler.cancel(added.id);
+    }
+    const whole = h.scheduler.list({ status: 'all' }).map((record) => record.id);
+    expect(whole).toHaveLength(23);
+    for (const limit of [1, 4, 7, 50]) {
+      const walked: string[] = [];
+      let page = h.scheduler.list({ status: 'all' }, { limit });
+      while (page.length > 0) {
+        expect(page.length).toBeLessThanOrEqual(limit);
+        walked.push(...page.map((record) => record.id));
+        page = h.scheduler.list({ status: 'all' }, { limit, after: page.at(-1)! });
+      }
+      expect(walked).toEqual(whole);
+    }
+    // The filter holds on every page; a cursor of another status still places the page.
+    const active = h.scheduler.list();
+    const cancelled = h.scheduler.list({ status: 'all' }).find((record) => record.status === 'cancelled')!;
+    expect(h.scheduler.list({}, { after: active[2]! })).toEqual(active.slice(3));
+    expect(h.scheduler.list({}, { after: cancelled })).toEqual([]);
+    expect(h.scheduler.get(cancelled.id)?.status).toBe('cancelled');
+    expect(h.scheduler.get('sch_nope')).toBeNull();
+  });
+
   test('only fires the targets it accepts', async () => {
     const h = harness({ start: '2026-01-10T08:00:00Z' });
     const other = new Scheduler({

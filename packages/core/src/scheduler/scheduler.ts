@@ -2,7 +2,7 @@ import type { AgentEvent } from '../agent/agent-event.ts';
 import { buildSchedule } from './build-schedule.ts';
 import { scheduleFiredEvent } from './schedule-event.ts';
 import { nextOccurrence } from './schedule-recurrence.ts';
-import type { ScheduleStore } from './schedule-store.ts';
+import type { ScheduleListPage, ScheduleStore } from './schedule-store.ts';
 import type { FiringRecord, ScheduleFilter, ScheduleInput, ScheduleRecord, ScheduleTarget } from './schedule-types.ts';
 
 export const DEFAULT_MAX_SLEEP_MS = 1_000;
@@ -99,8 +99,14 @@ export class Scheduler {
     return record;
   }
 
-  list(filter?: ScheduleFilter): ScheduleRecord[] {
-    return this.options.store.list(filter);
+  /** Schedules by next due time, then by creation; `page` reads a part of them (ScheduleStore.list). */
+  list(filter?: ScheduleFilter, page?: ScheduleListPage): ScheduleRecord[] {
+    return this.options.store.list(filter, page);
+  }
+
+  /** The schedule with this id, whatever its status; null when there is none. */
+  get(id: string): ScheduleRecord | null {
+    return this.options.store.get(id);
   }
 
   /** How many schedules `list(filter)` would give (active ones by default), without reading them. */

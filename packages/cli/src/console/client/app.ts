@@ -88,7 +88,7 @@ async function route(): Promise<void> {
     if (parts[0] === 'trace' && parts[1]) await traceView(context, parts[1]);
     else if (parts[0] === 'traces') await tracesView(context, new URLSearchParams(search));
     else if (parts[0] === 'audit') await auditView(context);
-    else if (parts[0] === 'schedules') await schedulesView(context);
+    else if (parts[0] === 'schedules') await schedulesView(context, new URLSearchParams(search));
     else if (parts[0] === 'conversation' && parts[1] && parts[2])
       await conversationView(context, parts[1], parts[2], new URLSearchParams(search));
     else await instancesView(context);

@@ -271,13 +271,26 @@ interface Schedule {
   expression: string;
   timeZone: string;
   label: string;
+  input: string;
+  /** Characters of the stored schedule the server did not send (an input of kilobytes, a long rule). */
+  cutChars?: number;
   status: string;
   nextDueAt: number | null;
   lastFiredAt: number | null;
 }
 
-export async function schedulesView(context: ViewContext): Promise<void> {
-  const { schedules } = await getJson<{ schedules: Schedule[] }>('/console/api/schedules', context.signal);
+/**
+ * The schedules of the bundle, 200 a page in the store's order (next due first; *Later schedules* pages on,
+ * `?after=ID`), as the conversation view pages back.
+ */
+export async function schedulesView(context: ViewContext, search: URLSearchParams): Promise<void> {
+  const route = '#/schedules';
+  const after = search.get('after');
+  const query = after ? `?after=${encodeURIComponent(after)}` : '';
+  const { total, later, schedules } = await getJson<{ total: number; later: string | null; schedules: Schedule[] }>(
+    `/console/api/schedules${query}`,
+    context.signal,
+  );
   const rows = schedules.map((s) =>
     h(
       'tr',
@@ -288,13 +301,29 @@ export async function schedulesView(context: ViewContext): Promise<void> {
       h('td', {}, statusBadge(s.status)),
       h('td', {}, formatTime(s.nextDueAt)),
       h('td', {}, formatTime(s.lastFiredAt)),
+      h(
+        'td',
+        {},
+        s.input,
+        s.cutChars ? h('span', { class: 'muted' }, ` … ${s.cutChars} more characters not shown here.`) : '',
+      ),
     ),
   );
+  const shown = `${schedules.length} shown`;
   context.main.replaceChildren(
     h('h1', {}, 'Schedules'),
-    schedules.length === 0
+    total === 0 && !after
       ? h('p', {}, 'No schedules.')
-      : table('Schedules of the bundle', ['label', 'instance', 'when', 'status', 'next', 'last fired'], rows),
+      : h(
+          'p',
+          { class: 'muted' },
+          `${total} schedules; ${after ? `${shown}, after an earlier page` : `the first ${shown}`}. `,
+          ...(later ? [h('a', { href: `${route}?after=${encodeURIComponent(later)}` }, 'Later schedules')] : []),
+          ...(after ? [' ', h('a', { href: route }, 'First schedules')] : []),
+        ),
+    schedules.length === 0
+      ? ''
+      : table('Schedules of the bundle', ['label', 'instance', 'when', 'status', 'next', 'last fired', 'input'], rows),
   );
 }
 
