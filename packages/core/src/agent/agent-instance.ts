@@ -83,6 +83,11 @@ export interface AgentInstanceOptions {
   deliverJobCompletions?: boolean;
   /** False: opened without the writer lock (tool-only front ends); the conversation is not repaired, no turn runs. */
   writer?: boolean;
+  /**
+   * Throws E_STORE_REMOVED once the instance's files were deleted or replaced under this process; called before each
+   * turn and reset, so nothing more is written to a database no one will read again.
+   */
+  storeInPlace?: () => void;
   /** Sent events waiting for this instance (agent processes handle them first, then take them out). */
   inbox?: InboxStore;
   /** Notes the runtime left for the next turn (a new bundle revision): stored before its event, seen once. */
@@ -625,10 +630,35 @@ export class AgentInstance {
       throw new Error(`Agent instance ${this.agentName}/${this.instanceKey} was opened without the writer lock.`);
   }
 
+  /** An error result when the instance's files are no longer those it opened (E_STORE_REMOVED), else null. */
+  private storeRemoved(event: AgentEvent): TurnResult | null {
+    try {
+      this.options.storeInPlace?.();
+      return null;
+    } catch (thrown) {
+      const error = toToolError(thrown, { fallbackCode: 'E_STORE_REMOVED' });
+      return {
+        turnId: newId('turn'),
+        traceId: event.traceContext?.traceId ?? newTraceId(),
+        eventId: event.id,
+        status: 'error',
+        text: '',
+        steps: 0,
+        usage: zeroUsage(),
+        error: {
+          code: error.code!,
+          message: error.message,
+          ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+        },
+      };
+    }
+  }
+
   /** Starts the conversation afresh (an event like any other: `truncate`). */
   reset(): void {
     this.assertOpen();
     this.assertWriter();
+    this.options.storeInPlace?.();
     // What the running turn appends next would answer calls the cleared conversation no longer holds.
     if (this.turnRunning)
       throw new GoondanError(
@@ -668,6 +698,9 @@ export class AgentInstance {
   }
 
   private async runTurn(event: AgentEvent, signal: AbortSignal, resume?: SuspendedTurn): Promise<TurnResult> {
+    // Files deleted under the process: the turn is refused (an error result, nothing written), not lost.
+    const removed = this.storeRemoved(event);
+    if (removed) return removed;
     // At-least-once senders (the scheduler) may deliver an event again after a crash: its turn ran once already.
     if (!resume && this.options.conversation.hasEvent(event.id)) return duplicateResult(event.id);
     const turnId = resume?.turnId ?? newId('turn');

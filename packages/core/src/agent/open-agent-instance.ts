@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { parseObjectRef } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, ModelResource, SwarmResource } from '../config/resources.ts';
@@ -20,6 +20,7 @@ import { InstanceStateStore } from '../store/instance-state-store.ts';
 import { acquireInstanceWriterLock, type InstanceWriterLock } from '../store/instance-writer-lock.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { RuntimeNotices } from '../store/runtime-notices.ts';
+import { watchStoreInPlace } from '../store/store-in-place.ts';
 import { toStoreError } from '../store/to-store-error.ts';
 import { TraceStore } from '../store/trace-store.ts';
 import { openSpanTelemetry } from '../telemetry/open-span-telemetry.ts';
@@ -155,6 +156,13 @@ async function openLocked(
 ): Promise<AgentInstance> {
   const { bundle, agent, instanceKey, modelResource, model, env, paths, lock } = options;
   const db = openInstanceDatabase(paths.databaseFile);
+  // A writer that goes on after its files were deleted would write into files no one reads again.
+  const storeInPlace = options.writer
+    ? watchStoreInPlace(`${agent.metadata.name}/${instanceKey}`, [
+        paths.databaseFile,
+        join(dirname(paths.databaseFile), 'writer.lock'),
+      ])
+    : undefined;
   const toolset = createAgentToolset({
     bundle,
     handlers: options.handlers,
@@ -205,6 +213,7 @@ async function openLocked(
       deliverJobCompletions: options.deliverJobCompletions,
       onReset: extensions.resetListeners,
       writer: options.writer,
+      ...(storeInPlace ? { storeInPlace } : {}),
       ...(options.writer ? { inbox: new InboxStore(db), notices: new RuntimeNotices(db) } : {}),
       onClose: [
         ...extensions.closeListeners,

@@ -406,6 +406,11 @@ export const errorCodes = {
     name: 'StoreOpenError',
     suggestion: 'Check that the directory exists or can be created, is writable, and is on a local filesystem.',
   },
+  E_STORE_REMOVED: {
+    name: 'StoreRemovedError',
+    suggestion:
+      'Start the command again: it opens the instance as it is now. To start a conversation afresh, use /reset in gdn chat rather than deleting its files under a running process.',
+  },
   E_STORE_SCHEMA_TOO_NEW: {
     name: 'StoreSchemaTooNewError',
     suggestion: 'The database was written by a newer goondan; upgrade goondan, or move the file aside to start afresh.',

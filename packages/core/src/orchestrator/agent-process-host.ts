@@ -261,16 +261,27 @@ export class AgentProcessHost {
       const runner = this.runner;
       for (let event = this.queue.shift(); event; event = this.queue.shift()) {
         if (event.type === eventTypes.reset) {
-          runner.reset?.();
+          // A reset that fails (its files removed, E_STORE_REMOVED; a full disk) is answered, not left to hang.
+          let error: TurnResult['error'];
+          try {
+            runner.reset?.();
+          } catch (thrown) {
+            const coded = thrown as { code?: unknown; message?: unknown; suggestion?: unknown };
+            error = {
+              code: typeof coded?.code === 'string' ? coded.code : 'E_TURN_FAILED',
+              message: String(coded?.message ?? thrown),
+              ...(typeof coded?.suggestion === 'string' ? { suggestion: coded.suggestion } : {}),
+            };
+          }
           this.finish(event, {
             turnId: '',
             traceId: '',
             eventId: event.id,
-            status: 'completed',
+            status: error ? 'error' : 'completed',
             text: '',
             steps: 0,
             usage: { inputTokens: 0, outputTokens: 0 },
-            reason: 'reset',
+            ...(error ? { error } : { reason: 'reset' }),
           });
           continue;
         }

@@ -49,6 +49,26 @@ describe('instance writer lock', () => {
     }
   });
 
+  test('a holder file left by an ended process is not named: the refused writer never points at a dead pid', async () => {
+    const dir = temp.make();
+    const first = acquireInstanceWriterLock({ dir, instance: 'assistant/default', holder: 'first' });
+    try {
+      // As when two runs start at once: the winner holds the lock, the file still names the last holder, now ended.
+      const ended = Bun.spawn([process.execPath, '-e', '0']);
+      await ended.exited;
+      writeFileSync(
+        join(dir, 'writer.json'),
+        JSON.stringify({ pid: ended.pid, holder: 'gdn run', since: '2020-01-01T00:00:00.000Z' }),
+      );
+      const error = busyError(dir);
+      expect(error.code).toBe('E_INSTANCE_BUSY');
+      expect(error.message).not.toContain(`pid ${ended.pid}`);
+      expect(error.message).toContain('another process');
+    } finally {
+      first.release();
+    }
+  });
+
   test('a lock whose holder was killed with SIGKILL is taken over', async () => {
     const dir = temp.make();
     const holder = await startHolder(dir);

@@ -50,9 +50,22 @@ function writeHolder(dir: string, holder: WriterLockHolder): void {
   }
 }
 
+/** How long a refused writer waits for the holder file of the process that just took the lock. */
+const HOLDER_WAIT_MS = 500;
+
 function busy(instance: string, dir: string, cause: unknown): GoondanError {
-  const holder = readHolder(dir);
-  const who = holder ? `pid ${holder.pid} (${holder.holder}), since ${holder.since}` : 'another process';
+  // The holder file is written just after the lock is taken: a writer refused in between (two runs started at the
+  // same moment) reads the previous holder's, usually a process that has ended. It waits a little for the new one
+  // rather than name a process that is not in the way.
+  let holder = readHolder(dir);
+  for (let waited = 0; (!holder || !isProcessAlive(holder.pid)) && waited < HOLDER_WAIT_MS; waited += 25) {
+    Bun.sleepSync(25);
+    holder = readHolder(dir);
+  }
+  const who =
+    holder && isProcessAlive(holder.pid)
+      ? `pid ${holder.pid} (${holder.holder}), since ${holder.since}`
+      : 'another process (one that has just started, or cannot write writer.json beside the lock)';
   return new GoondanError('E_INSTANCE_BUSY', `Agent instance ${instance} is in use by ${who}.`, { cause });
 }
 

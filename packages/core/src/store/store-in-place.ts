@@ -1,0 +1,36 @@
+import { type Stats, statSync } from 'node:fs';
+import { GoondanError } from '../errors/goondan-error.ts';
+
+/**
+ * Watches that the files an open instance holds (its database, its writer lock) are still the ones at their paths.
+ * A process keeps writing to a file deleted under it (`rm -rf .goondan` while `gdn chat` runs): every later write
+ * lands in an unlinked file and is lost, and its writer lock no longer keeps anyone out (a new run takes a new lock
+ * file and starts the instance afresh). `check()` stats the paths (a few µs) and throws E_STORE_REMOVED once one is
+ * gone or replaced, so the next turn is refused instead of lost.
+ *
+ * @example
+ * const inPlace = watchStoreInPlace('assistant/default', [databaseFile, lockFile]);
+ * inPlace(); // throws E_STORE_REMOVED after the directory was deleted
+ */
+export function watchStoreInPlace(instance: string, files: readonly string[]): () => void {
+  const opened = files.map((file) => ({ file, stats: statSync(file, { throwIfNoEntry: false }) }));
+  return () => {
+    for (const { file, stats } of opened) {
+      if (!stats) continue;
+      const now = statSync(file, { throwIfNoEntry: false });
+      if (now && sameFile(now, stats)) continue;
+      throw new GoondanError(
+        'E_STORE_REMOVED',
+        `The state of agent instance ${instance} was ${now ? 'replaced' : 'removed'} while this process had it open: ${file} is ${now ? 'another file now' : 'gone'}. What this process wrote since is lost, and it runs no more turns of the instance.`,
+        {
+          suggestion:
+            'Start the command again (gdn chat, gdn serve): it opens the instance as it is now, afresh if its directory was deleted. To start a conversation afresh while chat runs, use /reset instead of deleting its files.',
+        },
+      );
+    }
+  };
+}
+
+function sameFile(a: Stats, b: Stats): boolean {
+  return a.ino === b.ino && a.dev === b.dev;
+}
