@@ -110,16 +110,19 @@ describe('gdn serve: streams, bodies and methods', () => {
       code: 'E_AGENT_SHUTTING_DOWN',
       retry: 'false',
     });
-    // Nothing of it ran: a client may send it again (to the next start).
+    // Nothing of it ran: a client may send it again (to the next start), after the seconds left of the grace period.
     expect({
       status: refused.status,
       code: codeOf(await refused.text()),
       retry: refused.headers.get('x-should-retry'),
+      after: Number(refused.headers.get('retry-after')),
     }).toEqual({
       status: 503,
       code: 'E_AGENT_SHUTTING_DOWN',
-      retry: null,
+      retry: 'true',
+      after: 1,
     });
+    expect(killed.headers.get('retry-after')).toBeNull();
   }, 120_000);
 
   test('HEAD answers as GET without a body; a method a path does not take is a coded 405', async () => {

@@ -13,7 +13,7 @@ import { matching, positiveInteger, readFilters } from '../console/console-filte
 import { badRequest } from './api-error.ts';
 import { readConversationPage } from './conversation-page.ts';
 import { readJsonBody, refuseUnknownFields } from './read-json-body.ts';
-import { checkServedAgent, type ServeContext } from './serve-context.ts';
+import { checkServedAgent, type Draining, drainingHeaders, type ServeContext } from './serve-context.ts';
 
 /** Event types an HTTP client may not send: the runtime's own, and those only the host's parts raise. */
 const reservedPrefixes = [
@@ -137,8 +137,12 @@ function modelOf(context: ServeContext, agent: string) {
   return { id: agent, object: 'model', created: Math.floor(context.startedAt / 1000), owned_by: 'goondan' };
 }
 
-/** GET /healthz — uptime and every agent instance the orchestrator knows, with its state. */
+/**
+ * GET /healthz — uptime and every agent instance the orchestrator knows, with its state; 503 `status: "draining"`
+ * once a graceful stop has begun (a load balancer takes the host out, a supervisor sees it is not dead yet).
+ */
 export function health(context: ServeContext): Response {
+  const draining = context.draining;
   const instances = context.orchestrator.list().map((info) => ({
     agent: info.agent,
     instanceKey: info.instanceKey,
@@ -148,12 +152,33 @@ export function health(context: ServeContext): Response {
     turnsServed: info.turnsServed,
     restarts: info.restarts,
   }));
-  return Response.json({
-    status: 'ok',
+  const body = {
+    status: draining ? 'draining' : 'ok',
     uptimeSeconds: Math.round((Date.now() - context.startedAt) / 1000),
     swarm: context.topology().name,
     agents: context.topology().agents,
+    runningTurns: context.streams.runningTurns,
     instances,
-    scheduler: context.scheduler ? { activeSchedules: context.scheduler.count() } : null,
-  });
+    // Stopped (its store closed) once the drain begins.
+    scheduler: context.scheduler && !draining ? { activeSchedules: context.scheduler.count() } : null,
+  };
+  if (!draining) return Response.json(body);
+  return Response.json(
+    {
+      ...body,
+      draining: {
+        reason: draining.reason,
+        since: new Date(draining.since).toISOString(),
+        graceEndsAt: new Date(draining.deadline).toISOString(),
+        acceptedEvents: context.orchestrator.pendingSends,
+      },
+    },
+    { status: 503, headers: healthHeaders(draining) },
+  );
+}
+
+/** A draining /healthz says when the host is gone (Retry-After) and ends its connection, like refused work. */
+function healthHeaders(draining: Draining): Record<string, string> {
+  const { 'x-should-retry': _retry, ...headers } = drainingHeaders(draining);
+  return headers;
 }

@@ -38,8 +38,9 @@ const corsHeaders = {
   'access-control-allow-methods': 'GET, HEAD, POST, DELETE',
   'access-control-allow-headers': 'authorization, content-type, x-goondan-instance',
   'access-control-max-age': '600',
-  // Read by pages: the instance used, the request's id, and whether a failed turn may be sent again (OpenAI's SDK).
-  'access-control-expose-headers': 'x-goondan-instance, x-request-id, x-should-retry',
+  // Read by pages: the instance used, the request's id, whether a failed turn may be sent again (OpenAI's SDK), and
+  // when to try again (while the host drains).
+  'access-control-expose-headers': 'x-goondan-instance, x-request-id, x-should-retry, retry-after',
 };
 
 /**

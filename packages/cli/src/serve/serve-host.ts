@@ -16,7 +16,7 @@ import { toListenError } from '../to-listen-error.ts';
 import { checkListenAddress } from './check-bearer-token.ts';
 import { BUN_MAX_REQUEST_BODY_SIZE } from './read-json-body.ts';
 import { createServeApi, type Route } from './serve-api.ts';
-import type { ServeContext, ServedScheduler } from './serve-context.ts';
+import { drainingHeaders, refusedWhileDraining, type ServeContext, type ServedScheduler } from './serve-context.ts';
 import { serveRoutes } from './serve-routes.ts';
 import { servedSwarm } from './served-swarm.ts';
 import { TurnStreams } from './turn-streams.ts';
@@ -110,9 +110,18 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     idleTimeout: 0,
     // Bun's own bound (it closes the request) sits above ours, so an oversized body gets our coded 413.
     maxRequestBodySize: BUN_MAX_REQUEST_BODY_SIZE,
-    fetch: async (request) => (await api.promise)(request),
+    fetch: async (request) => whileDraining(await (await api.promise)(request)),
   });
   const streams = new TurnStreams();
+  // Every 503 while the host drains (a request that was waiting for its instance and was not started) says when to
+  // try again, unless it must not be sent again (a turn killed at the end of the grace period after it started).
+  const whileDraining = (response: Response): Response => {
+    const draining = context.draining;
+    if (!draining || response.status !== 503 || response.headers.has('retry-after')) return response;
+    if (response.headers.get('x-should-retry') === 'false') return response;
+    for (const [name, value] of Object.entries(drainingHeaders(draining))) response.headers.set(name, value);
+    return response;
+  };
   let parts: HostPart[] = [];
   // The bundle's OAuth host (docs/oauth.md#one-writer), when it declares an OAuthApp: this process owns the store,
   // serves the loopback callbacks, and answers agent processes' and connectors' token requests. A grant's
@@ -146,6 +155,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     // the host's terminal or journal.
     onOutput: writeAgentOutput,
     onLifecycle: (event) => {
+      if (event.type === 'crashed' || event.type === 'stopped') streams.processEnded(event.agent, event.instanceKey);
       const line = describeLifecycle(event);
       if (line) options.log(line);
     },
@@ -158,6 +168,7 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     defaultInstance: options.instanceKey ?? current.topology.instanceKey ?? 'default',
     startedAt: Date.now(),
     scheduler: null,
+    draining: null,
   };
   try {
     parts = options.parts
@@ -165,7 +176,8 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
       : [];
     context.scheduler = parts.find((part) => part.scheduler)?.scheduler ?? null;
     const routes = serveRoutes(context, [
-      ...parts.flatMap((part) => part.routes ?? []),
+      // A part's routes (the schedules) are refused while the host drains: the part has stopped by then.
+      ...parts.flatMap((part) => part.routes ?? []).map((route) => refusedWhileDraining(context, route)),
       // The web console (docs/console.md) reads the same bundle's state and shows the running processes.
       ...consoleRoutes({
         mode: 'serve',
@@ -213,8 +225,10 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
     stop(reason) {
       stopping ??= (async () => {
         const deadline = Date.now() + gracePeriodMs;
-        // No new connections; requests under way get their answers as their turns end.
-        const closed = server.stop(false);
+        // Draining (docs/serve.md#draining): the listener stays open while turns finish, so a load balancer or a
+        // supervisor can tell it from a dead host: /healthz answers 503 `draining`, new work 503 with Retry-After;
+        // requests under way get their answers as their turns end, approvals are still answered.
+        context.draining = { reason, since: Date.now(), deadline };
         await Promise.all(parts.map((part) => part.stop().catch(() => {})));
         // One grace period for both the accepted events (an instance that cannot start must not hold the end) and
         // the running turns.
@@ -226,7 +240,9 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
         }
         // Replies of the turns that just ended reach their connectors before those stop.
         await Promise.all(parts.map((part) => part.afterDrain?.().catch(() => {})));
-        // Every turn has ended, so every answer is written; idle keep-alive connections are closed after a while.
+        // Every turn has ended, so every answer is written: no new connections from now on; idle keep-alive
+        // connections are closed after a while.
+        const closed = server.stop(false);
         const waitMs = Math.min(CLOSE_WAIT_MS, Math.max(MIN_CLOSE_WAIT_MS, deadline - Date.now()));
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([closed, killed.promise, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);

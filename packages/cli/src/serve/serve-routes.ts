@@ -2,7 +2,7 @@ import { getConversation, getModel, health, listModels, postEvent } from './agen
 import { answerApproval, listApprovals } from './approval-routes.ts';
 import { chatCompletions } from './chat-completions.ts';
 import type { Route } from './serve-api.ts';
-import type { ServeContext } from './serve-context.ts';
+import { refusedWhileDraining, type ServeContext } from './serve-context.ts';
 
 /** Every endpoint of `gdn serve` (docs/serve.md#http-api). */
 export function serveRoutes(context: ServeContext, extra: Route[] = []): Route[] {
@@ -11,12 +11,17 @@ export function serveRoutes(context: ServeContext, extra: Route[] = []): Route[]
     { method: 'GET', path: '/healthz', handle: () => health(context) },
     { method: 'GET', path: '/v1/models', handle: () => listModels(context) },
     { method: 'GET', path: '/v1/models/:model', handle: (_request, _url, params) => getModel(context, params.model!) },
-    { method: 'POST', path: '/v1/chat/completions', handle: (request) => chatCompletions(request, context) },
-    {
+    // New work, refused while the host drains (answers of approvals are not: running turns may wait for them).
+    refusedWhileDraining(context, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      handle: (request) => chatCompletions(request, context),
+    }),
+    refusedWhileDraining(context, {
       method: 'POST',
       path: '/v1/agents/:agent/instances/:key/events',
       handle: (request, _url, params) => postEvent(request, context, instance(params)),
-    },
+    }),
     {
       method: 'GET',
       path: '/v1/agents/:agent/instances/:key/conversation',

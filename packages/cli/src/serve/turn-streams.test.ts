@@ -58,4 +58,16 @@ describe('TurnStreams', () => {
     streams.notify(note('runtime.turn.start', { eventId: 'evt_3' }));
     expect(started).toEqual(['evt_3']);
   });
+
+  test('counts the running turns: one per instance, ended by turn.end or by the end of its process', () => {
+    const streams = new TurnStreams();
+    streams.notify(note('runtime.turn.start', { eventId: 'evt_1' }));
+    streams.notify(note('runtime.turn.start', { eventId: 'evt_2' }, 'other'));
+    expect(streams.runningTurns).toBe(2);
+    streams.notify(note('runtime.turn.end', { eventId: 'evt_1' }));
+    expect(streams.runningTurns).toBe(1);
+    // Killed mid-turn: no turn.end comes.
+    streams.processEnded('helper', 'other');
+    expect(streams.runningTurns).toBe(0);
+  });
 });

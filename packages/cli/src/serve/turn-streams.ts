@@ -47,6 +47,16 @@ export class TurnStreams {
     }
   }
 
+  /** Turns started and not ended yet, one at most per instance (what /healthz reports while the host drains). */
+  get runningTurns(): number {
+    return this.running.size;
+  }
+
+  /** The process of an instance ended (stopped, crashed, killed): a turn it was running will send no end. */
+  processEnded(agent: string, instanceKey: string): void {
+    this.running.delete(`${agent}/${instanceKey}`);
+  }
+
   /**
    * Calls `listener` with the text of the turn of event `eventId` as it arrives, and `onStart` when that turn starts
    * in its agent process; returns the unsubscribe.
