@@ -68,13 +68,18 @@ export function boundChain(outcome: Promise<ToolResult>, state: CallState, entry
     scheduled = true;
     setImmediate(armWaiting);
   }
-  outcome.then(
-    (result) => finish(entry, result),
-    // Handed on for the executor, which names a middleware's throw (E_TOOL_MIDDLEWARE or its own code).
-    (thrown) => {
-      if (end(entry)) entry.threw(thrown);
-    },
-  );
+  try {
+    outcome.then(
+      (result) => finish(entry, result),
+      // Handed on for the executor, which names a middleware's throw (E_TOOL_MIDDLEWARE or its own code).
+      (thrown) => {
+        if (end(entry)) entry.threw(thrown);
+      },
+    );
+  } catch (thrown) {
+    // A thenable of a layer's own (not a promise) whose then() throws: that is the chain's answer.
+    if (end(entry)) entry.threw(thrown);
+  }
 }
 
 /** boundChain in a promise of its own: runs the chain, and bounds it when it is still running once it returned. */
@@ -88,9 +93,17 @@ export function runBoundedChain(
   } catch (thrown) {
     return Promise.reject(thrown);
   }
-  if (!isThenable(outcome)) return outcome;
+  // A chain that has answered (without a promise, or with one settled already) is given up at once: a next() a
+  // layer calls later must not start the tool. A thenable that is not a promise cannot be read: it is bounded.
+  if (!isThenable(outcome)) {
+    state.givenUp = true;
+    return outcome;
+  }
   const running = outcome as Promise<ToolResult>;
-  if (Bun.peek.status(running) !== 'pending') return running;
+  if (running instanceof Promise && Bun.peek.status(running) !== 'pending') {
+    state.givenUp = true;
+    return running;
+  }
   return new Promise((resolve, reject) => boundChain(running, state, new PromisedChain(resolve, reject)));
 }
 
@@ -130,44 +143,50 @@ function armWaiting(): void {
   for (const entry of entries) {
     entry.index = -1;
     if (entry.settled) continue;
-    const state = entry.chain!;
-    const { call, scope } = state;
-    const arm = () => {
-      entry.deadline?.cancel();
-      entry.deadline = startDeadline(state.tool.timeoutMs, () =>
+    try {
+      const state = entry.chain!;
+      const { call, scope } = state;
+      const arm = () => {
+        entry.deadline?.cancel();
+        entry.deadline = startDeadline(state.tool.timeoutMs, () =>
+          finish(
+            entry,
+            errorResult(
+              'E_TOOL_MIDDLEWARE',
+              `Tool '${call.name}': its toolCall middleware did not answer within ${state.tool.timeoutMs} ms (the tool's timeoutMs) of its own time, before or after the handler (an await that never settles, or a next() never called?); the call was given up.`,
+            ),
+          ),
+        );
+      };
+      // From now on the handler tells when it starts and has answered; one already running tells through its answer.
+      state.onHandler = (running) => {
+        if (running) entry.deadline?.cancel();
+        else if (!entry.settled) arm();
+      };
+      const handler = state.handler;
+      if (handler && Bun.peek.status(handler) === 'pending') {
+        const afterHandler = () => {
+          if (!entry.settled) arm();
+        };
+        handler.then(afterHandler, afterHandler);
+      } else {
+        arm();
+      }
+      const signal = scope.signal;
+      const onAbort = () =>
         finish(
           entry,
-          errorResult(
-            'E_TOOL_MIDDLEWARE',
-            `Tool '${call.name}': its toolCall middleware did not answer within ${state.tool.timeoutMs} ms (the tool's timeoutMs) of its own time, before or after the handler (an await that never settles, or a next() never called?); the call was given up.`,
-          ),
-        ),
-      );
-    };
-    // From now on the handler tells when it starts and has answered; one already running tells through its answer.
-    state.onHandler = (running) => {
-      if (running) entry.deadline?.cancel();
-      else if (!entry.settled) arm();
-    };
-    const handler = state.handler;
-    if (handler && Bun.peek.status(handler) === 'pending') {
-      const afterHandler = () => {
-        if (!entry.settled) arm();
-      };
-      handler.then(afterHandler, afterHandler);
-    } else {
-      arm();
-    }
-    const signal = scope.signal;
-    const onAbort = () =>
-      finish(
-        entry,
-        errorResult('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled while its toolCall middleware was running.`),
-      );
-    if (signal?.aborted) onAbort();
-    else if (signal) {
-      entry.onAbort = onAbort;
-      signal.addEventListener('abort', onAbort, { once: true });
+          errorResult('E_TOOL_ABORTED', `Tool '${call.name}' was cancelled while its toolCall middleware was running.`),
+        );
+      if (signal?.aborted) onAbort();
+      else if (signal) {
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.onAbort = onAbort;
+      }
+    } catch (thrown) {
+      // One call's bound that cannot be set up (a signal whose addEventListener throws) answers that call, and
+      // the others are still bounded.
+      if (end(entry)) entry.threw(thrown);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError } from '../errors/to-tool-error.ts';
+import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
 import type { ApprovalResolution } from '../permissions/approvals.ts';
 import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
 import { type CallSource, describeCallSource, type RiskCategory } from '../permissions/permission-types.ts';
@@ -19,6 +19,7 @@ import type { CallScope, CallState } from './call-scope.ts';
 import { invokeHandler, isThenable } from './invoke-handler.ts';
 import { parseArguments } from './parse-arguments.ts';
 import { describeSchemaErrors } from './schema-validator.ts';
+import { thrownToolError } from './thrown-tool-error.ts';
 import { toJsonSafe } from './to-json-safe.ts';
 import { bindToolCallContext } from './tool-call-layer-context.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -57,7 +58,6 @@ class CallRecord implements BoundedChain {
   /** Set when the call's answer is its middleware chain's, still running, for execute() to bound. */
   declare bound: boolean;
   declare resolve: ((result: ToolResult) => void) | undefined;
-  declare reject: ((thrown: unknown) => void) | undefined;
   declare chain: CallState | undefined;
   declare settled: boolean;
   declare index: number;
@@ -93,7 +93,6 @@ class CallRecord implements BoundedChain {
     this.ran = false;
     this.bound = false;
     this.resolve = undefined;
-    this.reject = undefined;
     this.chain = undefined;
     this.settled = false;
     this.index = -1;
@@ -101,66 +100,72 @@ class CallRecord implements BoundedChain {
     this.onAbort = undefined;
   }
 
+  // conclude and concludeThrown never throw: the call's promise is always resolved, with a result.
   answered(result: ToolResult): void {
-    try {
-      this.resolve!(conclude(this, result));
-    } catch (thrown) {
-      this.reject!(thrown);
-    }
+    this.resolve!(conclude(this, result));
   }
 
   threw(thrown: unknown): void {
-    try {
-      this.resolve!(concludeThrown(this, thrown));
-    } catch (again) {
-      this.reject!(again);
-    }
+    this.resolve!(concludeThrown(this, thrown));
   }
 }
 
 /**
  * A result that came out of toolCall middleware, made JSON-safe like a handler's output (BigInt → string, cycles →
  * "[Circular]", …): a middleware may return a result of its own, and it is stored, audited and sent to the model.
- * A pass-through chain's result is safe already; the walk then only confirms it.
+ * A pass-through chain's result is safe already; the walk then only confirms it. One that is not a plain object (a
+ * class instance whose fields are getters on its prototype) is copied to one of the spec's fields: a spread would
+ * leave its status out, and JSON would show its private fields instead.
  */
 function jsonSafeResult(result: ToolResult): ToolResult {
-  if (result.status === 'ok') {
+  const status = result.status;
+  const plain = Object.getPrototypeOf(result) === Object.prototype;
+  if (status === 'ok') {
     const output = result.output;
-    if (output === undefined) return result;
-    const safe = toJsonSafe(output);
-    return safe === output ? result : { ...result, output: safe };
+    const safe = output === undefined ? undefined : toJsonSafe(output);
+    if (safe === output && plain) return result;
+    return plain ? { ...result, output: safe } : { status, output: safe };
   }
-  if (result.status === 'error') {
+  if (status === 'error') {
     const error = toJsonSafe(result.error) as unknown as ToolResult['error'];
-    return { ...result, error };
+    return plain ? { ...result, error } : { status, error };
   }
-  return result;
+  // Copied even when plain (a pending result is not the common answer): its handle is read once, here.
+  return plain ? { ...result } : { status, handle: result.handle };
 }
 
-/** A call's answer checked (what a middleware resolved to), capped and audited. */
+/**
+ * A call's answer checked (what a middleware resolved to), capped and audited. It never throws: reading what a
+ * middleware answered may (a getter, a Proxy), and that is the call's E_TOOL_MIDDLEWARE.
+ */
 function conclude(record: CallRecord, answered: ToolResult): ToolResult {
   let outcome = answered;
-  // What a middleware resolved to, when it is not a result (a layer without `return ctx.next()`).
-  if (record.ran && record.middleware) {
-    try {
+  try {
+    // What a middleware resolved to, when it is not a result (a layer without `return ctx.next()`).
+    if (record.ran && record.middleware) {
       const wrong = wrongMiddlewareResult('toolCall', outcome);
       outcome = wrong
         ? errorResult('E_TOOL_MIDDLEWARE', `Tool '${record.call.name}': ${wrong}`)
         : jsonSafeResult(outcome);
-    } catch (thrown) {
-      return concludeThrown(record, thrown);
     }
+    outcome = withinErrorLimit(outcome, record.limit);
+  } catch (thrown) {
+    return concludeThrown(record, thrown);
   }
-  return audited(record, withinErrorLimit(outcome, record.limit));
+  return audited(record, outcome);
 }
 
 /**
  * Nothing thrown crosses this boundary (spec §2.4.1). The handler's own failures are results already, so a throw
- * once the call ran is a middleware's, when there is one (else the handler's error could not be read).
+ * once the call ran is a middleware's, when there is one (else the handler's error could not be read). It never
+ * throws either, whatever was thrown (thrownToolError).
  */
 function concludeThrown(record: CallRecord, thrown: unknown): ToolResult {
   const fallbackCode = record.ran && record.middleware ? 'E_TOOL_MIDDLEWARE' : 'E_TOOL';
-  const outcome: ToolResult = { status: 'error', error: toToolError(thrown, { limit: record.limit, fallbackCode }) };
+  const outcome: ToolResult = {
+    status: 'error',
+    error: thrownToolError(thrown, { limit: record.limit, fallbackCode }),
+  };
   return audited(record, withinErrorLimit(outcome, record.limit));
 }
 
@@ -204,7 +209,10 @@ function audited(record: CallRecord, result: ToolResult): ToolResult {
               : null,
       });
     } catch (thrown) {
-      scope.logger.warn?.(`audit write failed: ${(thrown as Error)?.message ?? String(thrown)}`);
+      // Neither what the audit threw nor a logger that throws may lose the call's result.
+      try {
+        scope.logger.warn?.(`audit write failed: ${(thrown as Error)?.message ?? String(thrown)}`);
+      } catch {}
     }
   }
   if (options.timing) options.timing.approvalWaitMs = record.approvalWaitMs;
@@ -327,30 +335,33 @@ export class ToolExecutor {
     call: ToolCall,
     options: { catalog: ToolCatalog; scope: CallScope; timing?: { approvalWaitMs: number } },
   ): Promise<ToolResult> {
-    const tool = this.registry.get(call.name);
-    // The clock is read for the audit entry only.
-    const started = options.scope.audit ? performance.now() : 0;
-    const limit = tool?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
-    const record = new CallRecord(this.hasMiddleware, call, options, started, limit);
-    let pending: ToolResult | Promise<ToolResult>;
+    let record: CallRecord | undefined;
     try {
-      pending = this.executeRecorded(call, tool, options, record);
+      const tool = this.registry.get(call.name);
+      // The clock is read for the audit entry only.
+      const started = options.scope.audit ? performance.now() : 0;
+      const limit = tool?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
+      record = new CallRecord(this.hasMiddleware, call, options, started, limit);
+      const pending = this.executeRecorded(call, tool, options, record);
+      // conclude never throws: a throw caught here has not been audited.
+      if (!isThenable(pending)) return Promise.resolve(conclude(record, pending));
+      const entry = record;
+      // One promise per call: the chain's bound answers through this promise's resolvers (no promise of its own).
+      return new Promise((resolve) => {
+        entry.resolve = resolve;
+        const running = pending as Promise<ToolResult>;
+        if (entry.bound) boundChain(running, entry.chain!, entry);
+        else
+          running.then(
+            (result) => entry.answered(result),
+            (thrown) => entry.threw(thrown),
+          );
+      });
     } catch (thrown) {
+      // Before there is a record the call itself could not be read (no call, no scope): rejected, as it always was.
+      if (record === undefined) return Promise.reject(thrown);
       return Promise.resolve(concludeThrown(record, thrown));
     }
-    if (!isThenable(pending)) return Promise.resolve(conclude(record, pending));
-    // One promise per call: the chain's bound answers through this promise's resolvers (no promise of its own).
-    return new Promise((resolve, reject) => {
-      record.resolve = resolve;
-      record.reject = reject;
-      const running = pending as Promise<ToolResult>;
-      if (record.bound) boundChain(running, record.chain!, record);
-      else
-        running.then(
-          (result) => record.answered(result),
-          (thrown) => record.threw(thrown),
-        );
-    });
   }
 
   private executeRecorded(
@@ -425,6 +436,9 @@ export class ToolExecutor {
     if (isThenable(answer)) {
       record.bound = true;
       record.chain = state;
+    } else {
+      // A layer that answered without a promise has answered: a next() it calls later must not start the tool.
+      state.givenUp = true;
     }
     return answer;
   }
@@ -471,7 +485,7 @@ export class ToolExecutor {
         signal: scope.signal,
       });
     } catch (thrown) {
-      return { status: 'error', error: toToolError(thrown, { limit, fallbackCode: 'E_APPROVAL_DENIED' }) };
+      return { status: 'error', error: thrownToolError(thrown, { limit, fallbackCode: 'E_APPROVAL_DENIED' }) };
     }
     record.approval = resolution;
     switch (resolution.outcome) {
