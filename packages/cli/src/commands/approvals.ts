@@ -48,8 +48,9 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
   throw unknownSubcommand('approvals', sub, ['list', 'approve', 'deny']);
 }
 
-function withStore<T>(file: InstanceDatabaseFile, use: (store: ApprovalStore) => T): T {
-  const db = openInstanceDatabase(file.databaseFile);
+/** `forReading` for what only reads: state that can be read but not written (read-only, another user's) is listed. */
+function withStore<T>(file: InstanceDatabaseFile, use: (store: ApprovalStore) => T, forReading = false): T {
+  const db = openInstanceDatabase(file.databaseFile, { forReading });
   try {
     return use(new ApprovalStore(db));
   } finally {
@@ -77,7 +78,7 @@ async function listApprovals(argv: string[]): Promise<number> {
   const now = Date.now();
   const records = chosen
     .flatMap((file) =>
-      withStore(file, (store) => store.list(values.all ? { limit: 1000 } : { status: 'pending', limit: 1000 })),
+      withStore(file, (store) => store.list(values.all ? { limit: 1000 } : { status: 'pending', limit: 1000 }), true),
     )
     // A pending approval past its expiry is expired, whether or not its agent has noticed yet.
     .map((record) =>
@@ -151,7 +152,7 @@ async function answerApproval(action: 'approve' | 'deny', argv: string[]): Promi
   const { chosen } = instanceDatabasesFor(values);
   // Every instance that holds the id: an instance directory copied holds the same pending approvals, and one
   // answer must not run the call in two instances.
-  const holders = chosen.filter((file) => withStore(file, (store) => store.get(id) !== null));
+  const holders = chosen.filter((file) => withStore(file, (store) => store.get(id) !== null, true));
   const shown = shortId(id);
   if (holders.length > 1) {
     const addresses = holders.map((file) => `${file.agentName}/${file.instanceKey}`);
