@@ -37,6 +37,26 @@ describe('composeMiddleware', () => {
     await expect(compose([twice])({ trail: [] })).rejects.toThrow('next() called more than once');
   });
 
+  test('a second next() the layer does not await is no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const careless: Middleware<Context, string> = async (ctx) => {
+        const first = await ctx.next();
+        void ctx.next();
+        return first;
+      };
+      expect(await compose([careless])({ trail: [] })).toBe('done');
+      // Unhandled rejections are reported after the microtasks of the turn: the next turn of the loop is past them.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   test('checks the chain when it is built, not per call', () => {
     expect(() => compose([42 as unknown as Middleware<Context, string>])).toThrow('position 0 is not a function');
   });

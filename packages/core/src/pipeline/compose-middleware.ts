@@ -25,7 +25,7 @@ export function composeMiddleware<State, Context, Result>(
   const dispatch = (state: State, index: number): Promise<Result> => {
     let called = false;
     const next = () => {
-      if (called) return Promise.reject(new Error('next() called more than once in one middleware'));
+      if (called) return refusedSecondNext();
       called = true;
       return index === last ? core(state) : dispatch(state, index + 1);
     };
@@ -36,4 +36,14 @@ export function composeMiddleware<State, Context, Result>(
     }
   };
   return (state) => dispatch(state, 0);
+}
+
+/**
+ * A second next() of one layer: rejected for the layer that awaits it, and marked handled, so a layer that does not
+ * await it is not reported as an unhandled rejection (which the process guard would pin on whatever call runs).
+ */
+function refusedSecondNext<Result>(): Promise<Result> {
+  const refused = Promise.reject<Result>(new Error('next() called more than once in one middleware'));
+  refused.catch(() => {});
+  return refused;
 }
