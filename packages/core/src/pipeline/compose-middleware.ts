@@ -25,7 +25,7 @@ export function composeMiddleware<State, Context, Result>(
   const dispatch = (state: State, index: number): Promise<Result> => {
     let called = false;
     const next = () => {
-      if (called) return refusedSecondNext();
+      if (called) return refusedSecondNext<Result>();
       called = true;
       return index === last ? core(state) : dispatch(state, index + 1);
     };
