@@ -198,6 +198,32 @@ describe('gdn serve draining', () => {
     expect(await fetch(`${url}/healthz`).catch((thrown: unknown) => thrown)).toBeInstanceOf(Error);
   }, 240_000);
 
+  test('--drain-delay: with nothing running the listener stays open, /healthz 503 draining, until the delay', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
+    // A delay far longer than a poll on a busy machine; the grace above it, so the delay is what holds the end.
+    const { server, url } = await serve(bundle, ['--drain-delay', '8000', '--grace', '30000']);
+    expect((await health(url)).status).toBe(200);
+    server.proc.kill('SIGTERM');
+    await server.waitForStderr('[serve] SIGTERM', 60_000);
+    // Nothing runs, so without the delay the port would close at once; with it /healthz still answers, 503.
+    const seen = await health(url);
+    expect(seen.status).toBe(503);
+    expect(seen.body.status).toBe('draining');
+    expect(seen.body.runningTurns).toBe(0);
+    const ended = await server.finish();
+    expect(ended.exitCode).toBe(143);
+    expect(await fetch(`${url}/healthz`).catch((thrown: unknown) => thrown)).toBeInstanceOf(Error);
+  }, 120_000);
+
+  test('--drain-delay that is not a whole number is a usage error (exit 2)', async () => {
+    const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
+    const server = startGdn(['serve', '--bundle', bundle, '--port', '0', '--drain-delay', 'soon']);
+    started.push(server);
+    const ended = await server.finish();
+    expect(ended.exitCode).toBe(2);
+    expect(ended.stderr).toContain("--drain-delay must be a whole number, got 'soon'");
+  }, 60_000);
+
   test('kill -9: an event answered 202 runs once after the restart; a waiting request that was queued is lost', async () => {
     const bundle = await agentBundle(
       scriptedModel([{ text: 'Waiting now.', toolCalls: [{ name: 'slow__wait', args: { ms: 55_000 } }] }]),

@@ -10,7 +10,7 @@ import { wholeNumber } from '../whole-number.ts';
 import { printProblems } from './validate.ts';
 
 export const serveHelp = `Usage: gdn serve [--host H] [--port P] [--token T] [--allow-origin LIST] [--instance K] [--swarm NAME]
-                 [--watch] [--grace MS] [--idle-stop MS] [--max-processes N] [--bundle DIR]
+                 [--watch] [--grace MS] [--drain-delay MS] [--idle-stop MS] [--max-processes N] [--bundle DIR]
                  [--nats URL [--namespace N] [--shared-state] [--nats-creds F] [--nats-nkey F] [--nats-ca F]
                              [--nats-cert F] [--nats-key F]]
 
@@ -30,6 +30,8 @@ Options:
                    activated changeset does): only agents whose resources changed restart
   --grace MS       how long the shutdown may take, from the signal: accepted events handled, running turns
                    finished; what has not ended then is killed (default 10000)
+  --drain-delay MS keep answering /healthz 503 "draining" at least this long after the signal, even with nothing
+                   running, so a load balancer sees the drain before the port closes (default 0; within --grace)
   --idle-stop MS   stop an agent process idle this long (no turn, job, approval or request of its own); its next
                    event starts it again from its stored conversation (default 600000, ten minutes; 0: never)
   --max-processes N
@@ -72,6 +74,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       swarm: { type: 'string' },
       watch: { type: 'boolean' },
       grace: { type: 'string' },
+      'drain-delay': { type: 'string' },
       'idle-stop': { type: 'string' },
       'max-processes': { type: 'string' },
       ...natsFlagSpec,
@@ -85,6 +88,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const port = numberFlag('port', values.port, DEFAULT_PORT)!;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`, 'serve');
   const gracePeriodMs = numberFlag('grace', values.grace, undefined);
+  const drainDelayMs = numberFlag('drain-delay', values['drain-delay'], undefined);
   const idleStopMs = numberFlag('idle-stop', values['idle-stop'], DEFAULT_IDLE_STOP_MS)!;
   const maxProcesses = numberFlag('max-processes', values['max-processes'], DEFAULT_MAX_PROCESSES)!;
   const token = values.token ?? (process.env.GOONDAN_SERVE_TOKEN || undefined);
@@ -131,6 +135,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
           ? { allowedOrigins: values['allow-origin'].split(',').map((origin) => origin.trim()) }
           : {}),
         ...(gracePeriodMs === undefined ? {} : { gracePeriodMs }),
+        ...(drainDelayMs === undefined ? {} : { drainDelayMs }),
         idleStopMs,
         maxProcesses,
         ...(transport ? { transport } : {}),

@@ -53,6 +53,11 @@ export interface ServeHostOptions {
   /** Origins of web pages allowed to call besides loopback ones (CORS), or `*`. */
   allowedOrigins?: string[];
   gracePeriodMs?: number;
+  /**
+   * At shutdown, the least time the listener stays open answering 503 `draining` (within the grace period), even
+   * with nothing running: a load balancer that polls /healthz sees the drain before connections are refused.
+   */
+  drainDelayMs?: number;
   /** An agent process idle this long is stopped, and started again by its next event (0: never). */
   idleStopMs?: number;
   /** At most this many agent processes at once; an instance beyond it waits for a place (0 or absent: no limit). */
@@ -240,6 +245,16 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
         }
         // Replies of the turns that just ended reach their connectors before those stop.
         await Promise.all(parts.map((part) => part.afterDrain?.().catch(() => {})));
+        // --drain-delay: the listener stays open (answering 503 draining) at least this long from the signal.
+        const openUntil = Math.min(deadline, (context.draining?.since ?? Date.now()) + (options.drainDelayMs ?? 0));
+        if (openUntil > Date.now()) {
+          let delay: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([
+            killed.promise,
+            new Promise((resolve) => (delay = setTimeout(resolve, openUntil - Date.now()))),
+          ]);
+          clearTimeout(delay);
+        }
         // Every turn has ended, so every answer is written: no new connections from now on; idle keep-alive
         // connections are closed after a while.
         const closed = server.stop(false);
