@@ -31,8 +31,25 @@ function describeThrown(thrown: unknown): { name: string; message: string } {
 /**
  * The single place where anything thrown becomes the spec's ToolError (STYLE habit 4). Known secret values
  * (rememberSecretValue) are masked before the message is cut, so a provider error echoing a key never carries it.
+ * It never throws, whatever was thrown: a value that cannot be read (a Proxy whose traps throw, an object whose
+ * toString throws) is answered with `fallbackCode` and a message saying so, so a call or job that failed is answered.
  */
 export function toToolError(thrown: unknown, options: { limit?: number; fallbackCode?: ErrorCode } = {}): ToolError {
+  try {
+    return readThrownError(thrown, options);
+  } catch {
+    const code = options.fallbackCode ?? 'E_TOOL';
+    return {
+      code,
+      name: errorCodes[code].name,
+      message: 'It threw a value that could not be read (reading it, or making it a string, threw).',
+      suggestion: errorCodes[code].suggestion,
+      helpUrl: helpUrlFor(code),
+    };
+  }
+}
+
+function readThrownError(thrown: unknown, options: { limit?: number; fallbackCode?: ErrorCode }): ToolError {
   const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
   if (thrown instanceof GoondanError) {
     const error = {

@@ -1,10 +1,10 @@
 import { GoondanError } from '../errors/goondan-error.ts';
+import { toToolError } from '../errors/to-tool-error.ts';
 import type { ToolTraceContext } from '../orchestrator/agents-runtime.ts';
 import { type Deadline, startDeadline } from '../timers/deadline-timers.ts';
 import type { ToolBundleInfo, ToolCall, ToolContext, ToolJobs, ToolResult } from '../types.ts';
 import type { CallScope, CallState } from './call-scope.ts';
 import { RunningToolCall, runToolHandler, trackUnsettled } from './running-tool-call.ts';
-import { thrownToolError } from './thrown-tool-error.ts';
 import type { JobTable } from './tool-jobs.ts';
 import type { RegisteredTool } from './tool-registry.ts';
 import { errorResult, outputResult } from './tool-results.ts';
@@ -33,7 +33,7 @@ export function invokeHandler(
   } catch (thrown) {
     running.finish();
     lazy.abort('failed');
-    return { status: 'error', error: thrownToolError(thrown, { limit }) };
+    return { status: 'error', error: toToolError(thrown, { limit }) };
   }
   if (!isThenable(output)) {
     running.finish();
@@ -79,7 +79,7 @@ function settleHandler(options: {
     const fail = (thrown: unknown, abortReason: unknown = thrown) => {
       if (settled) return;
       lazy.abort(abortReason);
-      finish({ status: 'error', error: thrownToolError(thrown, { limit: tool.errorMessageLimit }) });
+      finish({ status: 'error', error: toToolError(thrown, { limit: tool.errorMessageLimit }) });
     };
     work.then(
       // A late answer (after a timeout or cancellation) is not read: reading it runs the tool's code again.

@@ -1,4 +1,4 @@
-import { DEFAULT_ERROR_MESSAGE_LIMIT } from '../errors/to-tool-error.ts';
+import { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError } from '../errors/to-tool-error.ts';
 import type { ApprovalResolution } from '../permissions/approvals.ts';
 import { PermissionPolicy, type PolicyVerdict } from '../permissions/permission-policy.ts';
 import { type CallSource, describeCallSource, type RiskCategory } from '../permissions/permission-types.ts';
@@ -19,7 +19,6 @@ import type { CallScope, CallState } from './call-scope.ts';
 import { invokeHandler, isThenable } from './invoke-handler.ts';
 import { parseArguments } from './parse-arguments.ts';
 import { describeSchemaErrors } from './schema-validator.ts';
-import { thrownToolError } from './thrown-tool-error.ts';
 import { toJsonSafe } from './to-json-safe.ts';
 import { bindToolCallContext } from './tool-call-layer-context.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -158,13 +157,13 @@ function conclude(record: CallRecord, answered: ToolResult): ToolResult {
 /**
  * Nothing thrown crosses this boundary (spec §2.4.1). The handler's own failures are results already, so a throw
  * once the call ran is a middleware's, when there is one (else the handler's error could not be read). It never
- * throws either, whatever was thrown (thrownToolError).
+ * throws either, whatever was thrown (toToolError).
  */
 function concludeThrown(record: CallRecord, thrown: unknown): ToolResult {
   const fallbackCode = record.ran && record.middleware ? 'E_TOOL_MIDDLEWARE' : 'E_TOOL';
   const outcome: ToolResult = {
     status: 'error',
-    error: thrownToolError(thrown, { limit: record.limit, fallbackCode }),
+    error: toToolError(thrown, { limit: record.limit, fallbackCode }),
   };
   return audited(record, withinErrorLimit(outcome, record.limit));
 }
@@ -485,7 +484,7 @@ export class ToolExecutor {
         signal: scope.signal,
       });
     } catch (thrown) {
-      return { status: 'error', error: thrownToolError(thrown, { limit, fallbackCode: 'E_APPROVAL_DENIED' }) };
+      return { status: 'error', error: toToolError(thrown, { limit, fallbackCode: 'E_APPROVAL_DENIED' }) };
     }
     record.approval = resolution;
     switch (resolution.outcome) {

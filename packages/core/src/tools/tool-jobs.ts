@@ -1,7 +1,7 @@
 import type { TurnAuth } from '../agent/agent-event.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { toToolError } from '../errors/to-tool-error.ts';
 import type { DeferredWork, JsonValue, PendingSubmission, ToolJobs, ToolResult } from '../types.ts';
-import { thrownToolError } from './thrown-tool-error.ts';
 import { toJsonSafe } from './to-json-safe.ts';
 
 interface Job {
@@ -69,7 +69,7 @@ export class JobTable {
         .then(() => work(controller.signal))
         .then(
           (output) => finish({ status: 'ok', handle, output: toJsonSafe(output) as JsonValue }),
-          (thrown) => finish({ status: 'error', handle, error: thrownToolError(thrown, { limit: errorMessageLimit }) }),
+          (thrown) => finish({ status: 'error', handle, error: toToolError(thrown, { limit: errorMessageLimit }) }),
         );
     });
     return { kind: pendingBrand, handle };
