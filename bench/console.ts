@@ -84,9 +84,13 @@ const serverProcess = Bun.spawn(
     '--eval',
     `const { startConsoleServer } = await import(${JSON.stringify(serverModule)});
      const server = startConsoleServer({ bundle: { rootDir: ${JSON.stringify(dir)}, resources: new Map() }, hostname: '127.0.0.1', port: 0 });
-     console.log(server.url);`,
+     console.log(server.url);
+     // Ends with this bench: its stdin closes when the bench exits, however it exits (a failed browser launch, a
+     // kill), so an orphaned server never holds the pipe of whoever reads the bench's output.
+     for await (const _ of Bun.stdin.stream()) {}
+     process.exit(0);`,
   ],
-  { stdout: 'pipe', stderr: 'inherit' },
+  { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' },
 );
 const firstLine = async (stream: ReadableStream<Uint8Array>) => {
   const decoder = new TextDecoder();
@@ -98,19 +102,26 @@ const firstLine = async (stream: ReadableStream<Uint8Array>) => {
   throw new Error('the console server exited before it listened');
 };
 const server = { url: await firstLine(serverProcess.stdout) };
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await chromium
+  .launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+  .catch(async (error: unknown) => {
+    serverProcess.kill();
+    await serverProcess.exited;
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
 try {
   const api: number[] = [];
   let bytes = 0;

@@ -38,6 +38,16 @@ function numbersOf(value: unknown, path: string, rows: BenchRow[]): void {
   }
 }
 
+/** The line that says why a bench failed: its error, not Bun's closing banner. */
+function failureLine(stderr: string): string {
+  const lines = stderr.split('\n').map((line) => line.trim());
+  return (
+    lines.find((line) => /^(error|\w*Error)\b/.test(line)) ??
+    lines.filter((line) => line !== '' && !line.startsWith('Bun v')).at(-1) ??
+    ''
+  );
+}
+
 async function runBench(file: string): Promise<BenchOutcome> {
   const bench = file.replace(/\.ts$/, '');
   const started = performance.now();
@@ -54,7 +64,7 @@ async function runBench(file: string): Promise<BenchOutcome> {
   const seconds = (performance.now() - started) / 1000;
   const lines = stdout.split('\n');
   const marked = lines.find((line) => line.startsWith(ROWS_MARKER));
-  if (code !== 0) return { bench, seconds, rows: [], error: `exit ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}` };
+  if (code !== 0) return { bench, seconds, rows: [], error: `exit ${code}: ${failureLine(stderr)}` };
   if (marked) return { bench, seconds, rows: JSON.parse(marked.slice(ROWS_MARKER.length)) as BenchRow[] };
   const rows: BenchRow[] = [];
   const last = lines.filter((line) => line.trim().startsWith('{')).at(-1);
