@@ -2,11 +2,10 @@ import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
 import type { ToolTraceContext } from '../orchestrator/agents-runtime.ts';
 import { type Deadline, startDeadline } from '../timers/deadline-timers.ts';
-import type { ToolBundleInfo, ToolCall, ToolContext, ToolJobs, ToolResult } from '../types.ts';
+import type { ToolBundleInfo, ToolContext, ToolJobs, ToolResult } from '../types.ts';
 import type { CallScope, CallState } from './call-scope.ts';
 import { RunningToolCall, runToolHandler, trackUnsettled } from './running-tool-call.ts';
 import type { JobTable } from './tool-jobs.ts';
-import type { RegisteredTool } from './tool-registry.ts';
 import { errorResult, outputResult } from './tool-results.ts';
 
 /** The handler's answer: at once when it answered at once, else a promise (its timeout and the turn's signal race it). */
@@ -37,15 +36,22 @@ export function invokeHandler(
   }
   if (!isThenable(output)) {
     running.finish();
-    return outputResult(output, tool, call.name);
+    return ownResult(state, output);
   }
   // An async handler that did its work without waiting (its promise is fulfilled already) is answered like a
   // sync one: there is nothing left to race.
   if (output instanceof Promise && Bun.peek.status(output) === 'fulfilled') {
     running.finish();
-    return outputResult(Bun.peek(output), tool, call.name);
+    return ownResult(state, Bun.peek(output));
   }
-  return settleHandler({ work: output, lazy, tool, call, scope, running });
+  return settleHandler({ work: output, lazy, state, running });
+}
+
+/** The handler's output as its result, remembered on the call (CallState.ownOutput) as the output already capped. */
+function ownResult(state: CallState, output: unknown): ToolResult {
+  const result = outputResult(output, state.tool, state.call.name);
+  state.ownOutput = result.output;
+  return result;
 }
 
 /**
@@ -56,12 +62,11 @@ export function invokeHandler(
 function settleHandler(options: {
   work: PromiseLike<unknown>;
   lazy: LazyCallParts;
-  tool: RegisteredTool;
-  call: ToolCall;
-  scope: CallScope;
+  state: CallState;
   running: RunningToolCall;
 }): Promise<ToolResult> {
-  const { work, lazy, tool, call, scope, running } = options;
+  const { work, lazy, state, running } = options;
+  const { tool, call, scope } = state;
   return new Promise((resolve) => {
     const parent = scope.signal;
     let settled = false;
@@ -84,7 +89,7 @@ function settleHandler(options: {
     work.then(
       // A late answer (after a timeout or cancellation) is not read: reading it runs the tool's code again.
       (value) => {
-        if (!settled) finish(outputResult(value, tool, call.name));
+        if (!settled) finish(ownResult(state, value));
       },
       (thrown) => fail(thrown, 'failed'),
     );

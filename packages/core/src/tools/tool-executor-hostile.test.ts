@@ -200,6 +200,21 @@ describe('a middleware that misuses next()', () => {
     expect((await late.promise).error?.code).toBe('E_TOOL_ABORTED');
     expect(started).toEqual([]);
   });
+
+  test('an async layer that queues next() in a microtask and returns at once does not start the handler', async () => {
+    const late = gate<ToolResult>();
+    const { call, started } = setup({
+      middlewares: [
+        async (ctx) => {
+          queueMicrotask(() => void ctx.next().then(late.open));
+          return { status: 'ok', output: 'mine' };
+        },
+      ],
+    });
+    expect(await answered(() => call('c1'))).toEqual({ status: 'ok', output: 'mine' });
+    expect((await late.promise).error?.code).toBe('E_TOOL_ABORTED');
+    expect(started).toEqual([]);
+  });
 });
 
 describe('a middleware that answers with something other than a result', () => {
@@ -409,6 +424,49 @@ describe('a middleware that answers with something other than a result', () => {
     });
     expect(await answered(() => call('c1'))).toEqual({ status: 'ok', output: 1 });
     expect(audit).toHaveLength(1);
+  });
+});
+
+describe('a result a middleware built is capped to the tool outputLimit', () => {
+  function capped(middleware: ToolCallMiddleware, handler?: ToolHandler) {
+    const registry = registryWith([{ item, handler: handler ?? (() => 'ran'), options: { outputLimit: 50 } }]);
+    const executor = new ToolExecutor({ registry, middlewares: [middleware] });
+    return executor.execute(
+      { id: 'c1', name: item.name, args: {} },
+      { catalog: new ToolCatalog([item]), scope: testScope() },
+    );
+  }
+
+  test('an output of its own, a string or an object, longer than the limit is a preview that says so', async () => {
+    const long = await capped(async () => ({ status: 'ok', output: 'x'.repeat(500) }));
+    expect(long.output).toMatchObject({ truncated: true, originalChars: 502, limitChars: 50 });
+    expect(String((long.output as { preview: string }).preview).length).toBe(50);
+    const object = await capped(async (ctx) => {
+      await ctx.next();
+      return { status: 'ok', output: { rows: Array.from({ length: 100 }, (_, index) => index) } };
+    });
+    expect(object.output).toMatchObject({ truncated: true, limitChars: 50 });
+  });
+
+  test("the handler's output replaced in place is capped too", async () => {
+    const result = await capped(async (ctx) => {
+      const answer = await ctx.next();
+      (answer as { output: unknown }).output = 'y'.repeat(80);
+      return answer;
+    });
+    expect(result.output).toMatchObject({ truncated: true, originalChars: 82 });
+  });
+
+  test("the handler's own output passes as it was capped, and a short output of the layer's own is kept", async () => {
+    const own = await capped(
+      async (ctx) => ({ ...(await ctx.next()), status: 'ok' }),
+      async () => {
+        await null;
+        return 'z'.repeat(500);
+      },
+    );
+    expect(own.output).toMatchObject({ truncated: true, originalChars: 502, limitChars: 50 });
+    expect(await capped(async () => ({ status: 'ok', output: 'short' }))).toEqual({ status: 'ok', output: 'short' });
   });
 });
 

@@ -23,8 +23,8 @@ import { toJsonSafe } from './to-json-safe.ts';
 import { bindToolCallContext } from './tool-call-layer-context.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import { JobTable } from './tool-jobs.ts';
-import type { RegisteredTool, ToolRegistry } from './tool-registry.ts';
-import { errorResult, withinErrorLimit } from './tool-results.ts';
+import { DEFAULT_OUTPUT_LIMIT, type RegisteredTool, type ToolRegistry } from './tool-registry.ts';
+import { capOutput, errorResult, isCappedPreview, withinErrorLimit } from './tool-results.ts';
 
 export interface ToolExecutorOptions {
   registry: ToolRegistry;
@@ -111,17 +111,21 @@ class CallRecord implements BoundedChain {
 
 /**
  * A result that came out of toolCall middleware, made JSON-safe like a handler's output (BigInt → string, cycles →
- * "[Circular]", …): a middleware may return a result of its own, and it is stored, audited and sent to the model.
- * A pass-through chain's result is safe already; the walk then only confirms it. One that is not a plain object (a
- * class instance whose fields are getters on its prototype) is copied to one of the spec's fields: a spread would
- * leave its status out, and JSON would show its private fields instead.
+ * "[Circular]", …) and capped to the tool's outputLimit (spec §2.4.2): a middleware may return a result of its own,
+ * or change the handler's in place, and it is stored, audited and sent to the model. The handler's own output, when
+ * a primitive, is passed as the handler's answer left it (made safe and capped already); an object is walked again,
+ * since a layer may have changed what is inside. One that is not a plain object (a class instance whose fields are
+ * getters on its prototype) is copied to one of the spec's fields: a spread would leave its status out, and JSON
+ * would show its private fields instead.
  */
-function jsonSafeResult(result: ToolResult): ToolResult {
+function checkedResult(result: ToolResult, record: CallRecord): ToolResult {
   const status = result.status;
   const plain = Object.getPrototypeOf(result) === Object.prototype;
   if (status === 'ok') {
     const output = result.output;
-    const safe = output === undefined ? undefined : toJsonSafe(output);
+    if (output === undefined) return plain ? result : { status, output };
+    const own = record.chain?.ownOutput === output && (typeof output !== 'object' || output === null);
+    const safe = own || isCappedPreview(output) ? output : capOutput(toJsonSafe(output), outputLimitOf(record));
     if (safe === output && plain) return result;
     return plain ? { ...result, output: safe } : { status, output: safe };
   }
@@ -131,6 +135,10 @@ function jsonSafeResult(result: ToolResult): ToolResult {
   }
   // Copied even when plain (a pending result is not the common answer): its handle is read once, here.
   return plain ? { ...result } : { status, handle: result.handle };
+}
+
+function outputLimitOf(record: CallRecord): number {
+  return record.tool?.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
 }
 
 /**
@@ -145,7 +153,7 @@ function conclude(record: CallRecord, answered: ToolResult): ToolResult {
       const wrong = wrongMiddlewareResult('toolCall', outcome);
       outcome = wrong
         ? errorResult('E_TOOL_MIDDLEWARE', `Tool '${record.call.name}': ${wrong}`)
-        : jsonSafeResult(outcome);
+        : checkedResult(outcome, record);
     }
     outcome = withinErrorLimit(outcome, record.limit);
   } catch (thrown) {
@@ -432,13 +440,12 @@ export class ToolExecutor {
     if (!this.hasMiddleware) return this.run(state);
     // The chain's answer, bounded by execute() when it is still running (it holds the promise the caller gets).
     const answer = this.run(state);
-    if (isThenable(answer)) {
-      record.bound = true;
-      record.chain = state;
-    } else {
-      // A layer that answered without a promise has answered: a next() it calls later must not start the tool.
+    record.chain = state;
+    // A layer that answered without a promise, or with one already settled (an async layer that returned at once),
+    // has answered: a next() it calls later, or queued in a microtask before returning, must not start the tool.
+    if (!isThenable(answer) || (answer instanceof Promise && Bun.peek.status(answer) !== 'pending'))
       state.givenUp = true;
-    }
+    else record.bound = true;
     return answer;
   }
 
@@ -450,7 +457,9 @@ export class ToolExecutor {
     record.approvalWaitMs = performance.now() - asked;
     if (refusal) return refusal;
     record.ran = true;
-    return this.hasMiddleware ? runBoundedChain(this.run, state) : this.run(state);
+    if (!this.hasMiddleware) return this.run(state);
+    record.chain = state;
+    return runBoundedChain(this.run, state);
   }
 
   /** Waits for a person's decision; returns the error result when the call may not run. */

@@ -41,18 +41,28 @@ export function outputResult(output: unknown, tool: RegisteredTool, name: string
   }
 }
 
+/** The previews capOutput made: one is longer than its limit by its own fields, and is not cut again. */
+const previews = new WeakSet<object>();
+
+/** Whether `output` is a preview capOutput made (toolCall middleware passing it on is not capped twice). */
+export function isCappedPreview(output: unknown): boolean {
+  return typeof output === 'object' && output !== null && previews.has(output);
+}
+
 /** A successful output larger than the tool's limit is replaced by a preview that says so. */
-function capOutput(output: JsonValue, limit: number): JsonValue {
+export function capOutput(output: JsonValue, limit: number): JsonValue {
   if (typeof output !== 'object' || output === null) {
     if (typeof output !== 'string' || output.length <= limit) return output;
   }
   const serialized = JSON.stringify(output);
   if (serialized.length <= limit) return output;
-  return {
+  const preview = {
     truncated: true,
     originalChars: serialized.length,
     limitChars: limit,
     preview: serialized.slice(0, limit),
     note: `Output was ${serialized.length} characters as JSON; only the first ${limit} are shown. Ask for less.`,
   };
+  previews.add(preview);
+  return preview;
 }
