@@ -40,4 +40,17 @@ export const scheduleStoreMigrations: readonly StoreMigration[] = [
       db.run("CREATE INDEX schedule_firings_pending ON schedule_firings (next_attempt_at) WHERE status = 'delivering'");
     },
   },
+  {
+    version: 2,
+    description: 'the order schedules are listed in, indexed, so a page reads its own rows only',
+    up: (db) => {
+      // next_due_at, or '' when NULL: a text sorts after every number, so done and cancelled schedules come last,
+      // as `ORDER BY next_due_at IS NULL, next_due_at` put them, in one column a cursor's row value can seek on.
+      // VIRTUAL: computed when read, nothing stored in the rows (ALTER TABLE can add only such a generated column).
+      db.run(`ALTER TABLE schedules ADD COLUMN list_due AS (coalesce(next_due_at, '')) VIRTUAL`);
+      // Every column list and count test is in each index: a page and its total read no wide row they do not show.
+      db.run('CREATE INDEX schedules_list ON schedules (list_due, created_at, id, status, agent, instance_key)');
+      db.run('CREATE INDEX schedules_list_status ON schedules (status, list_due, created_at, id, agent, instance_key)');
+    },
+  },
 ];

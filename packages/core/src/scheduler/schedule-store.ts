@@ -1,9 +1,10 @@
-import type { Database } from 'bun:sqlite';
+import type { Database, SQLQueryBindings } from 'bun:sqlite';
 import { join } from 'node:path';
 import type { AgentEvent } from '../agent/agent-event.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { toStoreError } from '../store/to-store-error.ts';
+import { scheduleCountQuery, scheduleListQuery } from './schedule-list-query.ts';
 import { scheduleStoreMigrations } from './schedule-store-migrations.ts';
 import type { FiringRecord, ScheduleFilter, ScheduleRecord, ScheduleStatus } from './schedule-types.ts';
 
@@ -93,14 +94,6 @@ export interface ScheduleListPage {
  * const store = openScheduleStore({ path: '.goondan/schedules.db' });
  * store.list({ agent: 'assistant' });
  */
-/** The WHERE of list and count: status (`all` for every one), agent and instance, each ?N null for any. */
-const FILTERED = `WHERE (?1 = 'all' OR status = ?1) AND (?2 IS NULL OR agent = ?2)
-           AND (?3 IS NULL OR instance_key = ?3)`;
-
-function filterParams(filter: ScheduleFilter): [string, string | null, string | null] {
-  return [filter.status ?? 'active', filter.agent ?? null, filter.instanceKey ?? null];
-}
-
 export class ScheduleStore {
   private readonly claimNow: (options: ClaimOptions) => boolean;
 
@@ -182,31 +175,17 @@ export class ScheduleStore {
    * pages on from a schedule (the last one of a page): those after it in that order, wherever it is now.
    */
   list(filter: ScheduleFilter = {}, page: ScheduleListPage = {}): ScheduleRecord[] {
-    const { after } = page;
+    const { sql, params } = scheduleListQuery(filter, page);
     return this.db
-      .query<ScheduleRow, [string, string | null, string | null, number, number | null, number, string, number]>(
-        `SELECT * FROM schedules ${FILTERED}
-           AND (?4 = 0 OR (next_due_at IS NULL, coalesce(next_due_at, 0), created_at, id)
-             > (?5 IS NULL, coalesce(?5, 0), ?6, ?7))
-         ORDER BY next_due_at IS NULL, next_due_at, created_at, id LIMIT ?8`,
-      )
-      .all(
-        ...filterParams(filter),
-        after ? 1 : 0,
-        after?.nextDueAt ?? null,
-        after?.createdAt ?? 0,
-        after?.id ?? '',
-        page.limit ?? -1,
-      )
+      .query<ScheduleRow, SQLQueryBindings[]>(sql)
+      .all(...params)
       .map(toSchedule);
   }
 
-  /** How many schedules `list(filter)` would give, without reading them. */
+  /** How many schedules `list(filter)` would give, without reading them (an index has every column tested). */
   count(filter: ScheduleFilter = {}): number {
-    const row = this.db
-      .query<{ n: number }, [string, string | null, string | null]>(`SELECT count(*) AS n FROM schedules ${FILTERED}`)
-      .get(...filterParams(filter));
-    return row?.n ?? 0;
+    const { sql, params } = scheduleCountQuery(filter);
+    return this.db.query<{ n: number }, SQLQueryBindings[]>(sql).get(...params)?.n ?? 0;
   }
 
   /**
