@@ -739,6 +739,7 @@ export class Orchestrator {
       case eventTypes.reply: {
         const reply = data as unknown as ReplyData;
         if (reply.eventId) this.supervisor.turnEnded(record, reply.eventId, reply.error === undefined);
+        this.retireIfStoreRemoved(record, reply.result);
         if (this.supervisor.waitingCount > 0) queueMicrotask(() => this.makeRoom());
         // Only the callee may answer a request.
         if (this.pending.get(reply.correlationId)?.calleeAddress === record.address) {
@@ -748,6 +749,7 @@ export class Orchestrator {
       }
       case eventTypes.turnEnd:
         this.supervisor.turnEnded(record, String(data.eventId), data.refused === undefined);
+        this.retireIfStoreRemoved(record, data.result);
         if (this.supervisor.waitingCount > 0) this.makeRoom();
         // A refused send (its process was shutting down) stays stored for the next start.
         if (data.refused === undefined) this.sendHandled(String(data.eventId));
@@ -938,6 +940,19 @@ export class Orchestrator {
     if (this.closing || record.state !== 'ready' || record.stopRequested || !this.nothingOnItsWay(record)) return;
     record.desired = false;
     this.supervisor.stop(record, 'idle', false);
+  }
+
+  /**
+   * A turn (or reset) of the process ended in E_STORE_REMOVED: the instance's files were deleted or replaced under
+   * it, and it would refuse every turn from then on. It is restarted: the new process opens the instance as it is
+   * now, afresh (as a first start would) when its directory was deleted, and takes the events the old one had not
+   * started, and the sends stored since in the new database's inbox.
+   */
+  private retireIfStoreRemoved(record: ProcessRecord, result: JsonValue | undefined): void {
+    const error = (result as { error?: { code?: unknown } } | null | undefined)?.error;
+    if (error?.code !== 'E_STORE_REMOVED') return;
+    if (this.closing || record.state !== 'ready' || record.stopRequested) return;
+    this.supervisor.stop(record, 'its state was removed', true);
   }
 
   /**

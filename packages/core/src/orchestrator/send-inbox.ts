@@ -6,6 +6,7 @@ import { instancePaths, listInstanceDatabases } from '../agent/instance-paths.ts
 import { InboxStore } from '../store/inbox-store.ts';
 import { isInstanceWriterLockHeld } from '../store/instance-writer-lock.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { watchStoreInPlace } from '../store/store-in-place.ts';
 
 /** WAL pages (4 KiB) before a commit of the orchestrator checkpoints an instance's database (SQLite's default: 1000). */
 const INBOX_AUTOCHECKPOINT_PAGES = 10_000;
@@ -30,18 +31,22 @@ export interface SendInbox {
  * what is waiting for it whoever starts it next. Connections stay open while the Orchestrator runs.
  */
 export function createInstanceSendInbox(options: { rootDir: string; stateDir?: string }): SendInbox {
-  const open = new Map<string, Database>();
+  const open = new Map<string, { db: Database; inPlace: () => void }>();
   const databaseOf = (agentName: string, instanceKey: string, create: boolean): Database | null => {
     const key = `${agentName}/${instanceKey}`;
     const cached = open.get(key);
-    if (cached) return cached;
+    if (cached && stillInPlace(cached.inPlace)) return cached.db;
+    // Its directory was deleted (or the file replaced) under the running orchestrator: a send stored in the file
+    // still open here would be committed into nothing the instance's next process reads. The path is opened again.
+    cached?.db.close();
+    open.delete(key);
     const { databaseFile } = instancePaths({ ...options, agentName, instanceKey });
     if (!create && !existsSync(databaseFile)) return null;
     const db = openInstanceDatabase(databaseFile);
     // The instance's own process checkpoints its WAL as it commits; here, on the routing path, a checkpoint (an
     // fsync or two) would hold up every message. Only an inbox its process does not empty grows the WAL this far.
     db.run(`PRAGMA wal_autocheckpoint = ${INBOX_AUTOCHECKPOINT_PAGES}`);
-    open.set(key, db);
+    open.set(key, { db, inPlace: watchStoreInPlace(key, [databaseFile]) });
     return db;
   };
   return {
@@ -75,8 +80,18 @@ export function createInstanceSendInbox(options: { rootDir: string; stateDir?: s
       return found;
     },
     close() {
-      for (const db of open.values()) db.close();
+      for (const { db } of open.values()) db.close();
       open.clear();
     },
   };
+}
+
+/** A stat of the file (a few µs) per send: false once it is not the file that was opened. */
+function stillInPlace(inPlace: () => void): boolean {
+  try {
+    inPlace();
+    return true;
+  } catch {
+    return false;
+  }
 }

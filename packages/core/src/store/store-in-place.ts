@@ -6,7 +6,7 @@ import { GoondanError } from '../errors/goondan-error.ts';
  * A process keeps writing to a file deleted under it (`rm -rf .goondan` while `gdn chat` runs): every later write
  * lands in an unlinked file and is lost, and its writer lock no longer keeps anyone out (a new run takes a new lock
  * file and starts the instance afresh). `check()` stats the paths (a few µs) and throws E_STORE_REMOVED once one is
- * gone or replaced, so the next turn is refused instead of lost.
+ * gone or replaced, so the next turn is refused instead of lost (an orchestrator then restarts the agent process).
  *
  * @example
  * const inPlace = watchStoreInPlace('assistant/default', [databaseFile, lockFile]);
@@ -24,7 +24,7 @@ export function watchStoreInPlace(instance: string, files: readonly string[]): (
         `The state of agent instance ${instance} was ${now ? 'replaced' : 'removed'} while this process had it open: ${file} is ${now ? 'another file now' : 'gone'}. What this process wrote since is lost, and it runs no more turns of the instance.`,
         {
           suggestion:
-            'Start the command again (gdn chat, gdn serve): it opens the instance as it is now, afresh if its directory was deleted. To start a conversation afresh while chat runs, use /reset instead of deleting its files.',
+            'Start the command again (gdn chat): it opens the instance as it is now, afresh if its directory was deleted. Under gdn serve (or a swarm) send the turn again: a new agent process, started for it, does the same. To start a conversation afresh while chat runs, use /reset instead of deleting its files.',
         },
       );
     }
