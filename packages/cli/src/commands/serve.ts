@@ -113,13 +113,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
       instancePaths({ rootDir: bundle.rootDir, agentName: 'serve', instanceKey: values.instance });
     }
     // Loaded here, not at start-up: no other command pays for the HTTP API and the channels.
-    const [{ acquireServeLock }, { startServeHost }, { hostParts }] = await Promise.all([
+    const [{ holdServeLock }, { startServeHost }, { hostParts }] = await Promise.all([
       import('../serve/serve-lock.ts'),
       import('../serve/serve-host.ts'),
       import('../serve/host-parts.ts'),
     ]);
     // Before anything starts: a second gdn serve of this bundle is refused, naming the first.
-    lock = acquireServeLock({ rootDir: bundle.rootDir });
+    // Held while it runs: taken again if its file is deleted, and a stop if another process took it meanwhile.
+    lock = holdServeLock({ rootDir: bundle.rootDir, log, onLost: (why) => signals.stop(why) });
     const started = (async () => {
       const transport = await natsTransport(natsConfigOf(values), bundle, values.swarm, log);
       const host = await startServeHost({
@@ -206,6 +207,8 @@ function watchStopSignals(log: (line: string) => void) {
   const first = Promise.withResolvers<StopSignal>();
   const second = Promise.withResolvers<null>();
   let signalled: StopSignal | undefined;
+  // Stopped by the host itself (its serve lock lost), not by a signal: it exits 1.
+  let failed = false;
   const onSignal = (signal: StopSignal) => {
     if (signalled) return second.resolve(null);
     signalled = signal;
@@ -220,7 +223,16 @@ function watchStopSignals(log: (line: string) => void) {
     first: first.promise,
     second: second.promise,
     signalled: () => signalled !== undefined,
-    exitCode: () => EXIT_CODES[signalled ?? 'SIGTERM'],
+    exitCode: () => (failed ? 1 : EXIT_CODES[signalled ?? 'SIGTERM']),
+    /** Stops as SIGTERM would, saying why; the exit code is 1. */
+    stop(why: string) {
+      if (signalled) return;
+      signalled = 'SIGTERM';
+      failed = true;
+      log(why);
+      log('[serve] stopping: no new requests; letting running turns finish');
+      first.resolve('SIGTERM');
+    },
     dispose() {
       for (const [signal, listener] of listeners) process.off(signal, listener);
     },

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { acquireInstanceWriterLock, GoondanError, type InstanceWriterLock } from '@goondan/core';
+import { acquireInstanceWriterLock, GoondanError, type InstanceWriterLock, watchStoreInPlace } from '@goondan/core';
 
 /**
  * Takes the serve lock of a bundle (`<bundle>/.goondan/serve/writer.lock`): one `gdn serve` at a time per bundle, or
@@ -10,7 +10,7 @@ import { acquireInstanceWriterLock, GoondanError, type InstanceWriterLock } from
  * @throws GoondanError E_SERVE_BUNDLE_BUSY naming the holder's pid when another process serves the bundle.
  */
 export function acquireServeLock(options: { rootDir: string; stateDir?: string }): InstanceWriterLock {
-  const dir = join(options.stateDir ?? join(options.rootDir, '.goondan'), 'serve');
+  const dir = serveLockDir(options);
   try {
     return acquireInstanceWriterLock({ dir, instance: `served bundle ${options.rootDir}`, holder: 'gdn serve' });
   } catch (thrown) {
@@ -21,4 +21,59 @@ export function acquireServeLock(options: { rootDir: string; stateDir?: string }
       cause: thrown,
     });
   }
+}
+
+function serveLockDir(options: { rootDir: string; stateDir?: string }): string {
+  return join(options.stateDir ?? join(options.rootDir, '.goondan'), 'serve');
+}
+
+/** How often a running gdn serve looks that its lock file is still the one it holds (a stat). */
+const LOCK_CHECK_MS = 1000;
+
+/**
+ * The serve lock for as long as gdn serve runs. A lock file deleted under it (`rm -rf .goondan`) keeps no one out:
+ * a second gdn serve would take a new file and start the same agent instances. So the file is looked at every
+ * second; when it is gone or another file, the lock is taken again at its path, and if another process holds that
+ * one already, `onLost` is told (gdn serve then stops as at SIGTERM, and exits 1) rather than serve the bundle twice.
+ *
+ * @throws GoondanError E_SERVE_BUNDLE_BUSY at start, as acquireServeLock.
+ */
+export function holdServeLock(options: {
+  rootDir: string;
+  stateDir?: string;
+  log: (line: string) => void;
+  onLost: (why: string) => void;
+  checkEveryMs?: number;
+}): { release(): void } {
+  const file = join(serveLockDir(options), 'writer.lock');
+  let lock = acquireServeLock(options);
+  let inPlace = watchStoreInPlace(`served bundle ${options.rootDir}`, [file]);
+  const check = () => {
+    try {
+      inPlace();
+      return;
+    } catch {
+      // Gone or replaced: taken again below.
+    }
+    lock.release();
+    try {
+      lock = acquireServeLock(options);
+      inPlace = watchStoreInPlace(`served bundle ${options.rootDir}`, [file]);
+      options.log(`[serve] ${file} was removed or replaced while this gdn serve held it; the lock is taken again`);
+    } catch (thrown) {
+      clearInterval(timer);
+      const reason = thrown instanceof Error ? thrown.message : String(thrown);
+      options.onLost(
+        `[serve] ${file} was removed or replaced while this gdn serve held it, and cannot be taken again: ${reason} This gdn serve stops, so the bundle is not served twice.`,
+      );
+    }
+  };
+  const timer = setInterval(check, options.checkEveryMs ?? LOCK_CHECK_MS);
+  timer.unref?.();
+  return {
+    release() {
+      clearInterval(timer);
+      lock.release();
+    },
+  };
 }
