@@ -40,3 +40,61 @@ test("a negative number after a flag that takes a value is that flag's value, fo
   ]);
   expect(() => parseCommandArgs({ command: 'trace', argv: ['--limit', '-x'], spec })).toThrow(UsageError);
 });
+
+test('a flag that takes one value given twice is a usage error naming it and both values, not the last one kept', () => {
+  const spec = {
+    instance: { type: 'string' },
+    port: { type: 'string' },
+    token: { type: 'string' },
+    json: { type: 'boolean' },
+  } as const;
+  const thrown = (argv: string[]) => {
+    try {
+      parseCommandArgs({ command: 'serve', argv, spec });
+    } catch (error) {
+      return error;
+    }
+    throw new Error(`no usage error for ${argv.join(' ')}`);
+  };
+  expect(thrown(['--instance', 'a', '--instance', 'b'])).toMatchObject({
+    code: 'E_CLI_USAGE',
+    command: 'serve',
+    message: '--instance was given twice (a, b); give it once',
+  });
+  expect(thrown(['--instance', 'a', '--instance', 'b'])).toBeInstanceOf(UsageError);
+  // Each spelling counts, a value the same as the first too, and a third is counted.
+  expect((thrown(['--port', '1', '--port=2', '--port', '-3']) as Error).message).toBe(
+    '--port was given 3 times (1, 2, -3); give it once',
+  );
+  expect((thrown(['--port=8080', '--port', '8080']) as Error).message).toBe(
+    '--port was given twice (8080, 8080); give it once',
+  );
+  expect((thrown(['--bundle=', '--bundle', 'x']) as Error).message).toBe(
+    "--bundle was given twice ('', x); give it once",
+  );
+  // A long value is cut; a secret is never echoed.
+  expect((thrown(['--instance', 'x'.repeat(100), '--instance', 'b']) as Error).message).toBe(
+    `--instance was given twice (${'x'.repeat(39)}…, b); give it once`,
+  );
+  const secret = (thrown(['--token', 'hunter2', '--token', 'hunter3']) as Error).message;
+  expect(secret).toBe('--token was given twice (values not shown: it is a secret); give it once');
+});
+
+test('a boolean flag given twice, a value after --, and a flag its spec declares multiple are accepted', () => {
+  const spec = {
+    instance: { type: 'string' },
+    json: { type: 'boolean' },
+    env: { type: 'string', multiple: true },
+  } as const;
+  const parsed = parseCommandArgs({
+    command: 'run',
+    argv: ['--json', '--json', '--instance', 'a', '--', '--instance', 'b'],
+    spec,
+  });
+  expect(parsed.values).toEqual({ json: true, instance: 'a' });
+  expect(parsed.positionals).toEqual(['--instance', 'b']);
+  expect(parseCommandArgs({ command: 'run', argv: ['--env', 'A=1', '--env=B=2'], spec }).values.env).toEqual([
+    'A=1',
+    'B=2',
+  ]);
+});

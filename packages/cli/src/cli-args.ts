@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { closestName } from '@goondan/core/session';
 import { UsageError } from './terminal.ts';
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
 /** Flags every command takes. */
 export const commonOptions = {
@@ -12,23 +12,72 @@ export const commonOptions = {
 
 /**
  * node:util parseArgs, with mistakes reported as usage errors of the command: an unknown flag names the closest
- * known one (`--agnet` → did you mean `--agent`?) or lists them all.
+ * known one (`--agnet` → did you mean `--agent`?) or lists them all, and a flag that takes one value given twice
+ * names both (`--instance was given twice (a, b); give it once`) instead of keeping the last. Only a flag its spec
+ * declares `multiple` may repeat (none does today: lists are comma-separated, `--allow-origin a,b`); a boolean flag
+ * given twice is accepted (docs/decisions.md#repeated-flags).
  */
 export function parseCommandArgs<const O extends OptionSpec>(options: { command: string; argv: string[]; spec: O }) {
   const spec = { ...commonOptions, ...options.spec };
-  try {
-    return parseArgs({
-      args: joinNegativeValues(options.argv, spec),
-      options: spec,
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (thrown) {
-    const unknown = (thrown as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
-    const flag = unknown ? /Unknown option '([^']+)'/.exec((thrown as Error).message)?.[1] : undefined;
-    if (flag === undefined) throw new UsageError((thrown as Error).message, options.command);
-    throw new UsageError(unknownOptionMessage(flag, spec), options.command, 'E_CLI_UNKNOWN_OPTION');
+  const parse = () => {
+    try {
+      return parseArgs({
+        args: joinNegativeValues(options.argv, spec),
+        options: spec,
+        allowPositionals: true,
+        strict: true,
+        tokens: true,
+      });
+    } catch (thrown) {
+      const unknown = (thrown as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+      const flag = unknown ? /Unknown option '([^']+)'/.exec((thrown as Error).message)?.[1] : undefined;
+      if (flag === undefined) throw new UsageError((thrown as Error).message, options.command);
+      throw new UsageError(unknownOptionMessage(flag, spec), options.command, 'E_CLI_UNKNOWN_OPTION');
+    }
+  };
+  const { values, positionals, tokens } = parse();
+  const repeated = repeatedOptionMessage(tokens, spec);
+  if (repeated !== undefined) throw new UsageError(repeated, options.command);
+  return { values, positionals };
+}
+
+/** Flags whose values are secrets: a repeated one is named without them. */
+const secretValuedOptions = new Set(['token']);
+
+/** The longest value a repeated-flag message quotes whole (a long `--input` is cut). */
+const quotedValueLength = 40;
+
+/**
+ * `--instance was given twice (a, b); give it once` for the first single-valued flag given more than once, or
+ * undefined. Spelling does not matter: `--port 1 --port=2` is the same flag twice.
+ */
+function repeatedOptionMessage(
+  tokens: ReadonlyArray<{ kind: string; name?: string; value?: string | undefined }>,
+  spec: OptionSpec,
+): string | undefined {
+  const given = new Map<string, string[]>();
+  for (const token of tokens) {
+    const name = token.kind === 'option' ? token.name : undefined;
+    const option = name === undefined ? undefined : spec[name];
+    if (name === undefined || option === undefined || option.type !== 'string' || option.multiple) continue;
+    const values = given.get(name) ?? [];
+    values.push(token.value ?? '');
+    given.set(name, values);
   }
+  for (const [name, values] of given) {
+    if (values.length < 2) continue;
+    const times = values.length === 2 ? 'twice' : `${values.length} times`;
+    const shown = secretValuedOptions.has(name)
+      ? 'values not shown: it is a secret'
+      : values.map(quoteValue).join(', ');
+    return `--${name} was given ${times} (${shown}); give it once`;
+  }
+  return undefined;
+}
+
+function quoteValue(value: string): string {
+  if (value === '') return "''";
+  return value.length > quotedValueLength ? `${value.slice(0, quotedValueLength - 1)}…` : value;
 }
 
 /**
