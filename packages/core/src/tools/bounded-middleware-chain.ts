@@ -107,9 +107,14 @@ export function runBoundedChain(
   return new Promise((resolve, reject) => boundChain(running, state, new PromisedChain(resolve, reject)));
 }
 
-/** False once the chain was given up: a middleware's late next() must not start the tool after its call ended. */
+/**
+ * False once the chain was given up, or has answered: a middleware's late next() must not start the tool after its
+ * call ended.
+ */
 export function handlerMayStart(state: CallState): boolean {
-  return state.givenUp !== true;
+  if (state.givenUp === true) return false;
+  const answer = state.answer;
+  return answer === undefined || Bun.peek.status(answer) === 'pending';
 }
 
 function end(entry: BoundedChain): boolean {

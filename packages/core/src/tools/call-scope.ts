@@ -37,6 +37,8 @@ export interface CallState {
   handler?: Promise<ToolResult>;
   /** Set once the bounded chain answered the call (timeout, cancellation): the handler must not start after. */
   givenUp?: boolean;
+  /** The chain's answer, once it returned one still running: settled, the handler must not start after either. */
+  answer?: Promise<ToolResult>;
   /**
    * The output the handler answered with, capped already (outputResult): a middleware's result with another output,
    * or this one replaced in place, is capped again (withinOutputLimit).

@@ -441,11 +441,15 @@ export class ToolExecutor {
     // The chain's answer, bounded by execute() when it is still running (it holds the promise the caller gets).
     const answer = this.run(state);
     record.chain = state;
-    // A layer that answered without a promise, or with one already settled (an async layer that returned at once),
-    // has answered: a next() it calls later, or queued in a microtask before returning, must not start the tool.
-    if (!isThenable(answer) || (answer instanceof Promise && Bun.peek.status(answer) !== 'pending'))
+    if (isThenable(answer)) {
+      record.bound = true;
+      // A next() called once this promise has settled (an async layer that returned at once, its next() queued in a
+      // microtask) must not start the tool: handlerMayStart looks, off the path of a layer that calls it in time.
+      if (answer instanceof Promise) state.answer = answer;
+    } else {
+      // A layer that answered without a promise has answered: a next() it calls later must not start the tool.
       state.givenUp = true;
-    else record.bound = true;
+    }
     return answer;
   }
 
