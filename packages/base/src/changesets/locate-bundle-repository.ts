@@ -26,7 +26,7 @@ export async function locateBundleRepository(bundleDir: string): Promise<BundleR
   const probe = await runGit({ cwd: dir, args: ['rev-parse', '--show-toplevel', '--show-prefix', '--git-common-dir'] });
   if (probe.exitCode !== 0) {
     throw new GoondanError('E_CHANGESET_FAILED', `The bundle at ${dir} is not inside a git repository.`, {
-      suggestion: `Make it one: cd ${dir} && git init && printf '.goondan/\\n' > .gitignore && git add -A && git commit -m bundle`,
+      suggestion: `Make it one: cd ${dir} && git init && printf '.goondan/\\n' >> .gitignore && git add -A && git commit -m bundle`,
     });
   }
   const [repoRoot = dir, prefix = '', common = '.git'] = probe.stdout.split('\n');
@@ -65,7 +65,7 @@ async function checkCommitted(options: { dir: string; repoRoot: string; prefix: 
   const ignored = (await runGit({ cwd: repoRoot, args: ['check-ignore', '-q', '--', file] })).exitCode === 0;
   const branch = activeRef.replace('refs/heads/', '');
   const where = prefix === '' ? '.' : prefix.replace(/\/$/, '');
-  const own = `cd ${dir} && git init && printf '.goondan/\\n' > .gitignore && git add -A && git commit -m bundle`;
+  const own = `cd ${dir} && git init && printf '.goondan/\\n' >> .gitignore && git add -A && git commit -m bundle`;
   throw new GoondanError(
     'E_CHANGESET_FAILED',
     `The bundle at ${dir} is not committed in the git repository at ${repoRoot}: branch ${branch} has no ${file}${ignored ? ' (git ignores it)' : ''}, so a changeset would not contain it.`,
