@@ -103,4 +103,30 @@ spec:
     expect(overwritten.exitCode).toBe(1);
     expect(overwritten.stderr).toContain('E_STORE_CORRUPT');
   });
+
+  test('list on a bundle without an OAuthApp says so, and an invalid bundle prints its problems as validate does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gdn-auth-none-'));
+    try {
+      writeFileSync(
+        join(dir, 'goondan.yaml'),
+        'apiVersion: goondan.ai/v1\nkind: Tool\nmetadata:\n  name: a__b\nspec: {}\n',
+      );
+      const invalid = await gdn(['auth', 'list', '--bundle', dir], { env });
+      expect(invalid.exitCode).toBe(1);
+      expect(invalid.stderr).toContain('goondan.yaml:4:9  E_NAME_INVALID');
+      expect(invalid.stderr).toContain(`✗ `);
+      writeFileSync(
+        join(dir, 'goondan.yaml'),
+        'apiVersion: goondan.ai/v1\nkind: Model\nmetadata:\n  name: main\nspec:\n  provider: scripted\n  model: demo\n  script: []\n',
+      );
+      const none = await gdn(['auth', 'list', '--bundle', dir], { env });
+      expect(none.stderr).toBe('');
+      expect(none.exitCode).toBe(0);
+      expect(none.stdout).toMatch(
+        /^No OAuthApp in \S+: declare one to give tools OAuth tokens \(https:\S+\/oauth\.md\)\.\n$/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -231,4 +231,21 @@ describe('gdn help and usage', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toStartWith('Usage: gdn tools');
   });
+
+  test('gdn auth with no subcommand shows its usage and exits 2, like gdn tools', async () => {
+    const result = await gdn(['auth']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toStartWith('Usage: gdn auth list');
+    expect(result.stdout.trimEnd()).toEndWith('/docs/cli.md#gdn-auth');
+  });
+
+  test('gdn worker without --nats says what the flag is for, naming the command once', async () => {
+    const env = cliEnv();
+    delete env.GOONDAN_NATS_URL;
+    const result = await gdn(['worker'], { env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toStartWith(
+      'gdn worker: --nats URL is needed (or GOONDAN_NATS_URL): the NATS server the host, gdn serve --nats, uses\n',
+    );
+  });
 });

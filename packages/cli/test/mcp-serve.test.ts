@@ -5,7 +5,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { agentBundle, cleanupTempDirs, cliEnv, editBundle, gdnJson, mainTs, repoRoot, startGdn } from './helpers.ts';
+import {
+  agentBundle,
+  cleanupTempDirs,
+  cliEnv,
+  editBundle,
+  gdn,
+  gdnJson,
+  mainTs,
+  makeTempDir,
+  repoRoot,
+  startGdn,
+} from './helpers.ts';
 
 interface CatalogItem {
   name: string;
@@ -227,4 +238,13 @@ describe('gdn mcp serve of an agent that uses the mcp extension', () => {
     while (isRunning(pid) && Date.now() < deadline) await Bun.sleep(20);
     expect(isRunning(pid)).toBe(false);
   });
+});
+
+test('the start line counts one tool as one tool', async () => {
+  const dir = join(await makeTempDir('gdn-mcp-one-'), 'bot');
+  expect((await gdn(['init', dir])).exitCode).toBe(0);
+  // Input closed at once: the stdio server starts, says what it serves, and ends.
+  const result = await gdn(['mcp', 'serve', '--bundle', dir], { stdin: '' });
+  expect(result.exitCode).toBe(0);
+  expect(result.stderr).toContain('gdn mcp serve: serving 1 tool of Agent/assistant over stdio\n');
 });

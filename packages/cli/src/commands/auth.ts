@@ -6,9 +6,11 @@ import {
   serveOAuthCallbacks,
 } from '@goondan/core';
 import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
+import { commandHelpText, docsLink } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
-import { printable, UsageError } from '../terminal.ts';
+import { printable, UsageError, useColor } from '../terminal.ts';
+import { printProblems } from './validate.ts';
 
 export const authHelp = `Usage: gdn auth list [--json] | login APP | logout APP [--user ID] [--bundle DIR]
 
@@ -25,6 +27,11 @@ Options:
   --bundle DIR  the bundle directory (default: the current directory or a parent with goondan.yaml)`;
 
 export async function authCommand(argv: string[]): Promise<number> {
+  // `gdn auth` alone shows what it does, like the other commands with subcommands.
+  if (argv.length === 0) {
+    console.log(commandHelpText('auth', authHelp));
+    return 2;
+  }
   const { values, positionals } = parseCommandArgs({
     command: 'auth',
     argv,
@@ -37,7 +44,7 @@ export async function authCommand(argv: string[]): Promise<number> {
   const [action, app, ...extra] = positionals;
   if (action !== 'list' && action !== 'login' && action !== 'logout') {
     if (action) throw unknownSubcommand('auth', action, ['list', 'login', 'logout']);
-    throw new UsageError('say list, login APP or logout APP', 'auth');
+    throw new UsageError('missing the subcommand: gdn auth list, gdn auth login APP or gdn auth logout APP', 'auth');
   }
   if (action !== 'list' && !app) throw new UsageError(`${action} needs the OAuthApp's name`, 'auth');
   if (extra.length > 0 || (action === 'list' && app)) throw new UsageError('too many arguments', 'auth');
@@ -45,7 +52,7 @@ export async function authCommand(argv: string[]): Promise<number> {
   if (values.json) reserveStdoutForJson();
   const opened = await openBundle(values.bundle, { importHandlers: false });
   if (!opened.bundle) {
-    console.error(`gdn auth: the bundle has ${opened.problems.length} problem(s); run gdn validate.`);
+    printProblems(opened.dir, opened.problems, useColor(process.stderr));
     return 1;
   }
   const bundle = opened.bundle;
@@ -67,6 +74,12 @@ export async function authCommand(argv: string[]): Promise<number> {
             return { app, flow, subjectMode, scopes, grants: stored };
           });
         printJson({ apps });
+        return 0;
+      }
+      if (![...bundle.resources.values()].some((resource) => resource.kind === 'OAuthApp')) {
+        console.log(
+          `No OAuthApp in ${printable(opened.dir)}: declare one to give tools OAuth tokens (${docsLink('oauth.md')}).`,
+        );
         return 0;
       }
       for (const resource of bundle.resources.values()) {

@@ -38,7 +38,11 @@ export async function workerCommand(argv: string[]): Promise<number> {
   if (maxAgents === null)
     throw new UsageError(`--max-agents must be a whole number above 0, got '${values['max-agents']}'`, 'worker');
   const config = natsConfigOf(values);
-  if (!config) throw new UsageError('gdn worker needs --nats URL (or GOONDAN_NATS_URL)', 'worker');
+  if (!config)
+    throw new UsageError(
+      '--nats URL is needed (or GOONDAN_NATS_URL): the NATS server the host, gdn serve --nats, uses',
+      'worker',
+    );
   const [{ resolveSwarm, startNatsWorker }, { libraryBundleDirs }] = await Promise.all([
     import('@goondan/core'),
     import('../library-bundles.ts'),

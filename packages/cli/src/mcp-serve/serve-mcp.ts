@@ -28,7 +28,8 @@ export async function serveMcp(options: {
     instanceKey: options.instanceKey,
     logger,
   });
-  const what = `${(await served.catalog()).size} tools of ${served.label}`;
+  const size = (await served.catalog()).size;
+  const what = `${size} tool${size === 1 ? '' : 's'} of ${served.label}`;
   try {
     return port === undefined
       ? await serveStdio({ served, what, logger, output: reserveStdout() })
