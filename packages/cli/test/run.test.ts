@@ -197,6 +197,11 @@ describe('gdn run', () => {
     expect(stray.stderr).toContain("unexpected argument 'hello' (use --input)");
     const flag = await gdn(['run', '--input', 'x', '--turbo', '--bundle', bundle]);
     expect(flag.exitCode).toBe(2);
+    // Without a Swarm --grace is not used, yet a bad one is still a mistake, said before the turn runs.
+    const grace = await gdn(['run', '--input', 'x', '--grace', 'abc', '--bundle', bundle]);
+    expect(grace.exitCode).toBe(2);
+    expect(grace.stdout).toBe('');
+    expect(grace.stderr).toStartWith("gdn run: --grace must be a whole number of milliseconds, got 'abc'\n");
   });
 
   test('an empty message exits 2 before anything runs: --input "", blanks only, an empty pipe', async () => {

@@ -21,6 +21,7 @@ import { thinkingSpinner } from '../chat/thinking-spinner.ts';
 import { describeFiring, type ScheduledTurn, startChatScheduler } from '../chat-scheduler.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks } from '../docs-link.ts';
+import { graceFlag } from '../grace-flag.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
 import { paint, printable, UsageError, useColor } from '../terminal.ts';
@@ -80,6 +81,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     },
   });
   checkUserFlag(values.user, 'chat');
+  graceFlag(values.grace, 'chat');
   if (values.help) {
     console.log(chatHelp);
     return 0;

@@ -10,6 +10,7 @@ import {
 } from '../approval-prompt.ts';
 import { parseCommandArgs } from '../cli-args.ts';
 import { absoluteDocsLinks, errorPageLink } from '../docs-link.ts';
+import { graceFlag } from '../grace-flag.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
@@ -72,6 +73,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (use --input)`, 'run');
   if (values.input === undefined && !values.watch) throw new UsageError('missing --input TEXT', 'run');
   checkUserFlag(values.user, 'run');
+  graceFlag(values.grace, 'run');
   if (values.json) reserveStdoutForJson();
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
   // A turn needs something to answer: an empty message is a mistake (an unset variable, an empty pipe), and some
