@@ -73,7 +73,14 @@ async function connectionsPart(
  * once it has drained, so the turns they started deliver their replies.
  */
 export const hostParts: NonNullable<ServeHostOptions['parts']> = async ({ orchestrator, bundle, topology }) => {
-  const store = openScheduleStore({ path: scheduleStorePath({ rootDir: bundle.rootDir }) });
+  const store = openScheduleStore({
+    path: scheduleStorePath({ rootDir: bundle.rootDir }),
+    // Deleted under the server (rm -rf .goondan): opened afresh at its path, so what is added from now on is kept.
+    onReopened: (path) =>
+      stderrLogger.error(
+        `[serve] scheduler: ${path} was deleted or replaced while serving; opened it again at its path (the schedules it held are gone, new ones are stored there)`,
+      ),
+  });
   const scheduler = new Scheduler({
     store,
     deliver: orchestratorDeliver(orchestrator),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { AgentEvent } from '../agent/agent-event.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
+import { type ReopeningDatabase, reopeningDatabase } from '../store/reopening-database.ts';
 import { toStoreError } from '../store/to-store-error.ts';
 import { scheduleCountQuery, scheduleListQuery } from './schedule-list-query.ts';
 import { scheduleStoreMigrations } from './schedule-store-migrations.ts';
@@ -95,36 +96,23 @@ export interface ScheduleListPage {
  * store.list({ agent: 'assistant' });
  */
 export class ScheduleStore {
-  private readonly claimNow: (options: ClaimOptions) => boolean;
+  private readonly handle: ReopeningDatabase;
+  private claimOn: { db: Database; claim: (options: ClaimOptions) => boolean } | undefined;
 
-  constructor(readonly db: Database) {
-    this.claimNow = db.transaction((options: ClaimOptions) => {
-      const { schedule, nextDueAt, event, scheduledAt, firedAt } = options;
-      const moved = db
-        .query<unknown, [number | null, string, number | null, string, number]>(
-          `UPDATE schedules SET next_due_at = ?, status = ?, last_fired_at = coalesce(?, last_fired_at)
-           WHERE id = ? AND status = 'active' AND next_due_at = ?`,
-        )
-        .run(nextDueAt, nextDueAt === null ? 'done' : 'active', event ? firedAt : null, schedule.id, scheduledAt);
-      if (moved.changes !== 1) return false;
-      if (event) {
-        db.query<unknown, [string, string, string, string, number, number, number, string]>(
-          `INSERT OR IGNORE INTO schedule_firings
-             (event_id, schedule_id, agent, instance_key, scheduled_at, fired_at, status, next_attempt_at, event)
-           VALUES (?, ?, ?, ?, ?, ?, 'delivering', ?, ?)`,
-        ).run(
-          event.id,
-          schedule.id,
-          schedule.agent,
-          schedule.instanceKey,
-          scheduledAt,
-          firedAt,
-          firedAt,
-          JSON.stringify(event),
-        );
-      }
-      return true;
-    }) as unknown as (options: ClaimOptions) => boolean;
+  /** `db` is one connection; a ReopeningDatabase (openScheduleStore) is opened again when its file is deleted. */
+  constructor(db: Database | ReopeningDatabase) {
+    this.handle = 'current' in db ? db : { path: db.filename, current: () => db, close: () => db.close() };
+  }
+
+  /** The open database: after its file was deleted or replaced (openScheduleStore), the file at its path now. */
+  get db(): Database {
+    return this.handle.current();
+  }
+
+  private claimNow(options: ClaimOptions): boolean {
+    const db = this.db;
+    if (this.claimOn?.db !== db) this.claimOn = { db, claim: claimTransaction(db) };
+    return this.claimOn.claim(options);
   }
 
   /**
@@ -138,12 +126,12 @@ export class ScheduleStore {
     } catch (thrown) {
       const code = String((thrown as { code?: unknown })?.code ?? '');
       if (!code.startsWith('SQLITE_BUSY') && !code.startsWith('SQLITE_LOCKED'))
-        throw toStoreError(thrown, this.db.filename, 'Schedule database');
+        throw toStoreError(thrown, this.handle.path, 'Schedule database');
       throw new GoondanError(
         'E_STORE_OPEN',
-        `Schedule database ${this.db.filename} is locked: another process has been writing it for more than 5 s, so the schedule was not ${what}.`,
+        `Schedule database ${this.handle.path} is locked: another process has been writing it for more than 5 s, so the schedule was not ${what}.`,
         {
-          suggestion: `Try again in a moment; if it stays locked, find the process holding ${this.db.filename} (a gdn serve or gdn chat of this bundle that hangs).`,
+          suggestion: `Try again in a moment; if it stays locked, find the process holding ${this.handle.path} (a gdn serve or gdn chat of this bundle that hangs).`,
           cause: thrown,
         },
       );
@@ -310,13 +298,55 @@ export class ScheduleStore {
   }
 
   close(): void {
-    this.db.close();
+    this.handle.close();
   }
 }
 
-/** Opens (creating it if needed) a schedule database; the bundle's lives at `<bundle>/.goondan/schedules.db`. */
-export function openScheduleStore(options: { path: string }): ScheduleStore {
-  return new ScheduleStore(openInstanceDatabase(options.path, { migrations: scheduleStoreMigrations }));
+/** The claim of one occurrence as one transaction of `db`. */
+function claimTransaction(db: Database): (options: ClaimOptions) => boolean {
+  return db.transaction((options: ClaimOptions) => {
+    const { schedule, nextDueAt, event, scheduledAt, firedAt } = options;
+    const moved = db
+      .query<unknown, [number | null, string, number | null, string, number]>(
+        `UPDATE schedules SET next_due_at = ?, status = ?, last_fired_at = coalesce(?, last_fired_at)
+         WHERE id = ? AND status = 'active' AND next_due_at = ?`,
+      )
+      .run(nextDueAt, nextDueAt === null ? 'done' : 'active', event ? firedAt : null, schedule.id, scheduledAt);
+    if (moved.changes !== 1) return false;
+    if (event) {
+      db.query<unknown, [string, string, string, string, number, number, number, string]>(
+        `INSERT OR IGNORE INTO schedule_firings
+           (event_id, schedule_id, agent, instance_key, scheduled_at, fired_at, status, next_attempt_at, event)
+         VALUES (?, ?, ?, ?, ?, ?, 'delivering', ?, ?)`,
+      ).run(
+        event.id,
+        schedule.id,
+        schedule.agent,
+        schedule.instanceKey,
+        scheduledAt,
+        firedAt,
+        firedAt,
+        JSON.stringify(event),
+      );
+    }
+    return true;
+  }) as unknown as (options: ClaimOptions) => boolean;
+}
+
+/**
+ * Opens (creating it if needed) a schedule database; the bundle's lives at `<bundle>/.goondan/schedules.db`. The
+ * store follows its path: deleted or replaced while it is open (`rm -rf .goondan` under gdn serve), it is opened
+ * again at the next read or write, created afresh as at a first start, and `onReopened` is told. What the old file
+ * held is gone; what is written from then on is kept (it went into the deleted file, lost at the next start).
+ */
+export function openScheduleStore(options: { path: string; onReopened?: (path: string) => void }): ScheduleStore {
+  return new ScheduleStore(
+    reopeningDatabase({
+      path: options.path,
+      open: (path) => openInstanceDatabase(path, { migrations: scheduleStoreMigrations }),
+      ...(options.onReopened ? { onReopened: options.onReopened } : {}),
+    }),
+  );
 }
 
 /** Where the bundle-level schedule store lives: `<bundle>/.goondan/schedules.db` (beside instances/). */
