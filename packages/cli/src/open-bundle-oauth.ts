@@ -17,6 +17,9 @@ export function sendGrant(
   });
 }
 
+const reopenedLine = (path: string) =>
+  `OAuth store ${path} was deleted or replaced while running; opened it again at its path (grants it held are gone: gdn auth login again; new ones are stored there)`;
+
 export interface BundleOAuth {
   host: OAuthHost;
   /** Stops the callback servers and closes the store. */
@@ -32,7 +35,11 @@ export interface BundleOAuth {
  */
 export async function openBundleOAuth(
   bundle: Bundle,
-  options: { onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void } = {},
+  options: {
+    onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void;
+    /** The line said when `.goondan/oauth.db` was deleted under this process and opened again (default: plain). */
+    storeReopenedLine?: (path: string) => string;
+  } = {},
 ): Promise<BundleOAuth | null> {
   if (![...bundle.resources.values()].some((resource) => resource.kind === 'OAuthApp')) return null;
   // Imported here: only a bundle with an OAuthApp needs the OAuth modules (and the whole core API they come with).
@@ -41,6 +48,9 @@ export async function openBundleOAuth(
     bundle,
     ...(options.onGranted ? { onGranted: options.onGranted } : {}),
     onDevicePollRetry: (retry) => process.stderr.write(`${printable(retry.message)}\n`),
+    // Deleted while this process runs (rm -rf .goondan): a grant saved from now on is kept in the new file.
+    onStoreReopened: (path) =>
+      process.stderr.write(`${printable((options.storeReopenedLine ?? reopenedLine)(path))}\n`),
   });
   let callbacks: { stop(): Promise<void> } | null = null;
   try {

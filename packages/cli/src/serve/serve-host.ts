@@ -132,6 +132,8 @@ export async function startServeHost(options: ServeHostOptions): Promise<ServeHo
   // serves the loopback callbacks, and answers agent processes' and connectors' token requests. A grant's
   // auth.granted goes to the instance (or connector) that asked.
   const oauth = await openBundleOAuth(current.bundle, {
+    storeReopenedLine: (path) =>
+      `[serve] oauth: ${path} was deleted or replaced while serving; opened it again at its path (grants it held are gone: gdn auth login again; new ones are stored there)`,
     onGranted: (event, requester) => {
       if (!parts.some((part) => part.oauthGranted?.(requester, event) === true))
         sendGrant(orchestrator, event, requester);

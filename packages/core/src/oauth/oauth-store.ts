@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { rememberSecretValue } from '../permissions/secret-registry.ts';
+import { type ReopeningDatabase, reopeningDatabase } from '../store/reopening-database.ts';
 import { toStoreError } from '../store/to-store-error.ts';
 import { open, seal } from './sealed-box.ts';
 
@@ -69,24 +70,28 @@ export function hashState(state: string): string {
  * is one SQLite statement or an IMMEDIATE transaction, and refreshes take a lease (single-flight).
  */
 export class OAuthStore {
-  private readonly db: Database;
+  private readonly handle: ReopeningDatabase;
 
+  /**
+   * `options.onReopened` is told when the file was deleted or replaced while open (`rm -rf .goondan` under a running
+   * host) and is opened again at its path, created afresh: grants saved from then on are kept, not written into the
+   * unlinked file and lost at the next start.
+   */
   constructor(
     private readonly path: string,
     private readonly key: Buffer,
+    options: { onReopened?: (path: string) => void } = {},
   ) {
-    try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-      this.db = new Database(path, { create: true, readwrite: true, strict: true });
-      this.db.run('PRAGMA busy_timeout = 10000');
-      this.db.run('PRAGMA journal_mode = WAL');
-      this.db.run(schema);
-    } catch (cause) {
-      const coded = toStoreError(cause, path, 'OAuth store');
-      throw coded instanceof GoondanError
-        ? coded
-        : new GoondanError('E_STORE_OPEN', `Cannot open the OAuth store ${path}.`, { cause });
-    }
+    this.handle = reopeningDatabase({
+      path,
+      open: openOAuthDatabase,
+      ...(options.onReopened ? { onReopened: options.onReopened } : {}),
+    });
+  }
+
+  /** The database at the path now (opened again when its file was deleted or replaced; a stat per statement). */
+  private get db(): Database {
+    return this.handle.current();
   }
 
   /** A SQLite failure of the file itself (damaged, overwritten, read-only) as E_STORE_CORRUPT / E_STORE_OPEN. */
@@ -264,7 +269,7 @@ export class OAuthStore {
   }
 
   close(): void {
-    this.db.close();
+    this.handle.close();
   }
 
   private readSession(where: string, value: string): StoredSession | undefined {
@@ -291,3 +296,24 @@ export class OAuthStore {
 
 const grantIdentity = (app: string, subject: string) => `grant:${app}:${subject}`;
 const sessionIdentity = (id: string) => `session:${id}`;
+
+function openOAuthDatabase(path: string): Database {
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path, { create: true, readwrite: true, strict: true });
+    try {
+      db.run('PRAGMA busy_timeout = 10000');
+      db.run('PRAGMA journal_mode = WAL');
+      db.run(schema);
+    } catch (cause) {
+      db.close();
+      throw cause;
+    }
+    return db;
+  } catch (cause) {
+    const coded = toStoreError(cause, path, 'OAuth store');
+    throw coded instanceof GoondanError
+      ? coded
+      : new GoondanError('E_STORE_OPEN', `Cannot open the OAuth store ${path}.`, { cause });
+  }
+}

@@ -21,9 +21,15 @@ export function openOAuthHost(options: {
   onGranted?: (event: AgentEvent, requester: { agentName: string; instanceKey: string }) => void;
   /** Told of every device-code poll that failed for a reason that may pass and is retried (`message` is a log line). */
   onDevicePollRetry?: (retry: DevicePollRetry) => void;
+  /** Told when `oauth.db` was deleted or replaced while open and is opened again at its path (OAuthStore). */
+  onStoreReopened?: (path: string) => void;
 }): OAuthHost {
   const stateDir = options.stateDir ?? join(options.bundle.rootDir, '.goondan');
-  const store = new OAuthStore(join(stateDir, 'oauth.db'), resolveOAuthKey());
+  const store = new OAuthStore(
+    join(stateDir, 'oauth.db'),
+    resolveOAuthKey(),
+    options.onStoreReopened ? { onReopened: options.onStoreReopened } : {},
+  );
   return createOAuthHost({
     bundle: options.bundle,
     store,
