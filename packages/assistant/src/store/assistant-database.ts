@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { join } from 'node:path';
-import { openInstanceDatabase, type ToolContext } from '@goondan/core';
+import { openInstanceDatabase, type ReopeningDatabase, reopeningDatabase, type ToolContext } from '@goondan/core';
 import { assistantBundleRoot } from './assistant-bundle-root.ts';
 
 /** One schema step of one concern (memory, kanban, people, reminders…): its tables carry the concern's prefix. */
@@ -15,7 +15,7 @@ export interface AssistantSchema {
   migrations: readonly AssistantMigration[];
 }
 
-const open = new Map<string, { db: Database; ready: Set<string> }>();
+const open = new Map<string, { handle: ReopeningDatabase; ready: Set<string> }>();
 
 /** The table recording each concern's schema version (concerns migrate independently of each other). */
 const base = [
@@ -63,16 +63,32 @@ export function assistantDatabase(ctx: Pick<ToolContext, 'workdir' | 'config'>, 
   return assistantDatabaseAt(assistantDatabasePath(assistantBundleRoot(ctx)), schema);
 }
 
-/** Same as assistantDatabase, by path (tests, benchmarks). */
+/**
+ * Same as assistantDatabase, by path (tests, benchmarks). The file deleted or replaced while this process has it open
+ * (`rm -rf .goondan` under gdn serve) is opened again at its path, created afresh with each concern's schema as at a
+ * first start: what a tool writes from then on is kept, not committed into the unlinked file and lost.
+ */
 export function assistantDatabaseAt(path: string, schema: AssistantSchema): Database {
   let entry = open.get(path);
   if (!entry) {
-    entry = { db: openInstanceDatabase(path, { migrations: base }), ready: new Set() };
+    const ready = new Set<string>();
+    const handle = reopeningDatabase({
+      path,
+      open: (file) => openInstanceDatabase(file, { migrations: base }),
+      onReopened: (file) => {
+        ready.clear();
+        console.error(
+          `assistant: ${file} was deleted or replaced while this agent process had it open; opened it again at its path (what it held is gone, what is written now is kept)`,
+        );
+      },
+    });
+    entry = { handle, ready };
     open.set(path, entry);
   }
+  const db = entry.handle.current();
   if (!entry.ready.has(schema.name)) {
-    migrateConcern(entry.db, schema);
+    migrateConcern(db, schema);
     entry.ready.add(schema.name);
   }
-  return entry.db;
+  return db;
 }
