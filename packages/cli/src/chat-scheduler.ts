@@ -30,7 +30,13 @@ export function startChatScheduler(options: {
   warn: (line: string) => void;
 }): { stop(): Promise<void> } {
   const { session } = options;
-  const store = openScheduleStore({ path: scheduleStorePath({ rootDir: session.bundle.rootDir }) });
+  const store = openScheduleStore({
+    path: scheduleStorePath({ rootDir: session.bundle.rootDir }),
+    onReopened: (path) =>
+      options.warn(
+        `${path} was deleted or replaced while the chat ran; opened it again at its path (the schedules it held are gone)`,
+      ),
+  });
   const own = (target: ScheduleTarget) =>
     target.agent === session.agentName && target.instanceKey === session.instanceKey;
   const orchestrator = session.orchestrator;
