@@ -317,6 +317,50 @@ describe('connector runner log lines', () => {
     expect(received).toEqual(['one', 'two', 'three']);
   }, 20_000);
 
+  test('a reply handed over just before the stop is delivered with ctx.signal still live', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gdn-connector-reply-stop-'));
+    stops.push(() => rm(dir, { recursive: true, force: true }));
+    const entry = join(dir, 'probe.ts');
+    // Its reply is a request that takes a while and, as a platform's API call does, gives up when ctx.signal aborts.
+    await writeFile(
+      entry,
+      `export default async function probe(ctx) {
+  ctx.onReply(async (reply) => {
+    await new Promise((resolve, reject) => {
+      if (ctx.signal.aborted) return reject(new Error('the post was aborted before it began'));
+      const posted = setTimeout(resolve, 150);
+      ctx.signal.addEventListener('abort', () => { clearTimeout(posted); reject(new Error('the post was aborted')); }, { once: true });
+    });
+    ctx.logger.info('replied ' + reply.text);
+  });
+  ctx.emit({ name: 'ping' }).catch(() => {});
+  await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+}
+`,
+    );
+    const child = startRunner(
+      { connection: 'probe-r', connector: 'probe', entry, events: null, secrets: {}, config: {} },
+      {
+        cwd: dir,
+        ipc(message) {
+          if (message.type !== 'event') return;
+          // The turn's reply, and the host's stop right behind it (the drain has ended).
+          child.send({
+            type: 'reply',
+            id: message.id,
+            reply: { event: { name: 'ping' }, text: 'pong', status: 'completed', agent: 'a', instanceKey: 'k' },
+          });
+          child.send({ type: 'stop' });
+        },
+      },
+    );
+    const stderr = new Response(child.stderr).text();
+    expect(await child.exited).toBe(0);
+    const text = await stderr;
+    expect(text).toContain('replied pong');
+    expect(text).not.toContain('aborted');
+  }, 20_000);
+
   test('a connector that fails at once is never reported ready (it was said to be running, then restarted)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gdn-connector-early-'));
     stops.push(() => rm(dir, { recursive: true, force: true }));

@@ -19,6 +19,8 @@ import type {
 } from './connector-types.ts';
 
 const STOP_GRACE_MS = 3_000;
+/** Of it, how long replies handed over before the stop may take with the connector's signal still live. */
+const REPLY_GRACE_MS = 2_000;
 
 function mask(text: string, secrets: readonly string[]): string {
   let masked = text;
@@ -198,14 +200,20 @@ process.on('message', (raw) => {
     dispatch(grantHandlers, { oauthApp: message.oauthApp }, 'a grant');
   } else if (message.type === 'stop') {
     quiescing.abort();
-    stopping.abort();
     refuseWaitingEmits('the connector is stopping');
     for (const resolve of answers.values()) resolve(false);
     for (const resolve of tokenAnswers.values()) resolve(stoppedAnswer());
     tokenAnswers.clear();
-    // Replies handed over before the stop are delivered first (the host stops connectors after the drain).
-    const done = Promise.all([running, ...handling]);
-    void Promise.race([done, Bun.sleep(STOP_GRACE_MS)]).then(() => process.exit(0));
+    // Replies handed over before the stop are delivered first (the host stops connectors after the drain), with
+    // ctx.signal still live: a reply's request uses it, and aborting it at once cut short the POST of a reply that
+    // came just before the stop (the turn's answer never reached the platform). Then the connector is told to stop.
+    const replies = Promise.all([...handling]);
+    void Promise.race([replies, Bun.sleep(REPLY_GRACE_MS)])
+      .then(() => {
+        stopping.abort();
+        return Promise.race([Promise.all([running, ...handling]), Bun.sleep(STOP_GRACE_MS - REPLY_GRACE_MS)]);
+      })
+      .then(() => process.exit(0));
   }
 });
 // The host is gone (it crashed or was killed): nothing would route this connector's events any more.
