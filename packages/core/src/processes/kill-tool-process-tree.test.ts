@@ -37,6 +37,20 @@ async function markedTree(marker: string): Promise<number[]> {
   return pids;
 }
 
+/**
+ * The marked processes once `pids` are all among them: a process caught inside its execve (the setsid sleeper just
+ * started) shows no environment for a moment, so a process list read once could miss it on a busy machine.
+ */
+async function foundAll(marker: string, pids: number[]): Promise<number[]> {
+  const deadline = Date.now() + 30_000;
+  let found = findToolProcesses(marker);
+  while (!pids.every((pid) => found.includes(pid)) && Date.now() < deadline) {
+    await Bun.sleep(20);
+    found = findToolProcesses(marker);
+  }
+  return found.sort();
+}
+
 async function gone(pids: number[]): Promise<boolean> {
   const deadline = Date.now() + 30_000;
   const alive = () => pids.filter((pid) => findToolProcesses(runtimeTreeMarker).includes(pid));
@@ -48,10 +62,10 @@ describe.skipIf(process.platform !== 'linux')('killToolProcessTree', () => {
   test('kills every process carrying the marker, setsid escapees included, and nothing of a sibling tree', async () => {
     const tree = await markedTree(`${runtimeTreeMarker}.1`);
     const sibling = await markedTree(`${runtimeTreeMarker}.10`);
-    expect(findToolProcesses(`${runtimeTreeMarker}.1`).sort()).toEqual([...tree].sort());
+    expect(await foundAll(`${runtimeTreeMarker}.1`, tree)).toEqual([...tree].sort());
     expect(killToolProcessTree(`${runtimeTreeMarker}.1`)).toBeGreaterThanOrEqual(2);
     expect(await gone(tree)).toBe(true);
-    expect(findToolProcesses(`${runtimeTreeMarker}.10`).sort()).toEqual([...sibling].sort());
+    expect(await foundAll(`${runtimeTreeMarker}.10`, sibling)).toEqual([...sibling].sort());
   });
 
   test("the runtime's marker reaches every tree beneath it", async () => {
