@@ -175,7 +175,7 @@ export { InstanceStateStore } from './store/instance-state-store.ts';
 export { acquireInstanceWriterLock, type InstanceWriterLock } from './store/instance-writer-lock.ts';
 export { openInstanceDatabase } from './store/open-instance-database.ts';
 export { type ReopeningDatabase, reopeningDatabase } from './store/reopening-database.ts';
-export { watchStoreInPlace } from './store/store-in-place.ts';
+export { watchFileInPlace } from './store/store-in-place.ts';
 export { toOtlpJson } from './store/to-otlp-json.ts';
 export { newSpanId, newTraceId } from './store/trace-ids.ts';
 export { type SpanRecord, type TraceRecord, TraceStore } from './store/trace-store.ts';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { acquireInstanceWriterLock, GoondanError, type InstanceWriterLock, watchStoreInPlace } from '@goondan/core';
+import { acquireInstanceWriterLock, GoondanError, type InstanceWriterLock, watchFileInPlace } from '@goondan/core';
 
 /**
  * Takes the serve lock of a bundle (`<bundle>/.goondan/serve/writer.lock`): one `gdn serve` at a time per bundle, or
@@ -47,18 +47,14 @@ export function holdServeLock(options: {
 }): { release(): void } {
   const file = join(serveLockDir(options), 'writer.lock');
   let lock = acquireServeLock(options);
-  let inPlace = watchStoreInPlace(`served bundle ${options.rootDir}`, [file]);
+  let inPlace = watchFileInPlace(file);
   const check = () => {
-    try {
-      inPlace();
-      return;
-    } catch {
-      // Gone or replaced: taken again below.
-    }
+    if (inPlace()) return;
+    // Gone or replaced: taken again at its path.
     lock.release();
     try {
       lock = acquireServeLock(options);
-      inPlace = watchStoreInPlace(`served bundle ${options.rootDir}`, [file]);
+      inPlace = watchFileInPlace(file);
       options.log(`[serve] ${file} was removed or replaced while this gdn serve held it; the lock is taken again`);
     } catch (thrown) {
       clearInterval(timer);

@@ -6,7 +6,7 @@ import { instancePaths, listInstanceDatabases } from '../agent/instance-paths.ts
 import { InboxStore } from '../store/inbox-store.ts';
 import { isInstanceWriterLockHeld } from '../store/instance-writer-lock.ts';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
-import { watchStoreInPlace } from '../store/store-in-place.ts';
+import { watchFileInPlace } from '../store/store-in-place.ts';
 
 /** WAL pages (4 KiB) before a commit of the orchestrator checkpoints an instance's database (SQLite's default: 1000). */
 const INBOX_AUTOCHECKPOINT_PAGES = 10_000;
@@ -31,11 +31,11 @@ export interface SendInbox {
  * what is waiting for it whoever starts it next. Connections stay open while the Orchestrator runs.
  */
 export function createInstanceSendInbox(options: { rootDir: string; stateDir?: string }): SendInbox {
-  const open = new Map<string, { db: Database; inPlace: () => void }>();
+  const open = new Map<string, { db: Database; inPlace: () => boolean }>();
   const databaseOf = (agentName: string, instanceKey: string, create: boolean): Database | null => {
     const key = `${agentName}/${instanceKey}`;
     const cached = open.get(key);
-    if (cached && stillInPlace(cached.inPlace)) return cached.db;
+    if (cached?.inPlace()) return cached.db;
     // Its directory was deleted (or the file replaced) under the running orchestrator: a send stored in the file
     // still open here would be committed into nothing the instance's next process reads. The path is opened again.
     cached?.db.close();
@@ -46,7 +46,7 @@ export function createInstanceSendInbox(options: { rootDir: string; stateDir?: s
     // The instance's own process checkpoints its WAL as it commits; here, on the routing path, a checkpoint (an
     // fsync or two) would hold up every message. Only an inbox its process does not empty grows the WAL this far.
     db.run(`PRAGMA wal_autocheckpoint = ${INBOX_AUTOCHECKPOINT_PAGES}`);
-    open.set(key, { db, inPlace: watchStoreInPlace(key, [databaseFile]) });
+    open.set(key, { db, inPlace: watchFileInPlace(databaseFile) });
     return db;
   };
   return {
@@ -84,14 +84,4 @@ export function createInstanceSendInbox(options: { rootDir: string; stateDir?: s
       open.clear();
     },
   };
-}
-
-/** A stat of the file (a few µs) per send: false once it is not the file that was opened. */
-function stillInPlace(inPlace: () => void): boolean {
-  try {
-    inPlace();
-    return true;
-  } catch {
-    return false;
-  }
 }

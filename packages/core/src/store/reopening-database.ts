@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite';
-import { type Stats, statSync } from 'node:fs';
+import { watchFileInPlace } from './store-in-place.ts';
 
 /** A database connection that follows its path: `current()` is the database at the path now. */
 export interface ReopeningDatabase {
@@ -30,19 +30,19 @@ export function reopeningDatabase(options: {
   const { path, open } = options;
   const inMemory = path === ':memory:' || path === '';
   let db: Database | null = open(path);
-  let opened = inMemory ? undefined : statSync(path, { throwIfNoEntry: false });
+  let inPlace = inMemory ? () => true : watchFileInPlace(path);
   let closed: Database | null = null;
   return {
     path,
     current() {
       // Closed: the closed connection, which refuses to be used as any closed database does.
       if (closed) return closed;
-      if (db && (inMemory || stillInPlace(path, opened))) return db;
+      if (db && inPlace()) return db;
       db?.close();
       db = null;
       // When opening fails (the directory cannot be made), the next call tries again.
       db = open(path);
-      opened = statSync(path, { throwIfNoEntry: false });
+      inPlace = watchFileInPlace(path);
       try {
         options.onReopened?.(path);
       } catch {
@@ -58,9 +58,4 @@ export function reopeningDatabase(options: {
       db = null;
     },
   };
-}
-
-function stillInPlace(path: string, opened: Stats | undefined): boolean {
-  const now = statSync(path, { throwIfNoEntry: false });
-  return now !== undefined && opened !== undefined && now.ino === opened.ino && now.dev === opened.dev;
 }

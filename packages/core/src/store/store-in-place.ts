@@ -13,12 +13,11 @@ import { GoondanError } from '../errors/goondan-error.ts';
  * inPlace(); // throws E_STORE_REMOVED after the directory was deleted
  */
 export function watchStoreInPlace(instance: string, files: readonly string[]): () => void {
-  const opened = files.map((file) => ({ file, stats: statSync(file, { throwIfNoEntry: false }) }));
+  const watched = files.map((file) => ({ file, inPlace: watchFileInPlace(file) }));
   return () => {
-    for (const { file, stats } of opened) {
-      if (!stats) continue;
+    for (const { file, inPlace } of watched) {
+      if (inPlace()) continue;
       const now = statSync(file, { throwIfNoEntry: false });
-      if (now && sameFile(now, stats)) continue;
       throw new GoondanError(
         'E_STORE_REMOVED',
         `The state of agent instance ${instance} was ${now ? 'replaced' : 'removed'} while this process had it open: ${file} is ${now ? 'another file now' : 'gone'}. What this process wrote since is lost, and it runs no more turns of the instance.`,
@@ -28,6 +27,19 @@ export function watchStoreInPlace(instance: string, files: readonly string[]): (
         },
       );
     }
+  };
+}
+
+/**
+ * Whether the file at `file` is still the one there now (a stat, a few µs, compared by device and inode): false once
+ * it is gone or another file. A file absent now is not watched (always true).
+ */
+export function watchFileInPlace(file: string): () => boolean {
+  const opened = statSync(file, { throwIfNoEntry: false });
+  if (!opened) return () => true;
+  return () => {
+    const now = statSync(file, { throwIfNoEntry: false });
+    return now !== undefined && sameFile(now, opened);
   };
 }
 
