@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   findToolProcesses,
   killToolProcessTree,
@@ -18,8 +19,8 @@ afterEach(() => {
 });
 
 /** Starts `sh` marked with `marker`, which leaves a `setsid` sleeper; resolves with both pids once both run. */
-async function markedTree(marker: string): Promise<number[]> {
-  const child = Bun.spawn(['sh', '-c', 'setsid sleep 1000 & echo $!; wait'], {
+async function markedTree(marker: string, sleeper = 'setsid sleep 1000'): Promise<number[]> {
+  const child = Bun.spawn(['sh', '-c', `${sleeper} & echo $!; wait`], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [TOOL_TREE_VARIABLE]: marker },
     stdout: 'pipe',
     stderr: 'ignore',
@@ -51,6 +52,16 @@ async function foundAll(marker: string, pids: number[]): Promise<number[]> {
   return found.sort();
 }
 
+/** A killed process its parent has not reaped yet (the state follows the parenthesised command name). */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat[stat.lastIndexOf(')') + 2] === 'Z';
+  } catch {
+    return true; // gone
+  }
+}
+
 async function gone(pids: number[]): Promise<boolean> {
   const deadline = Date.now() + 30_000;
   const alive = () => pids.filter((pid) => findToolProcesses(runtimeTreeMarker).includes(pid));
@@ -73,5 +84,15 @@ describe.skipIf(process.platform !== 'linux')('killToolProcessTree', () => {
     const second = await markedTree(`${runtimeTreeMarker}.8`);
     killToolProcessTree(runtimeTreeMarker);
     expect(await gone([...first, ...second])).toBe(true);
+  });
+
+  test('a child that cleared its environment (as one inside its execve shows it) is found through its parent', async () => {
+    const tree = await markedTree(`${runtimeTreeMarker}.3`, 'env -i sleep 1000');
+    expect(await foundAll(`${runtimeTreeMarker}.3`, tree)).toEqual([...tree].sort());
+    expect(killToolProcessTree(`${runtimeTreeMarker}.3`)).toBeGreaterThanOrEqual(2);
+    const deadline = Date.now() + 30_000;
+    const alive = () => tree.filter((pid) => existsSync(`/proc/${pid}`) && !zombie(pid));
+    while (alive().length > 0 && Date.now() < deadline) await Bun.sleep(20);
+    expect(alive()).toEqual([]);
   });
 });

@@ -12,7 +12,16 @@ export const runtimeTreeMarker = `${process.pid}-${Math.random().toString(36).sl
 /** How many times the tree is searched again: a process may fork while the last pass kills. */
 const MAX_KILL_PASSES = 5;
 
-/** Pids of processes (other than this one) whose environment holds `marker` or a marker beneath it. Linux only. */
+/** The parent pid in a `/proc/<pid>/stat` line (the command name, in parentheses, may hold spaces and parentheses). */
+function parentPid(stat: string): number {
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/**
+ * Pids of processes (other than this one) whose environment holds `marker` or a marker beneath it, and of their
+ * descendants whose environment does not (one that cleared it with `env -i`, or one caught inside its execve, when
+ * /proc shows no environment for a moment). Linux only.
+ */
 export function findToolProcesses(marker: string): number[] {
   let entries: string[];
   try {
@@ -21,7 +30,8 @@ export function findToolProcesses(marker: string): number[] {
     return []; // no /proc (macOS): process groups are all we can kill
   }
   const exact = `${TOOL_TREE_VARIABLE}=${marker}`;
-  const found: number[] = [];
+  const found = new Set<number>();
+  const unmarked = new Map<number, number>(); // pid → parent pid
   for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
@@ -31,14 +41,26 @@ export function findToolProcesses(marker: string): number[] {
     } catch {
       continue; // gone, or not ours to read
     }
-    for (const variable of environ.split('\0')) {
-      if (variable === exact || variable.startsWith(`${exact}.`)) {
-        found.push(pid);
-        break;
-      }
+    if (environ.split('\0').some((variable) => variable === exact || variable.startsWith(`${exact}.`))) {
+      found.add(pid);
+      continue;
+    }
+    try {
+      unmarked.set(pid, parentPid(readFileSync(`/proc/${entry}/stat`, 'latin1')));
+    } catch {
+      // Gone.
     }
   }
-  return found;
+  for (let grew = found.size > 0; grew; ) {
+    grew = false;
+    for (const [pid, parent] of unmarked) {
+      if (!found.has(parent)) continue;
+      found.add(pid);
+      unmarked.delete(pid);
+      grew = true;
+    }
+  }
+  return [...found];
 }
 
 /** SIGKILL to every process marked with `marker` (or beneath it) and to the groups they lead; returns how many. */
