@@ -415,6 +415,11 @@ export const errorCodes = {
     name: 'StoreSchemaTooNewError',
     suggestion: 'The database was written by a newer goondan; upgrade goondan, or move the file aside to start afresh.',
   },
+  E_STORE_VALUE_INVALID: {
+    name: 'StoreValueInvalidError',
+    suggestion:
+      'Store a value that does not contain itself and nests at most 1,000 levels of objects and arrays; flatten deep data, or keep it in a file and store its path.',
+  },
   // Bundle changesets (v1 §12.4, docs/changesets.md)
   E_CHANGESET_REJECTED: {
     name: 'ChangesetRejectedError',

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GoondanError } from '../errors/goondan-error.ts';
 import { forgetSecretValues, rememberSecretValue } from '../permissions/secret-registry.ts';
 import type { Message } from '../types.ts';
 import { ConversationStore } from './conversation-store.ts';
@@ -143,6 +144,35 @@ describe('ConversationStore events', () => {
     expect(() => store.appendMany([textMessage('ok', 'fine'), cyclic])).toThrow(/cyclic/);
     expect(store.load()).toEqual([]);
     expect(store.eventCountSinceBase()).toBe(0);
+  });
+
+  test('a message nested too deep to store is refused with E_STORE_VALUE_INVALID naming it; nothing is written', () => {
+    const { store } = freshStore();
+    store.append(textMessage('before', 'kept'));
+    const nest = (levels: number) => {
+      let value: unknown = 'bottom';
+      for (let level = 0; level < levels; level += 1) value = { inner: value };
+      return value;
+    };
+    const deep = textMessage('deep', 'x');
+    (deep.metadata as Record<string, unknown>).nested = nest(20_000);
+    let thrown: unknown;
+    try {
+      store.appendMany([textMessage('same-write', 'lost with it'), deep]);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(GoondanError);
+    expect((thrown as GoondanError).code).toBe('E_STORE_VALUE_INVALID');
+    expect((thrown as GoondanError).message).toContain('"deep"');
+    expect((thrown as GoondanError).message).toContain('1000 levels');
+    expect(() => store.replace('before', deep)).toThrow(/deeper than 1000/);
+    expect(ids(store.load())).toEqual(['before']);
+    // Just under the limit is stored and read back whole.
+    const nearLimit = textMessage('near', 'y');
+    (nearLimit.metadata as Record<string, unknown>).nested = nest(990);
+    store.append(nearLimit);
+    expect(store.load()[1]!.metadata).toEqual(nearLimit.metadata);
   });
 
   test('messagesOfTurn finds what a turn appended, in its current form', () => {

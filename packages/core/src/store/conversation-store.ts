@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { GoondanError } from '../errors/goondan-error.ts';
 import { redactKnownSecrets } from '../permissions/redact-known-secrets.ts';
 import type { Message } from '../types.ts';
 import {
@@ -82,6 +83,19 @@ function eventOf(row: EventRow): ConversationEvent | undefined {
   if (row.type === 'remove' && row.message_id !== null) return { type: 'remove', targetId: row.message_id };
   if (row.type === 'truncate') return { type: 'truncate' };
   return undefined;
+}
+
+/** The row payload of a message; one that cannot be stored is refused naming it (E_STORE_VALUE_INVALID). */
+function encodeMessage(message: Message, type: 'append' | 'replace'): string {
+  try {
+    return encodeStoredJson(redactKnownSecrets(toStoredMessage(message)));
+  } catch (error) {
+    if (!(error instanceof GoondanError) || error.code !== 'E_STORE_VALUE_INVALID') throw error;
+    throw new GoondanError(
+      'E_STORE_VALUE_INVALID',
+      `Message ${JSON.stringify(String(message.id).slice(0, 200))} (${type}): ${error.message} Nothing of this write was kept.`,
+    );
+  }
 }
 
 /**
@@ -320,9 +334,7 @@ export class ConversationStore {
   private insert(event: ConversationEvent, turnId: string | null): void {
     const messageId = event.type === 'append' ? event.message.id : event.type === 'truncate' ? null : event.targetId;
     const payload =
-      event.type === 'append' || event.type === 'replace'
-        ? encodeStoredJson(redactKnownSecrets(toStoredMessage(event.message)))
-        : null;
+      event.type === 'append' || event.type === 'replace' ? encodeMessage(event.message, event.type) : null;
     this.db
       .query<unknown, [string, string | null, string | null, string | null, number]>(
         'INSERT INTO conversation_events (type, message_id, turn_id, payload, created_at) VALUES (?, ?, ?, ?, ?)',

@@ -1,3 +1,5 @@
+import { GoondanError } from '../errors/goondan-error.ts';
+
 /**
  * JSON for values that plain JSON would change: AI SDK content parts carry Uint8Array / ArrayBuffer data,
  * URLs and Dates, and tool output may hold non-finite numbers or bigints. Each becomes a one-key object whose key
@@ -7,6 +9,9 @@
  */
 
 const tags = new Set(['$bytes', '$arrayBuffer', '$date', '$url', '$bigint', '$number', '$undefined', '$object']);
+
+/** Objects and arrays nested deeper than this are refused (E_STORE_VALUE_INVALID). */
+export const MAX_STORED_DEPTH = 1_000;
 
 type Encoded = null | boolean | number | string | Encoded[] | { [key: string]: Encoded };
 
@@ -34,7 +39,16 @@ function encode(value: unknown, path: Set<object>): Encoded | undefined {
   if (value instanceof ArrayBuffer) return { $arrayBuffer: toBase64(new Uint8Array(value)) };
   if (value instanceof Date) return { $date: Number.isNaN(value.getTime()) ? null : value.toISOString() };
   if (value instanceof URL) return { $url: value.href };
-  if (path.has(value)) throw new TypeError('Cannot store a value that contains itself (cyclic reference).');
+  if (path.has(value)) {
+    throw new GoondanError('E_STORE_VALUE_INVALID', 'Cannot store a value that contains itself (cyclic reference).');
+  }
+  // Below this, JSON.stringify or the decoding of the row would overflow the stack: refused whole, nothing written.
+  if (path.size >= MAX_STORED_DEPTH) {
+    throw new GoondanError(
+      'E_STORE_VALUE_INVALID',
+      `Cannot store a value nested deeper than ${MAX_STORED_DEPTH} levels of objects and arrays.`,
+    );
+  }
   path.add(value);
   try {
     if (Array.isArray(value)) {
