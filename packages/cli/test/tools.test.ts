@@ -199,6 +199,9 @@ describe('gdn tools call', () => {
     expect(refused.result.exitCode).toBe(1);
     expect(refused.json.error?.code).toBe('E_APPROVAL_DENIED');
     expect(refused.json.error?.message).toContain('--yes');
+    // Nobody was asked: neither the message nor the suggestion says a person refused it.
+    expect(refused.json.error?.message).toContain('no terminal to ask');
+    expect(refused.json.error?.suggestion).toContain('nobody could be asked');
     expect(existsSync(join(workdir, 'made-it'))).toBe(false);
 
     const args = ['--workdir', workdir, '--yes'];

@@ -300,7 +300,7 @@ function commandLineApprovals(options: { yes: boolean }): ApprovalGate {
       if (process.stdin.isTTY !== true)
         return answered(
           false,
-          'cli',
+          'gdn tools call (no terminal to ask)',
           `it needs approval (${request.rule}); run gdn tools call with --yes to approve it`,
         );
       const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });

@@ -58,7 +58,8 @@ export const errorCodes = {
   },
   E_APPROVAL_DENIED: {
     name: 'ApprovalDeniedError',
-    suggestion: 'A person refused this call; read the reason, and do not retry it unchanged.',
+    suggestion:
+      'Read the reason: a person refused the call (follow it; do not retry the call unchanged), or nobody could be asked (it says how to approve, e.g. gdn tools call --yes).',
   },
   E_APPROVAL_TIMEOUT: {
     name: 'ApprovalTimeoutError',
