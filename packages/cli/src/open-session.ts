@@ -29,7 +29,6 @@ import { openBundleOAuth, sendGrant } from './open-bundle-oauth.ts';
 import { chooseAgent } from './open-instance.ts';
 import { stderrLogger } from './stderr-logger.ts';
 import { printable, useColor, writeAgentOutput } from './terminal.ts';
-import { wholeNumber } from './whole-number.ts';
 
 /** How long the end of a swarm run waits for sent events quietly before it says so. */
 const DRAIN_NOTICE_MS = 1_000;
@@ -64,8 +63,8 @@ export interface SessionFlags {
   agent?: string;
   instance?: string;
   swarm?: string;
-  /** Grace period of a graceful shutdown, in ms (swarm mode). */
-  grace?: string;
+  /** Grace period of a graceful shutdown, in ms (swarm mode): `--grace`, checked by the command (graceFlag). */
+  graceMs?: number;
   /** `--user ID`: the person the turns act for (their auth.userId; per-user OAuth grants are theirs). */
   user?: string;
   observer?: TurnObserver;
@@ -86,15 +85,6 @@ export interface SessionFlags {
 /** `--user ID` (checked by the command, checkUserFlag) as a turn's auth context. */
 function userAuth(flag: string | undefined): { userId: string } | undefined {
   return flag === undefined ? undefined : { userId: flag };
-}
-
-function graceOf(flag: string | undefined): number | undefined {
-  if (flag === undefined) return undefined;
-  const value = wholeNumber(flag);
-  if (value === null) {
-    throw new GoondanError('E_RESOURCE_INVALID', `--grace must be a number of milliseconds, got '${flag}'.`);
-  }
-  return value;
 }
 
 function describeLifecycle(event: ProcessLifecycleEvent): string | null {
@@ -144,7 +134,7 @@ async function swarmSession(bundle: Bundle, topology: SwarmTopology, flags: Sess
     instanceKey,
     libraries: [...libraryBundleDirs],
     observe: true,
-    gracePeriodMs: graceOf(flags.grace),
+    gracePeriodMs: flags.graceMs,
     onNotification: ({ agent, instanceKey: key, event }) => {
       // Approvals surface to whoever drives the session, whichever agent raised them.
       forwardNotification(event, {

@@ -207,6 +207,19 @@ describe('gdn run with a Swarm', () => {
     }
   });
 
+  test('--grace bounds the shutdown: an agent still in its turn past it is killed and said so', async () => {
+    // The worker would wait two minutes, past the test's own timeout: only the 200 ms grace can end the run.
+    const bundle = await swarmBundle({ workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 120000 } }] }] });
+    const run = startGdn(['run', '--bundle', bundle, '--input', 'go', '--grace', '200']);
+    await run.waitForStderr('[worker]  ⚙ slow__wait', 30_000);
+    const pids = await agentPids(bundle, 2);
+    run.proc.kill('SIGTERM');
+    const result = await run.finish();
+    expect(result.exitCode).toBe(143);
+    expect(result.stderr).toContain('[worker/default] did not stop within the grace period; killed');
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  });
+
   test('a second Ctrl-C kills the agents at once: exit 130, no agent process left', async () => {
     const bundle = await swarmBundle({ workerScript: [{ toolCalls: [{ name: 'slow__wait', args: { ms: 30000 } }] }] });
     const run = startGdn(['run', '--bundle', bundle, '--input', 'go']);

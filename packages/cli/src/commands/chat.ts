@@ -81,7 +81,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     },
   });
   checkUserFlag(values.user, 'chat');
-  graceFlag(values.grace, 'chat');
+  const graceMs = graceFlag(values.grace, 'chat');
   if (values.help) {
     console.log(chatHelp);
     return 0;
@@ -140,6 +140,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
     color,
   });
   const session = await openSessionFromFlags({
+    graceMs,
     ...values,
     peerObserver: (agent) => ({
       ...toolCallPrinter({

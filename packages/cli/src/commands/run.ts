@@ -73,7 +73,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (use --input)`, 'run');
   if (values.input === undefined && !values.watch) throw new UsageError('missing --input TEXT', 'run');
   checkUserFlag(values.user, 'run');
-  graceFlag(values.grace, 'run');
+  const graceMs = graceFlag(values.grace, 'run');
   if (values.json) reserveStdoutForJson();
   const input = values.input === '-' ? await Bun.stdin.text() : values.input;
   // A turn needs something to answer: an empty message is a mistake (an unset variable, an empty pipe), and some
@@ -91,6 +91,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const printer = toolCallPrinter({ write: (line) => console.error(line), color: () => useColor(process.stderr) });
   const asker = approvalAsker({ interactive: () => process.stdin.isTTY === true && values.input !== '-' });
   const session = await openSessionFromFlags({
+    graceMs,
     onApproval: (record) => asker.ask(record),
     onApprovalResolved: (record) => asker.resolved(record),
     ...values,
