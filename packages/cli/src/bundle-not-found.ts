@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { GoondanError } from '@goondan/core/session';
-import { shellWord } from './shell-word.ts';
+import { shellWord } from '@goondan/core/shell-word';
 
 /**
  * E_BUNDLE_NOT_FOUND for `--bundle DIR` (or `gdn validate DIR`) that holds no goondan.yaml, saying which case it

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { GoondanError } from '@goondan/core/errors';
+import { shellWord } from '@goondan/core/shell-word';
 import { git, runGit } from './run-git.ts';
 
 /** The git facts a changeset needs about a bundle: where its repository is and which branch is active. */
@@ -17,9 +18,6 @@ export interface BundleRepository {
   commonDir: string;
 }
 
-/** A path as one word of the shell commands the suggestions give (a path with a space or a quote is quoted). */
-const sh = (path: string): string => (/^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
-
 /**
  * Finds the repository of a bundle. The active bundle is the checked-out branch of the repository the bundle
  * directory lies in (docs/changesets.md); a bundle outside git, or a detached HEAD, cannot take changesets.
@@ -29,7 +27,7 @@ export async function locateBundleRepository(bundleDir: string): Promise<BundleR
   const probe = await runGit({ cwd: dir, args: ['rev-parse', '--show-toplevel', '--show-prefix', '--git-common-dir'] });
   if (probe.exitCode !== 0) {
     throw new GoondanError('E_CHANGESET_FAILED', `The bundle at ${dir} is not inside a git repository.`, {
-      suggestion: `Make it one: cd ${sh(dir)} && git init && printf '.goondan/\\n' >> .gitignore && git add -A && git commit -m bundle`,
+      suggestion: `Make it one: cd ${shellWord(dir)} && git init && printf '.goondan/\\n' >> .gitignore && git add -A && git commit -m bundle`,
     });
   }
   const [repoRoot = dir, prefix = '', common = '.git'] = probe.stdout.split('\n');
@@ -43,7 +41,7 @@ export async function locateBundleRepository(bundleDir: string): Promise<BundleR
   const hasCommit = await runGit({ cwd: dir, args: ['rev-parse', '--verify', '-q', `${activeRef}^{commit}`] });
   if (hasCommit.exitCode !== 0) {
     throw new GoondanError('E_CHANGESET_FAILED', `Branch ${activeRef} of ${repoRoot} has no commit yet.`, {
-      suggestion: `Commit the bundle first: cd ${sh(repoRoot)} && git add -A && git commit -m bundle`,
+      suggestion: `Commit the bundle first: cd ${shellWord(repoRoot)} && git add -A && git commit -m bundle`,
     });
   }
   await checkCommitted({ dir, repoRoot, prefix, activeRef });
@@ -68,15 +66,15 @@ async function checkCommitted(options: { dir: string; repoRoot: string; prefix: 
   const ignored = (await runGit({ cwd: repoRoot, args: ['check-ignore', '-q', '--', file] })).exitCode === 0;
   const branch = activeRef.replace('refs/heads/', '');
   const where = prefix === '' ? '.' : prefix.replace(/\/$/, '');
-  const own = `cd ${sh(dir)} && git init && printf '.goondan/\\n' >> .gitignore && git add -A && git commit -m bundle`;
+  const own = `cd ${shellWord(dir)} && git init && printf '.goondan/\\n' >> .gitignore && git add -A && git commit -m bundle`;
   throw new GoondanError(
     'E_CHANGESET_FAILED',
     `The bundle at ${dir} is not committed in the git repository at ${repoRoot}: branch ${branch} has no ${file}${ignored ? ' (git ignores it)' : ''}, so a changeset would not contain it.`,
     {
       suggestion:
         prefix === ''
-          ? `Commit the bundle first: cd ${sh(repoRoot)} && git add -A && git commit -m bundle`
-          : `${ignored ? `Take ${where} out of the .gitignore that ignores it (git check-ignore -v ${sh(file)} names it), then commit` : 'Commit'} it in that repository, keeping its .goondan/ out (cd ${sh(repoRoot)} && printf '.goondan/\\n' >> ${sh(`${where}/.gitignore`)} && git add ${sh(where)} && git commit -m bundle), or make the bundle a repository of its own: ${own}`,
+          ? `Commit the bundle first: cd ${shellWord(repoRoot)} && git add -A && git commit -m bundle`
+          : `${ignored ? `Take ${where} out of the .gitignore that ignores it (git check-ignore -v ${shellWord(file)} names it), then commit` : 'Commit'} it in that repository, keeping its .goondan/ out (cd ${shellWord(repoRoot)} && printf '.goondan/\\n' >> ${shellWord(`${where}/.gitignore`)} && git add ${shellWord(where)} && git commit -m bundle), or make the bundle a repository of its own: ${own}`,
     },
   );
 }

@@ -3,10 +3,10 @@ import { link, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { builtinModules } from 'node:module';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { GoondanError, isProcessAlive, type Resource } from '@goondan/core';
+import { shellWord } from '@goondan/core/shell-word';
 import { parseCommandArgs } from '../cli-args.ts';
 import { type ModelChoice, modelChoices } from '../init/model-choices.ts';
 import { scaffoldFiles } from '../init/scaffold-files.ts';
-import { shellWord } from '../shell-word.ts';
 import { UsageError } from '../terminal.ts';
 import { renderToolTypes, TOOL_TYPES_FILE } from '../tool-types/render-tool-types.ts';
 

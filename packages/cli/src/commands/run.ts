@@ -1,6 +1,7 @@
 import type { Interface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalRecord, TurnResult } from '@goondan/core';
 import { errorCodes } from '@goondan/core/session';
+import { shellWord } from '@goondan/core/shell-word';
 import {
   ApprovalQueue,
   afterTypedAhead,
@@ -14,7 +15,6 @@ import { graceFlag } from '../grace-flag.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
-import { shellWord } from '../shell-word.ts';
 import { printable, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
