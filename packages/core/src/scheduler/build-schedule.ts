@@ -92,13 +92,13 @@ export function buildSchedule(options: {
       throw new GoondanError(
         'E_SCHEDULE_INVALID',
         typeof input.inMs === 'number'
-          ? `in must be a positive delay, got ${input.inMs} ms.`
-          : `in must be a number of milliseconds, got a ${typeof input.inMs}.`,
+          ? `The delay (--in, or inMs in the API) must be positive, got ${input.inMs} ms.`
+          : `The delay (inMs) must be a number of milliseconds, got a ${typeof input.inMs}.`,
       );
     if (now + input.inMs > MAX_DATE_MS)
       throw new GoondanError(
         'E_SCHEDULE_INVALID',
-        `in is too far ahead: ${input.inMs} ms from now is past the last instant a date can hold (the year 275760).`,
+        `The delay (--in, or inMs in the API) is too far ahead: ${input.inMs} ms from now is past the last instant a date can hold (the year 275760).`,
       );
     kind = 'at';
     // Up, not to the nearest: a delay under half a millisecond fell on now itself and was refused as used up.

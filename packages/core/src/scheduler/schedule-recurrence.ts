@@ -245,7 +245,12 @@ function cronOf(expression: string, timeZone: string): Cron {
     const { Cron } = require('croner') as typeof import('croner');
     return new Cron(expression, { timezone: timeZone, paused: true });
   } catch (thrown) {
-    const reason = (thrown as Error).message.split(expression).join('…');
+    // croner's own words, without its class name and its quote of the expression (given in full before them).
+    const reason = (thrown as Error).message
+      .split(expression)
+      .join('…')
+      .replace(/^CronPattern:\s*/, '')
+      .replace(/invalid configuration format \('…'\),\s*/, '');
     throw new GoondanError('E_SCHEDULE_INVALID', `cron '${clip(expression)}' is not valid: ${clip(reason, 300)}`);
   }
 }
