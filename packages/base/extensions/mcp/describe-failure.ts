@@ -19,6 +19,16 @@ export function stripMcpPrefix(error: McpError): string {
   return `${error.message.replace(/^(MCP error -?\d+: )+/, '')} (JSON-RPC ${error.code})`;
 }
 
+/**
+ * A failure that means the server's process is gone or going: a write to its closed stdin (EPIPE), a connection the
+ * transport closed, or a send after it ended.
+ */
+export function isBrokenConnection(thrown: unknown): boolean {
+  if (thrown instanceof Error && (thrown as { code?: unknown }).code === 'EPIPE') return true;
+  if (thrown instanceof Error && thrown.message.startsWith('Not connected')) return true;
+  return (thrown as Partial<McpError> | null)?.code === ErrorCode.ConnectionClosed;
+}
+
 /** The last three lines of a server's stderr, on one line. */
 export function lastLines(text: string): string {
   return text.split('\n').slice(-3).join(' | ');

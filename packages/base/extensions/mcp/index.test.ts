@@ -188,6 +188,16 @@ describe('mcp extension: changes, failures and reconnection', () => {
     expect(error?.text).toContain('refusing to start');
   });
 
+  test('a server that closes its stdin and dies as it starts is logged with its exit and stderr, not the broken pipe', async () => {
+    // Our first write meets the closed pipe while the process still runs: the message waits for how it ended.
+    const script = 'exec 0<&-; echo "no config file at ./mcp.json" >&2; sleep 0.3; exit 4';
+    const b = await bridge({ servers: [{ name: 'closing', command: 'sh', args: ['-c', script] }] });
+    expect(b.bridge.toolNames('closing')).toEqual([]);
+    const error = b.logs.find((line) => line.level === 'error' && line.text.includes("'closing'"));
+    expect(error?.text).toContain("MCP server 'closing' could not be reached: the server process ended (exit code 4)");
+    expect(error?.text).toContain('no config file at ./mcp.json');
+  });
+
   test('a required server that fails stops the start', async () => {
     const args = [fixtureServer, '--fail-on-start'];
     await expect(startBridge({ servers: [stdioServer('broken', { args, required: true })] })).rejects.toThrow(

@@ -14,7 +14,7 @@ import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { scrubEnvironment } from '../../src/scrub-environment.ts';
 import { callToolAsTask } from './call-tool-as-task.ts';
 import { checkCallResult } from './check-call-result.ts';
-import { describeThrown, isSchemaError, lastLines, stripMcpPrefix } from './describe-failure.ts';
+import { describeThrown, isBrokenConnection, isSchemaError, lastLines, stripMcpPrefix } from './describe-failure.ts';
 import { failBrokenStreams } from './fail-broken-streams.ts';
 import { type CompiledSchemas, listMcpTools, type McpToolList } from './list-mcp-tools.ts';
 import { oauthBearerFetch } from './oauth-bearer-fetch.ts';
@@ -49,6 +49,8 @@ export interface McpConnectionOptions {
 const CLIENT_INFO = { name: 'goondan', version: '0.1.0' };
 const DEFAULT_RETRY_DELAY_MS = 1_000;
 const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
+/** How long a server whose pipe broke as it started may take to be seen ending (its exit code and stderr). */
+const SERVER_END_WAIT_MS = 2_000;
 /** After a re-listing that took d ms, the next waits REFRESH_PAUSE_FACTOR × d (list_changed sent without end). */
 const REFRESH_PAUSE_FACTOR = 4;
 const MAX_REFRESH_PAUSE_MS = 5_000;
@@ -213,6 +215,11 @@ export class McpConnection {
       this.refreshWhenConnected = null;
       return client;
     } catch (thrown) {
+      // A server that died as it started: our first write may meet its closed pipe before its exit is seen. Its
+      // exit code and stderr say why; EPIPE does not.
+      if (transport instanceof ProcessGroupTransport && transport.exit === null && isBrokenConnection(thrown)) {
+        await transport.ended(SERVER_END_WAIT_MS);
+      }
       const reason = this.describeFailure(thrown, transport);
       if (this.transport === transport) this.transport = null;
       await client.close().catch(() => {});

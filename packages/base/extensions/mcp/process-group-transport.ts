@@ -27,6 +27,8 @@ export const MAX_SERVER_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 const DEFAULT_EXIT_GRACE_MS = 500;
 const TERM_GRACE_MS = 1_000;
 const STDERR_TAIL_CHARS = 2_000;
+/** Once the server has exited, how long its stderr may take to be read to the end (a grandchild may hold it). */
+const STDERR_DRAIN_MS = 500;
 
 type ServerProcess = Subprocess<'pipe', 'pipe', 'pipe'>;
 
@@ -99,7 +101,7 @@ export class ProcessGroupTransport implements Transport {
     });
     this.child = child;
     const stdoutDone = this.readStdout(child);
-    void this.readStderr(child);
+    const stderrDone = this.readStderr(child);
     this.closed = (async () => {
       const code = await child.exited;
       this.exitDescription = child.signalCode ? `signal ${child.signalCode}` : `exit code ${code}`;
@@ -107,10 +109,21 @@ export class ProcessGroupTransport implements Transport {
       signalGroup(child.pid, 'SIGKILL');
       tree.kill();
       await stdoutDone;
+      // What it wrote to stderr before it ended belongs in the message about its end.
+      await settlesWithin(stderrDone, STDERR_DRAIN_MS);
       this.child = null;
       this.lines.clear();
       this.onclose?.();
     })();
+  }
+
+  /**
+   * True once the server process has ended, within `ms`: its exit and the whole of its stderr are known then (what
+   * describes a server that died as it started, when our first write met a closed pipe before its exit was seen).
+   */
+  async ended(ms: number): Promise<boolean> {
+    if (this.closed === null) return false;
+    return settlesWithin(this.closed, ms);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -190,11 +203,20 @@ export class ProcessGroupTransport implements Transport {
 
 async function exitsWithin(child: ServerProcess, ms: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return true;
+  return settlesWithin(child.exited, ms);
+}
+
+/** True when `promise` settles within `ms`, false when the time ran out first. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
   });
-  const exited = await Promise.race([child.exited.then(() => true as const), timeout]);
+  const settled = promise.then(
+    () => true as const,
+    () => true as const,
+  );
+  const result = await Promise.race([settled, timeout]);
   clearTimeout(timer);
-  return exited;
+  return result;
 }
