@@ -20,6 +20,7 @@ import { type CompiledSchemas, listMcpTools, type McpToolList } from './list-mcp
 import { oauthBearerFetch } from './oauth-bearer-fetch.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
+import { settlesWithin } from './settles-within.ts';
 
 export type McpTool = Tool;
 
@@ -187,7 +188,7 @@ export class McpConnection {
     this.client = null;
     this.transport = null;
     if (client && transport instanceof StreamableHTTPClientTransport) {
-      await withTimeout(transport.terminateSession(), 1_000);
+      await settlesWithin(transport.terminateSession(), 1_000);
     }
     await client?.close().catch(() => {});
     await transport?.close().catch(() => {});
@@ -352,14 +353,4 @@ export class McpConnection {
       this.options.config.transport === 'http' ? this.options.config.url : `command '${this.options.config.command}'`;
     return new GoondanError('E_MCP_UNAVAILABLE', `MCP server '${this.name}' (${where}) is unavailable: ${reason}`);
   }
-}
-
-/** Waits for `work` (its failure ignored) at most `ms`. */
-async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  await Promise.race([work.catch(() => {}), timeout]);
-  clearTimeout(timer);
 }

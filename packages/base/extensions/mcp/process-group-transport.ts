@@ -9,6 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Subprocess } from 'bun';
 import { type CutLine, idOfCutMessage, isCutRequest, LineReader } from '../../src/line-reader.ts';
+import { settlesWithin } from './settles-within.ts';
 
 export interface ProcessGroupTransportOptions {
   command: string;
@@ -204,19 +205,4 @@ export class ProcessGroupTransport implements Transport {
 async function exitsWithin(child: ServerProcess, ms: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return true;
   return settlesWithin(child.exited, ms);
-}
-
-/** True when `promise` settles within `ms`, false when the time ran out first. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const settled = promise.then(
-    () => true as const,
-    () => true as const,
-  );
-  const result = await Promise.race([settled, timeout]);
-  clearTimeout(timer);
-  return result;
 }
