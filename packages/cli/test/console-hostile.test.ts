@@ -351,11 +351,25 @@ describe('the console, probed by a hostile outsider', () => {
       } else {
         const body = JSON.parse(answer.body) as ErrorBody;
         expect(body.error.code).toMatch(
-          /^E_(SERVE_ROUTE_NOT_FOUND|SERVE_BAD_REQUEST|CONSOLE_TRACE_NOT_FOUND|INSTANCE_NOT_FOUND)$/,
+          /^E_(SERVE_ROUTE_NOT_FOUND|SERVE_BAD_REQUEST|CONSOLE_TRACE_NOT_FOUND|INSTANCE_NOT_FOUND|INSTANCE_KEY_INVALID)$/,
         );
         // What the console's own routes echo of a long path stays short.
         if (body.error.code !== 'E_SERVE_ROUTE_NOT_FOUND') expect(body.error.message.length).toBeLessThan(400);
       }
+    }
+    // A key no instance can have is a bad request, as on /v1/agents/A/instances/K/conversation; a valid one that
+    // never ran is not found.
+    for (const [key, status, code] of [
+      ['..%2f..%2fetc', 400, 'E_INSTANCE_KEY_INVALID'],
+      ['%00', 400, 'E_INSTANCE_KEY_INVALID'],
+      ['never-ran', 404, 'E_INSTANCE_NOT_FOUND'],
+    ] as const) {
+      const answer = await fetch(`${url}/console/api/conversation/helper/${key}`);
+      expect({ key, status: answer.status, code: ((await answer.json()) as ErrorBody).error.code }).toEqual({
+        key,
+        status,
+        code,
+      });
     }
     for (const [method, path] of [
       ['POST', '/console'],
@@ -584,12 +598,12 @@ describe('the console, probed by a hostile outsider', () => {
       await page.goto(`${url}/console#/trace/%ff`);
       await page.getByRole('alert').getByText('E_CONSOLE_TRACE_NOT_FOUND').waitFor();
       await page.goto(`${url}/console#/conversation/helper/%E0%A4%A`);
-      await page.getByRole('alert').getByText('E_INSTANCE_NOT_FOUND').waitFor();
+      await page.getByRole('alert').getByText('E_INSTANCE_KEY_INVALID').waitFor();
 
       // The 10 MB message: a page that says what it does not show.
       await page.goto(`${url}/console#/conversation/helper/bigmsg`);
       await page.getByText('9980000 more characters of this message are not shown here.').waitFor();
-      expect(problems.filter((line) => !/status of 404/.test(line))).toEqual([]);
+      expect(problems.filter((line) => !/status of 40[04]/.test(line))).toEqual([]);
     } finally {
       await browser?.close();
     }

@@ -5,6 +5,7 @@ import {
   AuditStore,
   ConversationStore,
   GoondanError,
+  isInstanceKey,
   listInstanceDatabases,
   openInstanceDatabase,
   openScheduleStore,
@@ -212,14 +213,23 @@ export function consoleConversation(
   instanceKey: string,
   page: { limit: number; before?: string },
 ) {
+  // The address is the requester's text: echoed short.
+  const short = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
+  // As GET /v1/agents/A/instances/K/conversation answers: a key no instance can have is a bad request.
+  if (!isInstanceKey(instanceKey)) {
+    throw new GoondanError(
+      'E_INSTANCE_KEY_INVALID',
+      `Instance key '${short(instanceKey)}' must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit.`,
+    );
+  }
   const known = listInstanceDatabases({ rootDir: source.rootDir() }).find(
     (file) => file.agentName === agent && file.instanceKey === instanceKey,
   );
   if (!known) {
-    // The address is the requester's text: echoed short.
-    const name = `${agent}/${instanceKey}`;
-    const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
-    throw new GoondanError('E_INSTANCE_NOT_FOUND', `Agent instance ${shown} has never run here.`);
+    throw new GoondanError(
+      'E_INSTANCE_NOT_FOUND',
+      `Agent instance ${short(`${agent}/${instanceKey}`)} has never run here.`,
+    );
   }
   const db = openInstanceDatabase(known.databaseFile, { busyTimeoutMs: 1000, forReading: true });
   try {
