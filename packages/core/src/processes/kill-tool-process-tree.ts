@@ -31,7 +31,7 @@ export function findToolProcesses(marker: string): number[] {
   }
   const exact = `${TOOL_TREE_VARIABLE}=${marker}`;
   const found = new Set<number>();
-  const unmarked = new Map<number, number>(); // pid → parent pid
+  const unmarked: string[] = [];
   for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
@@ -41,22 +41,25 @@ export function findToolProcesses(marker: string): number[] {
     } catch {
       continue; // gone, or not ours to read
     }
-    if (environ.split('\0').some((variable) => variable === exact || variable.startsWith(`${exact}.`))) {
-      found.add(pid);
-      continue;
-    }
+    if (environ.split('\0').some((variable) => variable === exact || variable.startsWith(`${exact}.`))) found.add(pid);
+    else unmarked.push(entry);
+  }
+  // Parents are read only when there is a tree to descend from: at the end of most bash calls there is none.
+  if (found.size === 0) return [];
+  const parents = new Map<number, number>(); // unmarked pid → parent pid
+  for (const entry of unmarked) {
     try {
-      unmarked.set(pid, parentPid(readFileSync(`/proc/${entry}/stat`, 'latin1')));
+      parents.set(Number(entry), parentPid(readFileSync(`/proc/${entry}/stat`, 'latin1')));
     } catch {
       // Gone.
     }
   }
-  for (let grew = found.size > 0; grew; ) {
+  for (let grew = true; grew; ) {
     grew = false;
-    for (const [pid, parent] of unmarked) {
+    for (const [pid, parent] of parents) {
       if (!found.has(parent)) continue;
       found.add(pid);
-      unmarked.delete(pid);
+      parents.delete(pid);
       grew = true;
     }
   }
