@@ -137,6 +137,16 @@ describe('bash__exec', () => {
       expect(await gone(seconds)).toBe('');
     });
 
+    test('when the command times out, one that also cleared its environment (env -i setsid) included', async () => {
+      const seconds = uniqueSleep();
+      const result = await exec(createTestToolContext({ workdir }), {
+        command: `env -i setsid sleep ${seconds} & sleep ${seconds}`,
+        timeoutMs: 500,
+      });
+      expect(result.timedOut).toBe(true);
+      expect(await gone(seconds)).toBe('');
+    });
+
     test('when the call is aborted', async () => {
       const seconds = uniqueSleep();
       const controller = new AbortController();

@@ -95,9 +95,11 @@ export async function runProcess(options: RunOptions): Promise<ProcessResult> {
   let aborted = false;
   const stop = Promise.withResolvers<void>();
   const kill = () => {
-    killProcessGroup(child.pid);
-    // Processes that left the group (setsid, double fork) still carry the tree's marker.
+    // The tree first, while its processes still live: those that left the group (setsid, double fork) carry its
+    // marker, and one that also cleared its environment is found through its parent, which the group's SIGKILL
+    // would end first. Then the group, for a leader caught before its environment shows in /proc.
     tree.kill();
+    killProcessGroup(child.pid);
   };
   const timer = setTimeout(() => {
     timedOut = true;
