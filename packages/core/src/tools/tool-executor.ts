@@ -227,6 +227,15 @@ function audited(record: CallRecord, result: ToolResult): ToolResult {
 }
 
 /**
+ * Where `new Promise(takeResolve)` leaves its resolve function, to be taken at once: a promise's resolvers without a
+ * closure made for each call.
+ */
+let taken: ((result: ToolResult) => void) | undefined;
+function takeResolve(resolve: (result: ToolResult) => void): void {
+  taken = resolve;
+}
+
+/**
  * The path of one tool call (DESIGN.md §2): catalog guard → argument validation → toolCall middleware (onion)
  * → handler → ToolResult. Nothing thrown crosses this boundary (spec §2.4.1).
  */
@@ -353,17 +362,21 @@ export class ToolExecutor {
       // conclude never throws: a throw caught here has not been audited.
       if (!isThenable(pending)) return Promise.resolve(conclude(record, pending));
       const entry = record;
+      const running = pending as Promise<ToolResult>;
+      // A handler's answer without middleware is bounded already (its timeout, the turn's signal): it is concluded
+      // as it comes, in the promise its `.then` makes.
+      if (!entry.bound) {
+        return running.then(
+          (result) => conclude(entry, result),
+          (thrown) => concludeThrown(entry, thrown),
+        );
+      }
       // One promise per call: the chain's bound answers through this promise's resolvers (no promise of its own).
-      return new Promise((resolve) => {
-        entry.resolve = resolve;
-        const running = pending as Promise<ToolResult>;
-        if (entry.bound) boundChain(running, entry.chain!, entry);
-        else
-          running.then(
-            (result) => entry.answered(result),
-            (thrown) => entry.threw(thrown),
-          );
-      });
+      const answer = new Promise<ToolResult>(takeResolve);
+      entry.resolve = taken;
+      taken = undefined;
+      boundChain(running, entry.chain!, entry);
+      return answer;
     } catch (thrown) {
       // Before there is a record the call itself could not be read (no call, no scope): rejected, as it always was.
       if (record === undefined) return Promise.reject(thrown);
