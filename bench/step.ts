@@ -87,7 +87,9 @@ function ours(size: number, past: Message[], options: { modelReadsLast?: number 
   const dir = mkdtempSync(join(tmpdir(), 'gdn-bench-step-'));
   const db = openInstanceDatabase(join(dir, 'state.db'));
   const conversation = new ConversationStore(db);
-  if (past.length > 0) conversation.appendMany(past);
+  // Stored, and not held here: the instance reads its own copy, as a process opening a long conversation does.
+  const keepsHistory = past.length > 0;
+  if (keepsHistory) conversation.appendMany(past);
   const store = new AuditStore(db);
   // A checkout from before AuditBatch (for before/after figures) writes a row per call, as it did then.
   const scripted = createScriptedModel(script(turns + warmup + 5));
@@ -144,7 +146,7 @@ function ours(size: number, past: Message[], options: { modelReadsLast?: number 
     },
     // Without a history the conversation is cleared after each turn; with one it grows by 4 messages a turn.
     rewind: () => {
-      if (past.length === 0) instance.reset();
+      if (!keepsHistory) instance.reset();
       // The scripted model keeps every prompt it was given; with a long history that is GC work on no one's side.
       scripted.calls.length = 0;
     },
