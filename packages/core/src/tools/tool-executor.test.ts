@@ -427,6 +427,45 @@ describe('async handlers', () => {
     expect(later.result.error).toMatchObject({ code: 'E_TOOL', message: 'failed later' });
     expect(later.listeners).toBe(1);
   });
+
+  // Without middleware the answer of a handler still running is concluded as it comes (no promise of ours around
+  // it): cut to the tool's error limit, audited once with its status and duration, the timing told to the caller.
+  test('one still running is concluded like any call: its error cut, its audit entry written once', async () => {
+    const audit: AuditEntry[] = [];
+    const scope = { ...testScope(), audit: (entry: AuditEntry) => audit.push(entry) };
+    const failing = setup({
+      errorMessageLimit: 40,
+      handler: async () => {
+        await Bun.sleep(2);
+        throw new Error('z'.repeat(500));
+      },
+    });
+    const timing = { approvalWaitMs: -1 };
+    const failed = await failing.executor.execute(
+      { id: 'c1', name: 'echo__say', args: { text: 'x' } },
+      { catalog: failing.catalog, scope, timing },
+    );
+    expect(failed.status).toBe('error');
+    expect(failed.error?.code).toBe('E_TOOL');
+    expect(failed.error?.message.length).toBeLessThanOrEqual(40);
+    expect(timing.approvalWaitMs).toBe(0);
+    const answering = setup({
+      handler: async () => {
+        await Bun.sleep(2);
+        return { done: 1n };
+      },
+    });
+    const answered = await answering.executor.execute(
+      { id: 'c2', name: 'echo__say', args: { text: 'y' } },
+      { catalog: answering.catalog, scope },
+    );
+    expect(answered).toEqual({ status: 'ok', output: { done: '1' } });
+    expect(audit.map((entry) => [entry.toolCallId, entry.status, entry.errorCode])).toEqual([
+      ['c1', 'error', 'E_TOOL'],
+      ['c2', 'ok', null],
+    ]);
+    expect(audit.every((entry) => entry.durationMs >= 1)).toBe(true);
+  });
 });
 
 describe('outputs', () => {
