@@ -218,6 +218,15 @@ describe('gdn run', () => {
     }
   });
 
+  test('a message over 16 MiB from standard input exits 2 before anything runs', async () => {
+    const bundle = await agentBundle();
+    const result = await gdn(['run', '--bundle', bundle, '--input', '-'], { stdin: 'x'.repeat(17 * 1024 * 1024) });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('the user message read from standard input went past 16 MiB');
+    expect(result.stderr).toContain('E_CLI_USAGE');
+    expect(result.stdout).toBe('');
+  });
+
   test('--user names the person the turn acts for: its messages carry it; a blank or huge one is a usage error', async () => {
     const bundle = await agentBundle();
     const result = await gdn(['run', '--bundle', bundle, '--user', 'ada', '--input', 'What is 2 + 3?']);

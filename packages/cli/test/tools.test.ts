@@ -170,6 +170,39 @@ describe('gdn tools call', () => {
     expect(json.error!.suggestion.length).toBeGreaterThan(0);
   });
 
+  test("'-' reads the arguments from standard input: past the command line's limit, and up to 16 MiB", async () => {
+    const added = await gdnJson<ToolResultJson>(['tools', 'call', 'calc__add', '-', '--bundle', bundle], {
+      stdin: '{"a":2,"b":40}\n',
+    });
+    expect(added.result.exitCode).toBe(0);
+    expect(added.json).toEqual({ status: 'ok', output: { sum: 42 } });
+
+    // One command-line argument holds at most 128 KiB on Linux; standard input has no such limit.
+    const workdir = await makeTempDir('gdn-stdin-args-');
+    const content = 'line of a long file\n'.repeat(20_000);
+    const flags = ['--bundle', bundle, '--workdir', workdir];
+    const written = await gdnJson<ToolResultJson>(['tools', 'call', 'file-system__write', '-', ...flags], {
+      stdin: JSON.stringify({ path: 'long.txt', content }),
+    });
+    expect(written.result.exitCode).toBe(0);
+    expect(await readFile(join(workdir, 'long.txt'), 'utf8')).toBe(content);
+
+    // More than 16 MiB is a usage error before anything runs: the file is not written.
+    const huge = JSON.stringify({ path: 'huge.txt', content: 'z'.repeat(17 * 1024 * 1024) });
+    const refused = await gdn(['tools', 'call', 'file-system__write', '-', ...flags], { stdin: huge });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('the JSON arguments read from standard input went past 16 MiB');
+    expect(refused.stderr).toContain('E_CLI_USAGE');
+    expect(existsSync(join(workdir, 'huge.txt'))).toBe(false);
+
+    // Broken JSON from standard input is the call's E_TOOL_INVALID_ARGS, as on the command line.
+    const broken = await gdnJson<ToolResultJson>(['tools', 'call', 'calc__add', '-', '--bundle', bundle], {
+      stdin: '{"a":2,',
+    });
+    expect(broken.result.exitCode).toBe(1);
+    expect(broken.json.error?.code).toBe('E_TOOL_INVALID_ARGS');
+  });
+
   test('--workdir is where file-system tools write and read', async () => {
     const workdir = await makeTempDir('gdn-workdir-');
     const written = await call(

@@ -15,6 +15,7 @@ import { graceFlag } from '../grace-flag.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
+import { readStandardInput } from '../read-standard-input.ts';
 import { printable, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
@@ -75,7 +76,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   checkUserFlag(values.user, 'run');
   const graceMs = graceFlag(values.grace, 'run');
   if (values.json) reserveStdoutForJson();
-  const input = values.input === '-' ? await Bun.stdin.text() : values.input;
+  const input = values.input === '-' ? await readStandardInput('run', 'the user message') : values.input;
   // A turn needs something to answer: an empty message is a mistake (an unset variable, an empty pipe), and some
   // providers refuse it only after the request (Anthropic: "text content blocks must be non-empty").
   if (input !== undefined && input.trim() === '') {

@@ -23,6 +23,7 @@ import { parseCommandArgs, unknownSubcommand } from '../cli-args.ts';
 import { commandHelpText } from '../docs-link.ts';
 import { printJson, reserveStdoutForJson } from '../json-stdout.ts';
 import { openBundle } from '../open-bundle.ts';
+import { readStandardInput } from '../read-standard-input.ts';
 import { stderrLogger } from '../stderr-logger.ts';
 import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { printProblems } from './validate.ts';
@@ -39,7 +40,8 @@ export const toolsHelp = `Usage: gdn tools <list|call> [options]
   gdn tools call <name> '<json-args>' [--agent A] [--workdir D] [--instance K] [--wait] [--yes]
       Calls one tool through the real pipeline (catalog guard, permissions, argument validation, toolCall
       middleware, handler) with no model involved, and prints the ToolResult as JSON. The call counts as made by
-      the person at the command line (source user:cli) and is written to the audit log.
+      the person at the command line (source user:cli) and is written to the audit log. <json-args> is {} when
+      left out; - reads it from standard input (up to 16 MiB: no quoting, no command-line length limit).
       --yes         approve the call if the agent's permissions say ask (on a terminal you are asked instead)
       --workdir D   the tool's workdir (default: <bundle>/.goondan/workspaces/<agent>/<instance>)
       --instance K  instance key for the default workdir (default: "default")
@@ -260,19 +262,25 @@ async function toolsCall(argv: string[]): Promise<number> {
   const [name, rawArgs = '{}', ...extra] = positionals;
   if (!name) throw new UsageError("missing the tool name: gdn tools call <name> '<json-args>'", 'tools');
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}' (quote the JSON arguments)`, 'tools');
+  // '-': the arguments are standard input (a pipe, a file: no shell quoting, no limit of the command line's).
+  const fromStdin = rawArgs === '-';
+  const args = fromStdin ? await readStandardInput('tools', 'the JSON arguments') : rawArgs;
   reserveStdoutForJson();
   const opened = await openTools(values);
   if (!opened) return 1;
   const turn = new AbortController();
   process.once('SIGINT', () => turn.abort('interrupted'));
-  const call: ToolCall = { id: `call_cli_${Date.now().toString(36)}`, name, args: rawArgs };
+  const call: ToolCall = { id: `call_cli_${Date.now().toString(36)}`, name, args };
   const workdir = values.workdir ? mkdirp(resolve(values.workdir)) : undefined;
   let final: ToolResult;
   try {
     const result = await opened.call(call, {
       ...(workdir ? { workdir } : {}),
       signal: turn.signal,
-      approvals: commandLineApprovals({ yes: values.yes === true }),
+      approvals: commandLineApprovals({
+        yes: values.yes === true,
+        terminal: process.stdin.isTTY === true && !fromStdin,
+      }),
     });
     final = result.status === 'pending' && values.wait ? await waitForJob(opened.jobs, result.handle!) : result;
   } finally {
@@ -283,10 +291,10 @@ async function toolsCall(argv: string[]): Promise<number> {
 }
 
 /**
- * `ask` calls of `gdn tools call`: the person running the command decides — `--yes` approves, a terminal asks,
- * anything else is refused (nobody to ask) with a hint.
+ * `ask` calls of `gdn tools call`: the person running the command decides — `--yes` approves, a terminal asks
+ * (not one the arguments were read from: its input has ended), anything else is refused (nobody to ask) with a hint.
  */
-function commandLineApprovals(options: { yes: boolean }): ApprovalGate {
+function commandLineApprovals(options: { yes: boolean; terminal: boolean }): ApprovalGate {
   const answered = (approved: boolean, by: string, reason: string | null): ApprovalResolution => ({
     outcome: approved ? 'approved' : 'denied',
     id: null,
@@ -297,7 +305,7 @@ function commandLineApprovals(options: { yes: boolean }): ApprovalGate {
   return {
     async request(request) {
       if (options.yes) return answered(true, 'cli --yes', null);
-      if (process.stdin.isTTY !== true)
+      if (!options.terminal)
         return answered(
           false,
           'gdn tools call (no terminal to ask)',
