@@ -133,6 +133,26 @@ describe('gdn chat with piped standard input', () => {
     }
   });
 
+  test('a piped line over 16 MiB is not sent: a notice in its place, the lines around it are turns', async () => {
+    const server = await startOpenAICompatibleServer({ responses: [{ text: 'One.' }, { text: 'Two.' }] });
+    try {
+      const bundle = await agentBundle(serverModel(server.url));
+      const huge = 'z'.repeat(17 * 1024 * 1024);
+      const result = await gdn(['chat', '--bundle', bundle], { stdin: `first\r\n${huge}\nsecond` });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toBe(
+        'helper> One.\n(a line of more than 16 MiB was not sent: put a large input in a file the agent can read)\nhelper> Two.\n',
+      );
+      const bodies = chatBodies(server.requests);
+      expect(bodies.map((body) => body.messages.at(-1))).toEqual([
+        { role: 'user', content: 'first' },
+        { role: 'user', content: 'second' },
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('/reset clears the conversation: the next request carries no earlier messages', async () => {
     const server = await startOpenAICompatibleServer({
       responses: [{ text: 'Noted: blue.' }, { text: 'Blue.' }, { text: 'I do not know.' }],

@@ -8,6 +8,7 @@ import {
   describeResolution,
   parseApprovalAnswer,
 } from '../approval-prompt.ts';
+import { boundLineLength, OVERLONG_LINE } from '../chat/bounded-lines.ts';
 import { bracketedPaste } from '../chat/bracketed-paste.ts';
 import { replyPrinter } from '../chat/reply-printer.ts';
 import {
@@ -24,6 +25,7 @@ import { absoluteDocsLinks } from '../docs-link.ts';
 import { graceFlag } from '../grace-flag.ts';
 import { modelRetryLine } from '../model-retry-line.ts';
 import { handleShutdownSignals, openSessionFromFlags } from '../open-session.ts';
+import { STANDARD_INPUT_LIMIT_BYTES } from '../read-standard-input.ts';
 import { paint, printable, UsageError, useColor } from '../terminal.ts';
 import { toolCallPrinter } from '../tool-call-printer.ts';
 import { checkUserFlag } from '../user-flag.ts';
@@ -203,7 +205,9 @@ export async function chatCommand(argv: string[]): Promise<number> {
       ),
     );
   }
-  const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+  // Piped input is read a line at a time, none longer than what gdn run reads from standard input (16 MiB).
+  const typedLines = interactive ? process.stdin : process.stdin.pipe(boundLineLength(STANDARD_INPUT_LIMIT_BYTES));
+  const lines = createInterface({ input: typedLines, output: process.stdout, terminal: interactive });
   // A paste of several lines is one message (docs/cli.md#gdn-chat).
   const paste = bracketedPaste({
     input: process.stdin,
@@ -307,7 +311,18 @@ export async function chatCommand(argv: string[]): Promise<number> {
           prompt();
           continue;
         }
-        const input = readChatInput(inputs.shift()!);
+        const line = inputs.shift()!;
+        if (line === OVERLONG_LINE) {
+          console.log(
+            paint(
+              `(a line of more than ${STANDARD_INPUT_LIMIT_BYTES / 1024 / 1024} MiB was not sent: put a large input in a file the agent can read)`,
+              'yellow',
+              color,
+            ),
+          );
+          continue;
+        }
+        const input = readChatInput(line);
         if (input.type === 'command' && input.command === '/exit') {
           leaving = true;
           break;
