@@ -639,3 +639,17 @@ describe('entry points given options of the wrong kind', () => {
     }
   });
 });
+
+describe('a user message too large to store', () => {
+  test('the turn ends E_STORE_VALUE_INVALID naming its size, the model is not called, and the instance goes on', async () => {
+    const { instance, model } = await open([{ text: 'after it' }]);
+    const turn = await instance.enqueue(userEvent('z'.repeat(70 * 1024 * 1024)));
+    expect(turn).toMatchObject({ status: 'error', error: { code: 'E_STORE_VALUE_INVALID' } });
+    expect(turn.error?.message).toContain('characters as stored, more than the 67,108,864 one message may take');
+    expect(model.calls).toHaveLength(0);
+    const next = await instance.enqueue(userEvent('a short one'));
+    expect(next).toMatchObject({ status: 'completed', text: 'after it' });
+    expect(instance.conversation().map((message) => message.data.role)).toEqual(['user', 'assistant']);
+    await instance.close();
+  });
+});

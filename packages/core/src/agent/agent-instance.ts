@@ -730,8 +730,12 @@ export class AgentInstance {
     if (resume) this.spans.flush();
     this.notify('onTurnStart', { turnId, traceId, event });
     let result: TurnResult;
+    // How long the conversation was before the turn wrote anything: a new turn that stored nothing (its message was
+    // refused, a turn middleware failed first) has no message of its own to close.
+    let before = -1;
     try {
       if (!resume) this.answerCallsLeftOpen();
+      if (!resume) before = this.messages.length;
       const userId = resume ? resume.assistant.metadata.userId : event.auth?.userId;
       const source = resume ? resume.source : turnSource(event);
       const turnState: TurnState = {
@@ -770,7 +774,8 @@ export class AgentInstance {
     // Known secret values never leave a turn: not in its reply, its error, or anything built from them.
     result = redactKnownSecrets(result);
     // A failed turn does not leave its user message unanswered (the instance closing keeps approvals open).
-    if (!this.closed) this.appendQuietly(closeUnfinishedTurn(this.messages, result), turnId);
+    if (!this.closed && this.messages.length !== before)
+      this.appendQuietly(closeUnfinishedTurn(this.messages, result), turnId);
     this.record(
       span(result.status === 'cancelled' ? 'cancelled' : result.status === 'error' ? 'error' : 'ok', {
         status: result.status,

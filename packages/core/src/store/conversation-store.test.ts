@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
 import { forgetSecretValues, rememberSecretValue } from '../permissions/secret-registry.ts';
 import type { Message } from '../types.ts';
-import { ConversationStore } from './conversation-store.ts';
+import { ConversationStore, MAX_STORED_MESSAGE_CHARS } from './conversation-store.ts';
 import { openInstanceDatabase } from './open-instance-database.ts';
 import { createTempDirs, textMessage } from './test-support.ts';
 
@@ -173,6 +173,28 @@ describe('ConversationStore events', () => {
     (nearLimit.metadata as Record<string, unknown>).nested = nest(990);
     store.append(nearLimit);
     expect(store.load()[1]!.metadata).toEqual(nearLimit.metadata);
+  });
+
+  test('a message larger than one may take as stored is refused naming it and its size; nothing is written', () => {
+    const { store } = freshStore();
+    store.append(textMessage('before', 'kept'));
+    const huge = textMessage('huge', 'z'.repeat(MAX_STORED_MESSAGE_CHARS));
+    let thrown: unknown;
+    try {
+      store.appendMany([textMessage('same-write', 'lost with it'), huge]);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(GoondanError);
+    expect((thrown as GoondanError).code).toBe('E_STORE_VALUE_INVALID');
+    expect((thrown as GoondanError).message).toMatch(/^Message "huge" \(append\) is 67,108,9\d\d characters as stored/);
+    expect((thrown as GoondanError).suggestion).toContain('file');
+    expect(() => store.replace('before', huge)).toThrow(/"huge" \(replace\) is/);
+    expect(ids(store.load())).toEqual(['before']);
+    // A message that fits is stored and read back whole, and the store goes on.
+    const large = textMessage('large', 'y'.repeat(MAX_STORED_MESSAGE_CHARS - 1_000));
+    store.append(large);
+    expect(store.load()[1]!.data.content).toBe(large.data.content);
   });
 
   test('messagesOfTurn finds what a turn appended, in its current form', () => {

@@ -85,17 +85,32 @@ function eventOf(row: EventRow): ConversationEvent | undefined {
   return undefined;
 }
 
+/**
+ * The most one message may take as stored (characters of its row's JSON). SQLite refuses a value over 1,000,000,000
+ * bytes (SQLITE_TOOBIG, which read as a bare "string or blob too big"), and the conversation's base, which holds
+ * every message in one value, must stay under that too; no message a running agent makes comes near it (tool outputs
+ * are capped, `gdn serve` takes 1 MiB bodies, `gdn run` and `gdn chat` 16 MiB of standard input).
+ */
+export const MAX_STORED_MESSAGE_CHARS = 64 * 1024 * 1024;
+
 /** The row payload of a message; one that cannot be stored is refused naming it (E_STORE_VALUE_INVALID). */
 function encodeMessage(message: Message, type: 'append' | 'replace'): string {
+  const named = `Message ${JSON.stringify(String(message.id).slice(0, 200))} (${type})`;
+  let payload: string;
   try {
-    return encodeStoredJson(redactKnownSecrets(toStoredMessage(message)));
+    payload = encodeStoredJson(redactKnownSecrets(toStoredMessage(message)));
   } catch (error) {
     if (!(error instanceof GoondanError) || error.code !== 'E_STORE_VALUE_INVALID') throw error;
+    throw new GoondanError('E_STORE_VALUE_INVALID', `${named}: ${error.message} Nothing of this write was kept.`);
+  }
+  if (payload.length > MAX_STORED_MESSAGE_CHARS) {
     throw new GoondanError(
       'E_STORE_VALUE_INVALID',
-      `Message ${JSON.stringify(String(message.id).slice(0, 200))} (${type}): ${error.message} Nothing of this write was kept.`,
+      `${named} is ${payload.length.toLocaleString('en-US')} characters as stored, more than the ${MAX_STORED_MESSAGE_CHARS.toLocaleString('en-US')} one message may take. Nothing of this write was kept.`,
+      { suggestion: 'Keep large content in a file and put its path in the message.' },
     );
   }
+  return payload;
 }
 
 /**
