@@ -25,6 +25,14 @@ describe('toStoreError', () => {
     expect((coded as GoondanError).message).toContain(file);
   });
 
+  test('SQLITE_TOOBIG is E_STORE_VALUE_INVALID naming the file and the limit, not a bare "string or blob too big"', () => {
+    const coded = toStoreError(sqliteError('SQLITE_TOOBIG', 'string or blob too big'), file);
+    expect((coded as GoondanError).code).toBe('E_STORE_VALUE_INVALID');
+    expect((coded as GoondanError).message).toContain(file);
+    expect((coded as GoondanError).message).toContain('1,000,000,000 bytes in one value');
+    expect((coded as GoondanError).suggestion).toContain('file');
+  });
+
   test('a failure that says nothing about the file comes back unchanged', () => {
     const error = sqliteError('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed');
     expect(toStoreError(error, file)).toBe(error);

@@ -51,6 +51,13 @@ export function toStoreError(error: unknown, path: string, what = 'Instance data
     });
   }
   if (code === 'SQLITE_FULL') return diskFull(path, what, reason, error);
+  if (code === 'SQLITE_TOOBIG') {
+    return new GoondanError(
+      'E_STORE_VALUE_INVALID',
+      `${what} ${path} cannot store a value that large: SQLite holds at most 1,000,000,000 bytes in one value (${reason}). Nothing of the failed write was kept; what was committed before is intact.`,
+      { suggestion: 'Keep large content in a file and store its path instead.', cause: error },
+    );
+  }
   if (code.startsWith('SQLITE_IOERR')) {
     const free = freeBytes(path);
     if (free !== null && free < FULL_BELOW_BYTES) return diskFull(path, what, reason, error);
