@@ -11,6 +11,7 @@ export { createMessage } from './agent/create-message.ts';
 export {
   type InstanceDatabaseFile,
   instancePaths,
+  invalidInstanceKey,
   isInstanceKey,
   listInstanceDatabases,
 } from './agent/instance-paths.ts';

@@ -5,6 +5,7 @@ import {
   AuditStore,
   ConversationStore,
   GoondanError,
+  invalidInstanceKey,
   isInstanceKey,
   listInstanceDatabases,
   openInstanceDatabase,
@@ -213,19 +214,14 @@ export function consoleConversation(
   instanceKey: string,
   page: { limit: number; before?: string },
 ) {
-  // The address is the requester's text: echoed short.
-  const short = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
   // As GET /v1/agents/A/instances/K/conversation answers: a key no instance can have is a bad request.
-  if (!isInstanceKey(instanceKey)) {
-    throw new GoondanError(
-      'E_INSTANCE_KEY_INVALID',
-      `Instance key '${short(instanceKey)}' must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit.`,
-    );
-  }
+  if (!isInstanceKey(instanceKey)) throw invalidInstanceKey(instanceKey);
   const known = listInstanceDatabases({ rootDir: source.rootDir() }).find(
     (file) => file.agentName === agent && file.instanceKey === instanceKey,
   );
   if (!known) {
+    // The address is the requester's text: echoed short.
+    const short = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
     throw new GoondanError(
       'E_INSTANCE_NOT_FOUND',
       `Agent instance ${short(`${agent}/${instanceKey}`)} has never run here.`,

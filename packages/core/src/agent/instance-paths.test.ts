@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openInstanceDatabase } from '../store/open-instance-database.ts';
 import { createTempDirs } from '../store/test-support.ts';
-import { instancePaths, listInstanceDatabases } from './instance-paths.ts';
+import { instancePaths, invalidInstanceKey, listInstanceDatabases } from './instance-paths.ts';
 
 const temp = createTempDirs();
 afterEach(() => temp.cleanup());
@@ -53,5 +53,21 @@ describe('listInstanceDatabases', () => {
     expect(listInstanceDatabases({ rootDir })).toEqual([]);
     expect(listInstanceDatabases({ rootDir, stateDir: join(rootDir, 'elsewhere') })).toEqual([]);
     expect(existsSync(join(rootDir, '.goondan'))).toBe(false);
+  });
+});
+
+describe('invalidInstanceKey', () => {
+  test("quotes the caller's value on one line: control characters escaped, cut at 100 characters", () => {
+    const broken = invalidInstanceKey('a\nb\u001b[31m');
+    expect(broken.code).toBe('E_INSTANCE_KEY_INVALID');
+    expect(broken.message).toBe(
+      "Instance key 'a\\nb\\u001b[31m' must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+    );
+    const long = invalidInstanceKey('k'.repeat(100_000));
+    expect(long.message).toStartWith(`Instance key '${'k'.repeat(100)}…' must be`);
+    expect(long.message.length).toBeLessThan(300);
+    expect(() => instancePaths({ rootDir: '/b', agentName: 'a', instanceKey: '../x' })).toThrow(
+      "Instance key '../x' must be",
+    );
   });
 });

@@ -10,16 +10,23 @@ export function isInstanceKey(value: string): boolean {
 }
 
 /**
+ * The error for a value that is not an instance key. The value is the caller's (a flag, a header, a model's request):
+ * quoted short, its line breaks and other control characters escaped, so the error stays one readable line.
+ */
+export function invalidInstanceKey(value: string): GoondanError {
+  const cut = value.length > 100 ? `${value.slice(0, 100)}…` : value;
+  return new GoondanError(
+    'E_INSTANCE_KEY_INVALID',
+    `Instance key '${JSON.stringify(cut).slice(1, -1)}' must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit.`,
+  );
+}
+
+/**
  * Where an agent instance keeps its state: `<bundle>/.goondan/instances/<agent>/<instance>/state.db`, and its
  * workspace (spec §2.5.1 workdir): `<bundle>/.goondan/workspaces/<agent>/<instance>`.
  */
 export function instancePaths(options: { rootDir: string; agentName: string; instanceKey: string; stateDir?: string }) {
-  if (!isInstanceKey(options.instanceKey)) {
-    throw new GoondanError(
-      'E_INSTANCE_KEY_INVALID',
-      `Instance key '${options.instanceKey}' must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit.`,
-    );
-  }
+  if (!isInstanceKey(options.instanceKey)) throw invalidInstanceKey(options.instanceKey);
   const base = options.stateDir ?? join(options.rootDir, '.goondan');
   return {
     databaseFile: join(base, 'instances', options.agentName, options.instanceKey, 'state.db'),

@@ -1,5 +1,5 @@
 import { type AgentEvent, isoNow, newId } from '../agent/agent-event.ts';
-import { isInstanceKey } from '../agent/instance-paths.ts';
+import { invalidInstanceKey, isInstanceKey } from '../agent/instance-paths.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { type ErrorCode, errorCodes } from '../errors/error-codes.ts';
@@ -235,12 +235,7 @@ export class AgentsClient implements AgentsRuntime {
       from: this.options.agent,
       target: agent,
     });
-    if (!isInstanceKey(key)) {
-      throw new GoondanError(
-        'E_INSTANCE_KEY_INVALID',
-        `Instance key '${key}' must be 1-128 letters, digits, '_', '.' or '-'.`,
-      );
-    }
+    if (!isInstanceKey(key)) throw invalidInstanceKey(key);
     const target: ResolvedTarget = Object.freeze({ agent, instanceKey: key, address: formatAddress(agent, key) });
     // Instance keys come from the model: the cache stays small whatever it asks for.
     if (this.targets.size >= MAX_KNOWN_TARGETS) this.targets.clear();

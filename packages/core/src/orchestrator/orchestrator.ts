@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type AgentEvent, isoNow, newId, type TurnAuth } from '../agent/agent-event.ts';
-import { isInstanceKey } from '../agent/instance-paths.ts';
+import { invalidInstanceKey, isInstanceKey } from '../agent/instance-paths.ts';
 import type { TurnResult } from '../agent/turn-types.ts';
 import type { Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
@@ -500,12 +500,7 @@ export class Orchestrator {
   /** The record of a target the caller may address (null: the local user), its process started if needed. */
   private ensure(agent: string, instanceKey: string, from: string | null): ProcessRecord {
     checkTarget({ bundle: this.bundle, topology: this.topology, from, target: agent });
-    if (!isInstanceKey(instanceKey)) {
-      throw new GoondanError(
-        'E_INSTANCE_KEY_INVALID',
-        `Instance key '${instanceKey}' must be 1-128 letters, digits, '_', '.' or '-'.`,
-      );
-    }
+    if (!isInstanceKey(instanceKey)) throw invalidInstanceKey(instanceKey);
     if (from !== null) this.checkAgentProcessLimit(formatAddress(agent, instanceKey));
     // An agent's own request waits on its target: making it wait for a place could deadlock a chain.
     return this.supervisor.ensure(agent, instanceKey, from !== null);
