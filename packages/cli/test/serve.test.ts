@@ -310,6 +310,14 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
       expect(json.error?.message).toEqual(expect.any(String));
       expect(json.error?.helpUrl).toBe(`docs/errors/${code}.md`);
     }
+    // A name of 500,000 characters is quoted back short, on one line: the answer is not the request again.
+    const longName = await postJson(`${url}/v1/chat/completions`, {
+      model: `n\n${'o'.repeat(500_000)}`,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(longName.status).toBe(404);
+    expect(longName.json.error?.message).toStartWith(`No agent named 'n\\n${'o'.repeat(98)}…' is served here.`);
+    expect(longName.json.error!.message.length).toBeLessThan(300);
     // A text/plain POST (what a web page may send without asking) is refused before anything runs.
     const plain = await fetch(`${url}/v1/agents/helper/instances/csrf/events`, {
       method: 'POST',

@@ -39,12 +39,13 @@ describe("a model's escape sequences", () => {
 });
 
 describe("a person's escape sequences, quoted back in a failure", () => {
-  test('a coded error or usage error quoting a flag value prints it without them; --json keeps the value', async () => {
+  test('a coded error or usage error quoting a flag value prints it without them; --json has it escaped, whole', async () => {
     const bundle = await agentBundle(scriptedModel([{ text: 'unused' }]));
     const agent = await gdn(['run', '--bundle', bundle, '--agent', `x${titleAndClear}`, '--input', 'go']);
     expect(agent.exitCode).toBe(1);
     expect(agent.stderr).toStartWith('E_REF_UNRESOLVED');
-    expect(agent.stderr).toContain("No Agent named 'x\ufffd]0;pwned\ufffd\ufffd[2J'");
+    // Quoted as JSON writes it: the escape sequence is shown, not sent to the terminal.
+    expect(agent.stderr).toContain("No Agent named 'x\\u001b]0;pwned\\u0007\\u001b[2J'");
     const zone = await gdn([
       'schedules',
       'add',
@@ -65,7 +66,8 @@ describe("a person's escape sequences, quoted back in a failure", () => {
       expect(output.includes(ESC)).toBe(false);
       expect(output.includes('\u0007')).toBe(false);
     }
+    // A value the message quotes is quoted as JSON writes it, the same in --json: nothing of it lost, nothing sent.
     const json = await gdn(['run', '--bundle', bundle, '--agent', `x${titleAndClear}`, '--input', 'go', '--json']);
-    expect(JSON.parse(json.stdout).error.message).toContain(`x${titleAndClear}`);
+    expect(JSON.parse(json.stdout).error.message).toContain(JSON.stringify(`x${titleAndClear}`).slice(1, -1));
   });
 });

@@ -40,6 +40,7 @@ export { API_VERSION, resourceKinds } from './config/resources.ts';
 export { closestName, closestNames } from './errors/closest-names.ts';
 export { type ErrorCode, errorCodes, helpUrlFor } from './errors/error-codes.ts';
 export { GoondanError } from './errors/goondan-error.ts';
+export { quotedValue } from './errors/quoted-value.ts';
 export { DEFAULT_ERROR_MESSAGE_LIMIT, toToolError, truncateErrorMessage } from './errors/to-tool-error.ts';
 export type {
   ExtensionApi,

@@ -1,4 +1,11 @@
-import { type Bundle, GoondanError, type Orchestrator, type Scheduler, type SwarmTopology } from '@goondan/core';
+import {
+  type Bundle,
+  GoondanError,
+  type Orchestrator,
+  quotedValue,
+  type Scheduler,
+  type SwarmTopology,
+} from '@goondan/core';
 import { apiErrorResponse } from './api-error.ts';
 import type { Route } from './serve-api.ts';
 import type { TurnStreams } from './turn-streams.ts';
@@ -70,7 +77,7 @@ export function checkServedAgent(context: ServeContext, name: string): string {
   if (!agents.includes(name)) {
     throw new GoondanError(
       'E_AGENT_UNKNOWN',
-      `No agent named '${name}' is served here. Agents: ${agents.join(', ')}.`,
+      `No agent named ${quotedValue(name)} is served here. Agents: ${agents.join(', ')}.`,
       {
         suggestion: 'Use an agent name from GET /v1/models.',
       },

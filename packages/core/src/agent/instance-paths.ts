@@ -1,6 +1,7 @@
 import { type Dirent, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { quotedValue } from '../errors/quoted-value.ts';
 
 const instanceKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
@@ -14,10 +15,9 @@ export function isInstanceKey(value: string): boolean {
  * quoted short, its line breaks and other control characters escaped, so the error stays one readable line.
  */
 export function invalidInstanceKey(value: string): GoondanError {
-  const cut = value.length > 100 ? `${value.slice(0, 100)}…` : value;
   return new GoondanError(
     'E_INSTANCE_KEY_INVALID',
-    `Instance key '${JSON.stringify(cut).slice(1, -1)}' must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit.`,
+    `Instance key ${quotedValue(value)} must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit.`,
   );
 }
 

@@ -7,6 +7,7 @@
 import { openAgentInstance } from '../agent/open-agent-instance.ts';
 import type { AgentResource, Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { quotedValue } from '../errors/quoted-value.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
 import { aiSdk } from '../models/ai-sdk.ts';
 import { createOAuthIpcClient } from '../oauth/oauth-ipc-client.ts';
@@ -103,7 +104,10 @@ try {
   const topology = resolveSwarm(bundle, config.swarm);
   const agent = bundle.resources.get(`Agent/${config.agent}`) as AgentResource | undefined;
   if (!topology || agent?.kind !== 'Agent') {
-    throw new GoondanError('E_AGENT_UNKNOWN', `No agent named '${config.agent}' in Swarm '${config.swarm}'.`);
+    throw new GoondanError(
+      'E_AGENT_UNKNOWN',
+      `No agent named ${quotedValue(config.agent)} in Swarm ${quotedValue(config.swarm)}.`,
+    );
   }
   const client = new AgentsClient({
     transport,

@@ -1,6 +1,7 @@
 import { parseObjectRef, parseRefEntry } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, SwarmResource, ToolResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { quotedValue } from '../errors/quoted-value.ts';
 import type { AgentCatalogEntry } from './agents-runtime.ts';
 
 /** The name of the base Tool that carries inter-agent calls; its `config.allow` narrows whom an agent may call. */
@@ -101,7 +102,7 @@ export function checkTarget(options: { bundle: Bundle; topology: SwarmTopology; 
   if (!agentResource(bundle, target)) {
     throw new GoondanError(
       'E_AGENT_UNKNOWN',
-      `No agent named '${target}'. Agents ${from === null ? 'of the swarm' : `'${from}' may call`}: ${callable.join(', ') || '(none)'}.`,
+      `No agent named ${quotedValue(target)}. Agents ${from === null ? 'of the swarm' : `'${from}' may call`}: ${callable.join(', ') || '(none)'}.`,
     );
   }
   if (!callable.includes(target)) {

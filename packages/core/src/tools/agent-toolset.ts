@@ -1,6 +1,7 @@
 import { parseRefEntry } from '../config/object-ref.ts';
 import type { AgentResource, Bundle, ToolResource } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { quotedValue } from '../errors/quoted-value.ts';
 import { PermissionPolicy } from '../permissions/permission-policy.ts';
 import type { JsonObject, ToolCallMiddleware, ToolHandler } from '../types.ts';
 import { CatalogBuilder } from './catalog-builder.ts';
@@ -46,7 +47,10 @@ export function selectAgent(bundle: Bundle, name: string | undefined): AgentReso
     const found = agents.find((agent) => agent.metadata.name === name);
     if (!found) {
       const known = agents.map((agent) => agent.metadata.name).join(', ') || '(none)';
-      throw new GoondanError('E_REF_UNRESOLVED', `No Agent named '${name}' in the bundle. Agents: ${known}.`);
+      throw new GoondanError(
+        'E_REF_UNRESOLVED',
+        `No Agent named ${quotedValue(name)} in the bundle. Agents: ${known}.`,
+      );
     }
     return found;
   }
