@@ -274,6 +274,12 @@ describe('gdn serve: OpenAI-compatible chat completions and the JSON API', () =>
         'E_SERVE_BAD_REQUEST',
       ],
       [
+        'an event type of 100,000 characters',
+        postJson(`${url}/v1/agents/helper/instances/ev/events`, { input: 'x', type: 'z'.repeat(100_000) }),
+        400,
+        'E_SERVE_BAD_REQUEST',
+      ],
+      [
         'an unknown agent',
         postJson(`${url}/v1/agents/nobody/instances/ev/events`, { input: 'x' }),
         404,

@@ -27,9 +27,14 @@ const reservedPrefixes = [
   'auth.',
 ];
 const eventTypePattern = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;
+/** An event type is a name, stored with every event and shown in traces: as long as an instance key at most. */
+const MAX_EVENT_TYPE_CHARS = 128;
 
 function eventType(value: unknown): string {
   if (value === undefined) return 'user.message';
+  if (typeof value === 'string' && value.length > MAX_EVENT_TYPE_CHARS) {
+    throw badRequest(`'type' is ${value.length} characters long; an event type is at most ${MAX_EVENT_TYPE_CHARS}.`);
+  }
   if (typeof value !== 'string' || !eventTypePattern.test(value)) {
     throw badRequest("'type' must be an event type such as 'user.message' (lower-case words joined by dots).");
   }
