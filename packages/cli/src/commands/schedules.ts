@@ -4,6 +4,7 @@ import {
   GoondanError,
   type MissedPolicy,
   openScheduleStore,
+  quotedValue,
   type ScheduleRecord,
   Scheduler,
   scheduleStorePath,
@@ -73,12 +74,12 @@ function checkAgentFlag(bundle: Bundle, agent: string | undefined): void {
   const listed = agents.length > 0 ? `its agents: ${agents.join(', ')}` : 'it declares no Agent';
   throw new GoondanError(
     'E_AGENT_UNKNOWN',
-    `No agent '${agent}' in the bundle at ${bundle.rootDir}${near ? ` (did you mean '${near}'?)` : ''}; ${listed}.`,
+    `No agent ${quotedValue(agent)} in the bundle at ${bundle.rootDir}${near ? ` (did you mean '${near}'?)` : ''}; ${listed}.`,
     {
       suggestion:
         agents.length > 0
-          ? `Pass --agent one of the bundle's agents (${agents.join(', ')}), or declare an Agent named '${agent}' in goondan.yaml first.`
-          : `Declare an Agent named '${agent}' in goondan.yaml first (gdn validate checks it), then add the schedule.`,
+          ? `Pass --agent one of the bundle's agents (${agents.join(', ')}), or declare an Agent named ${quotedValue(agent)} in goondan.yaml first.`
+          : `Declare an Agent named ${quotedValue(agent)} in goondan.yaml first (gdn validate checks it), then add the schedule.`,
     },
   );
 }

@@ -1,6 +1,7 @@
 import { parseObjectRef, refKey } from '../config/object-ref.ts';
 import type { Bundle } from '../config/resources.ts';
 import { GoondanError } from '../errors/goondan-error.ts';
+import { quotedValue } from '../errors/quoted-value.ts';
 import type { ObjectRef } from '../types.ts';
 import type { OAuthAppResourceSpec, OAuthCaller } from './oauth-types.ts';
 
@@ -11,7 +12,7 @@ export function findOAuthApp(bundle: Bundle, ref: ObjectRef): { key: string; spe
   const resource = bundle.resources.get(key);
   if (parsed?.kind !== 'OAuthApp' || resource?.kind !== 'OAuthApp') {
     const names = [...bundle.resources.values()].filter((r) => r.kind === 'OAuthApp').map((r) => r.metadata.name);
-    throw new GoondanError('E_OAUTH_APP_UNKNOWN', `No OAuthApp '${key}' in the bundle.`, {
+    throw new GoondanError('E_OAUTH_APP_UNKNOWN', `No OAuthApp ${quotedValue(key)} in the bundle.`, {
       suggestion: names.length
         ? `Use one of: ${names.map((name) => `OAuthApp/${name}`).join(', ')}.`
         : 'Declare an OAuthApp resource (docs/resources.md#oauthapp).',

@@ -28,7 +28,7 @@ export function resolveSwarm(bundle: Bundle, name?: string): SwarmTopology | nul
   if (!swarm) {
     if (name === undefined) return null;
     const known = all.map((candidate) => candidate.metadata.name).join(', ') || '(none)';
-    throw new GoondanError('E_REF_UNRESOLVED', `No Swarm named '${name}' in the bundle. Swarms: ${known}.`);
+    throw new GoondanError('E_REF_UNRESOLVED', `No Swarm named ${quotedValue(name)} in the bundle. Swarms: ${known}.`);
   }
   if (name === undefined && all.length > 1) {
     throw new GoondanError(
