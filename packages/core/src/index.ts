@@ -186,6 +186,7 @@ export { type GenAiSpanView, genAiSpan } from './telemetry/gen-ai-span.ts';
 export { type OtlpTelemetryOptions, startOtlpTelemetry } from './telemetry/otlp-telemetry.ts';
 export type { SpanContent, SpanTelemetry } from './telemetry/span-telemetry.ts';
 export { type TelemetryConfig, telemetryConfig } from './telemetry/telemetry-config.ts';
+export { settlesWithin } from './timers/settles-within.ts';
 export { type AgentToolset, createAgentToolset, selectAgent, type UnavailableTool } from './tools/agent-toolset.ts';
 export type { CallScope } from './tools/call-scope.ts';
 export { CatalogBuilder } from './tools/catalog-builder.ts';

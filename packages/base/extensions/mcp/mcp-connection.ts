@@ -1,4 +1,4 @@
-import type { OAuthCaller } from '@goondan/core';
+import { type OAuthCaller, settlesWithin } from '@goondan/core';
 import { GoondanError } from '@goondan/core/errors';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -20,7 +20,6 @@ import { type CompiledSchemas, listMcpTools, type McpToolList } from './list-mcp
 import { oauthBearerFetch } from './oauth-bearer-fetch.ts';
 import type { McpServerConfig } from './parse-config.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
-import { settlesWithin } from './settles-within.ts';
 
 export type McpTool = Tool;
 

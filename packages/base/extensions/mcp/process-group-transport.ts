@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { openToolProcessTree } from '@goondan/core';
+import { openToolProcessTree, settlesWithin } from '@goondan/core';
 import {
   deserializeMessage,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
@@ -9,7 +9,6 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Subprocess } from 'bun';
 import { type CutLine, idOfCutMessage, isCutRequest, LineReader } from '../../src/line-reader.ts';
-import { settlesWithin } from './settles-within.ts';
 
 export interface ProcessGroupTransportOptions {
   command: string;

@@ -221,11 +221,9 @@ export function consoleConversation(
   );
   if (!known) {
     // The address is the requester's text: echoed short.
-    const short = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
-    throw new GoondanError(
-      'E_INSTANCE_NOT_FOUND',
-      `Agent instance ${short(`${agent}/${instanceKey}`)} has never run here.`,
-    );
+    const name = `${agent}/${instanceKey}`;
+    const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
+    throw new GoondanError('E_INSTANCE_NOT_FOUND', `Agent instance ${shown} has never run here.`);
   }
   const db = openInstanceDatabase(known.databaseFile, { busyTimeoutMs: 1000, forReading: true });
   try {

@@ -734,8 +734,10 @@ export class AgentInstance {
     // refused, a turn middleware failed first) has no message of its own to close.
     let before = -1;
     try {
-      if (!resume) this.answerCallsLeftOpen();
-      if (!resume) before = this.messages.length;
+      if (!resume) {
+        this.answerCallsLeftOpen();
+        before = this.messages.length;
+      }
       const userId = resume ? resume.assistant.metadata.userId : event.auth?.userId;
       const source = resume ? resume.source : turnSource(event);
       const turnState: TurnState = {

@@ -1,6 +1,7 @@
 import { GoondanError } from '../errors/goondan-error.ts';
 import { toToolError } from '../errors/to-tool-error.ts';
 import { redactSecrets } from '../permissions/redact-secrets.ts';
+import { settlesWithin } from '../timers/settles-within.ts';
 import type { JsonValue } from '../types.ts';
 import { wireError } from './agents-client.ts';
 import type { AgentProcessInfo } from './agents-runtime.ts';
@@ -338,12 +339,7 @@ export class ProcessSupervisor {
       });
       waits.push(
         (async () => {
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const grace = new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(false), gracePeriodMs);
-          });
-          const inTime = await Promise.race([connection.exited.then(() => true), grace]);
-          clearTimeout(timer);
+          const inTime = await settlesWithin(connection.exited, gracePeriodMs);
           if (!inTime) {
             connection.kill('SIGKILL');
             await connection.exited;

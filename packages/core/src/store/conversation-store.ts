@@ -95,18 +95,18 @@ export const MAX_STORED_MESSAGE_CHARS = 64 * 1024 * 1024;
 
 /** The row payload of a message; one that cannot be stored is refused naming it (E_STORE_VALUE_INVALID). */
 function encodeMessage(message: Message, type: 'append' | 'replace'): string {
-  const named = `Message ${JSON.stringify(String(message.id).slice(0, 200))} (${type})`;
+  const named = () => `Message ${JSON.stringify(String(message.id).slice(0, 200))} (${type})`;
   let payload: string;
   try {
     payload = encodeStoredJson(redactKnownSecrets(toStoredMessage(message)));
   } catch (error) {
     if (!(error instanceof GoondanError) || error.code !== 'E_STORE_VALUE_INVALID') throw error;
-    throw new GoondanError('E_STORE_VALUE_INVALID', `${named}: ${error.message} Nothing of this write was kept.`);
+    throw new GoondanError('E_STORE_VALUE_INVALID', `${named()}: ${error.message} Nothing of this write was kept.`);
   }
   if (payload.length > MAX_STORED_MESSAGE_CHARS) {
     throw new GoondanError(
       'E_STORE_VALUE_INVALID',
-      `${named} is ${payload.length.toLocaleString('en-US')} characters as stored, more than the ${MAX_STORED_MESSAGE_CHARS.toLocaleString('en-US')} one message may take. Nothing of this write was kept.`,
+      `${named()} is ${payload.length.toLocaleString('en-US')} characters as stored, more than the ${MAX_STORED_MESSAGE_CHARS.toLocaleString('en-US')} one message may take. Nothing of this write was kept.`,
       { suggestion: 'Keep large content in a file and put its path in the message.' },
     );
   }
