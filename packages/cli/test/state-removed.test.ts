@@ -1,6 +1,7 @@
 // The state directory deleted under a running `gdn chat`: the next turn is refused with E_STORE_REMOVED (it was
 // run and written into the deleted database, silently lost), the chat goes on to /exit, and a new run starts afresh.
 import { afterAll, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConversationStore, instancePaths, openInstanceDatabase } from '@goondan/core';
@@ -37,7 +38,15 @@ test('rm -rf .goondan under gdn chat: the next turn is E_STORE_REMOVED, not lost
   try {
     write('one\n');
     await waitFor('First answer.');
-    await rm(join(bundle, '.goondan'), { recursive: true, force: true });
+    // The chat's scheduler opens .goondan/schedules.db again when it is deleted, which can make the directory anew
+    // while rm walks it (rm then left the instance's files in place, and the next turn rightly ran): deleted until
+    // the instance's database is gone.
+    const { databaseFile } = instancePaths({ rootDir: bundle, agentName: 'helper', instanceKey: 'default' });
+    const deadline = Date.now() + 30_000;
+    while (existsSync(databaseFile) && Date.now() < deadline) {
+      await rm(join(bundle, '.goondan'), { recursive: true, force: true }).catch(() => {});
+    }
+    expect(existsSync(databaseFile)).toBe(false);
     write('two\n');
     await waitFor('E_STORE_REMOVED');
     write('/exit\n');
